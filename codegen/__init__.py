@@ -1,0 +1,1 @@
+"""Ember's op code generator: op_defs/*.yaml -> C++ tables, Python bindings, docs."""

@@ -1,0 +1,100 @@
+"""Renders the C++ op tables (ops/*.gen.*) from the op data model."""
+from __future__ import annotations
+
+from codegen.model import DTYPES, ATTR_TYPES, Attr, Arg, Op, OpDefs, camel
+from codegen.render import render
+
+_CPP_FIELD_TYPES = {
+    "bool": "bool",
+    "int": "int64_t",
+    "float": "double",
+    "string": "std::string",
+    "list(int)": "std::vector<int64_t>",
+    "dtype": "DType",
+}
+_GETTERS = {
+    "bool": "as_bool",
+    "int": "as_int",
+    "float": "as_float",
+    "string": "as_string",
+    "list(int)": "as_int_list",
+    "dtype": "as_dtype",
+}
+
+
+def dtype_enum(name: str) -> str:
+    return "DType::k" + camel(name)
+
+
+def dtype_set(allowed: tuple[str, ...]) -> str:
+    bits = sum(1 << DTYPES.index(d) for d in allowed)
+    return f"DTypeSet(0x{bits:02x}u) /* {', '.join(allowed)} */"
+
+
+def _string_literal(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def attr_value(attr: Attr) -> str:
+    v = attr.default
+    if not attr.has_default or v is None:
+        return "AttrValue()"
+    if attr.type == "bool":
+        return f"AttrValue({'true' if v else 'false'})"
+    if attr.type == "int":
+        return f"AttrValue(int64_t{{{v}}})"
+    if attr.type == "float":
+        return f"AttrValue({float(v)!r})"
+    if attr.type == "string":
+        return f"AttrValue(std::string({_string_literal(v)}))"
+    if attr.type == "list(int)":
+        return f"AttrValue(std::vector<int64_t>{{{', '.join(str(x) for x in v)}}})"
+    return f"AttrValue({dtype_enum(v)})"
+
+
+def _arg(op: Op, a: Arg) -> str:
+    if a.type_var is not None:
+        return f'{{"{a.name}", {op.type_var_index(a.type_var)}}}'
+    return f'{{"{a.name}", -1, {dtype_enum(a.fixed_dtype)}}}'
+
+
+def _op_view(op: Op) -> dict:
+    type_vars = []
+    for t in op.type_vars:
+        bound = op.attr_index(t.bound_by_attr) if t.bound_by_attr else -1
+        promo = f"static_cast<int>({dtype_enum(t.int_promotion)})" if t.int_promotion else "-1"
+        type_vars.append(f'{{"{t.name}", {dtype_set(t.allowed)}, {bound}, {promo}}}')
+    attrs = [f'{{"{a.name}", AttrType::{ATTR_TYPES[a.type]}, {str(a.optional).lower()}, '
+             f'{str(a.has_default).lower()}, {attr_value(a)}}}' for a in op.attrs]
+    fields = []
+    for i, a in enumerate(op.attrs):
+        ctype = _CPP_FIELD_TYPES[a.type]
+        get = f"a[{i}].{_GETTERS[a.type]}()"
+        if a.optional:
+            ctype = f"std::optional<{ctype}>"
+            get = f"OptionalAttr(a[{i}], &AttrValue::{_GETTERS[a.type]})"
+        fields.append({"name": a.name, "type": ctype, "init": get})
+    return {
+        "name": op.name,
+        "camel": op.camel,
+        "inputs": [_arg(op, a) for a in op.inputs],
+        "outputs": [_arg(op, a) for a in op.outputs],
+        "type_vars": type_vars,
+        "attrs": attrs,
+        "fields": fields,
+        "shape_fn": op.shape_fn.cpp_name,
+        "reusable_input": -1 if op.reusable_input is None else op.reusable_input,
+        "output_is_view": op.output_is_view,
+        "loc": str(op.loc),
+    }
+
+
+def generate_cpp(defs: OpDefs) -> dict[str, str]:
+    """Returns {relative path: content} for the --cpp-out directory."""
+    ops = [_op_view(op) for op in defs.ops]
+    ctx = {"ops": ops, "num_ops": len(ops)}
+    return {
+        "ops/op_ids.gen.h": render("op_ids.gen.h.j2", **ctx),
+        "ops/op_attrs.gen.h": render("op_attrs.gen.h.j2", **ctx),
+        "ops/op_table.gen.cc": render("op_table.gen.cc.j2", **ctx),
+    }

@@ -1,0 +1,95 @@
+// This file implements device-type ids and DeviceManager.
+#include "core/device.h"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+namespace ember {
+namespace {
+
+std::mutex& TypeMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::vector<std::string>& TypeNames() {
+  static std::vector<std::string>* names = new std::vector<std::string>{"cpu"};
+  return *names;
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+DeviceTypeId RegisterDeviceType(const std::string& type_name) {
+  std::lock_guard<std::mutex> lock(TypeMutex());
+  auto& names = TypeNames();
+  auto it = std::find(names.begin(), names.end(), type_name);
+  if (it != names.end()) return static_cast<DeviceTypeId>(it - names.begin());
+  names.push_back(type_name);
+  return static_cast<DeviceTypeId>(names.size() - 1);
+}
+
+const std::string& DeviceTypeName(DeviceTypeId id) {
+  std::lock_guard<std::mutex> lock(TypeMutex());
+  return TypeNames().at(id);
+}
+
+Status LookupDeviceType(const std::string& type_name, DeviceTypeId* out) {
+  std::lock_guard<std::mutex> lock(TypeMutex());
+  auto& names = TypeNames();
+  auto it = std::find(names.begin(), names.end(), Lower(type_name));
+  if (it == names.end()) return NotFound("unknown device type '" + type_name + "'");
+  *out = static_cast<DeviceTypeId>(it - names.begin());
+  return Status::OK();
+}
+
+Device::Device(DeviceTypeId type, int index, int placement_priority)
+    : type_(type),
+      index_(index),
+      placement_priority_(placement_priority),
+      name_(DeviceTypeName(type) + ":" + std::to_string(index)) {}
+
+DeviceManager& DeviceManager::Global() {
+  static DeviceManager* manager = new DeviceManager();
+  return *manager;
+}
+
+Device* DeviceManager::Add(std::unique_ptr<Device> device) {
+  raw_.push_back(device.get());
+  owned_.push_back(std::move(device));
+  return raw_.back();
+}
+
+Status DeviceManager::Find(const std::string& spec, Device** out) const {
+  // Normalise TensorFlow-style names: "/device:GPU:1" -> "gpu:1".
+  std::string s = Lower(spec);
+  if (s.rfind("/device:", 0) == 0) s = s.substr(8);
+  if (!s.empty() && s[0] == '/') s = s.substr(1);
+  std::string type = s;
+  int index = 0;
+  size_t colon = s.find(':');
+  if (colon != std::string::npos) {
+    type = s.substr(0, colon);
+    std::string idx = s.substr(colon + 1);
+    if (idx.empty() || !std::all_of(idx.begin(), idx.end(), ::isdigit)) {
+      return InvalidArgument("malformed device name '" + spec + "'; expected e.g. 'cpu:0'");
+    }
+    index = std::stoi(idx);
+  }
+  for (Device* d : raw_) {
+    if (DeviceTypeName(d->type()) == type && d->index() == index) {
+      *out = d;
+      return Status::OK();
+    }
+  }
+  std::string known;
+  for (Device* d : raw_) known += (known.empty() ? "" : ", ") + d->name();
+  return InvalidArgument("no device '" + spec + "'; available devices: " + known);
+}
+
+}  // namespace ember

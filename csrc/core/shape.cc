@@ -1,0 +1,81 @@
+// This file implements Shape.
+#include "core/shape.h"
+
+#include <algorithm>
+
+namespace ember {
+
+Shape::Shape(std::initializer_list<int64_t> dims) : Shape(dims.begin(), static_cast<int>(dims.size())) {}
+
+Shape::Shape(const std::vector<int64_t>& dims) : Shape(dims.data(), static_cast<int>(dims.size())) {}
+
+Shape::Shape(const int64_t* dims, int rank) {
+  Resize(rank);
+  std::copy(dims, dims + rank, data());
+}
+
+Shape::Shape(const Shape& other) : Shape(other.data(), other.rank()) {}
+
+Shape& Shape::operator=(const Shape& other) {
+  if (this != &other) {
+    Resize(other.rank());
+    std::copy(other.begin(), other.end(), data());
+  }
+  return *this;
+}
+
+void Shape::Resize(int rank) {
+  if (rank > kInlineRank && (!heap_ || rank > rank_)) {
+    std::unique_ptr<int64_t[]> grown(new int64_t[rank]());
+    std::copy(data(), data() + std::min(rank_, rank), grown.get());
+    heap_ = std::move(grown);
+  } else if (rank <= kInlineRank && heap_) {
+    std::copy(heap_.get(), heap_.get() + std::min(rank_, rank), inline_);
+    heap_.reset();
+  }
+  for (int i = rank_; i < rank; ++i) data()[i] = 0;
+  rank_ = rank;
+}
+
+void Shape::AddDim(int64_t value) {
+  Resize(rank_ + 1);
+  data()[rank_ - 1] = value;
+}
+
+int64_t Shape::NumElements() const {
+  int64_t n = 1;
+  for (int64_t d : *this) {
+    if (d < 0) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+bool Shape::IsFullyKnown() const {
+  return std::all_of(begin(), end(), [](int64_t d) { return d >= 0; });
+}
+
+std::string Shape::ToString() const {
+  std::string s = "[";
+  for (int i = 0; i < rank_; ++i) {
+    if (i) s += ", ";
+    s += dim(i) < 0 ? "?" : std::to_string(dim(i));
+  }
+  return s + "]";
+}
+
+bool Shape::operator==(const Shape& other) const {
+  return rank_ == other.rank_ && std::equal(begin(), end(), other.begin());
+}
+
+std::vector<int64_t> ContiguousStrides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.rank());
+  int64_t stride = 1;
+  for (int i = shape.rank() - 1; i >= 0; --i) {
+    strides[i] = stride;
+    stride *= shape.dim(i);
+  }
+  return strides;
+}
+
+}  // namespace ember

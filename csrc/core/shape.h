@@ -1,0 +1,58 @@
+// This file declares Shape, a tensor's dimensions with inline storage.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ember {
+
+// A dimension of -1 is unknown (graph tracing); eager shapes are always
+// fully known. Shapes up to kInlineRank dims live inline so the per-op path
+// does not allocate; larger ranks spill to the heap.
+class Shape {
+ public:
+  static constexpr int kInlineRank = 6;
+  static constexpr int64_t kUnknownDim = -1;
+
+  Shape() = default;
+  Shape(std::initializer_list<int64_t> dims);
+  explicit Shape(const std::vector<int64_t>& dims);
+  Shape(const int64_t* dims, int rank);
+  Shape(const Shape& other);
+  Shape& operator=(const Shape& other);
+  ~Shape() = default;
+
+  int rank() const { return rank_; }
+  int64_t dim(int i) const { return data()[i]; }
+  void set_dim(int i, int64_t value) { data()[i] = value; }
+  const int64_t* data() const { return heap_ ? heap_.get() : inline_; }
+  int64_t* data() { return heap_ ? heap_.get() : inline_; }
+  const int64_t* begin() const { return data(); }
+  const int64_t* end() const { return data() + rank_; }
+
+  void AddDim(int64_t value);
+  void Resize(int rank);  // new dims are 0
+
+  // Product of dims; -1 if any dim is unknown.
+  int64_t NumElements() const;
+  bool IsFullyKnown() const;
+
+  std::vector<int64_t> ToVector() const { return {begin(), end()}; }
+  std::string ToString() const;  // "[2, 3]", unknown dims as "?"
+
+  bool operator==(const Shape& other) const;
+  bool operator!=(const Shape& other) const { return !(*this == other); }
+
+ private:
+  int rank_ = 0;
+  int64_t inline_[kInlineRank] = {};
+  std::unique_ptr<int64_t[]> heap_;
+};
+
+// Row-major strides (in elements) of a contiguous tensor of `shape`.
+std::vector<int64_t> ContiguousStrides(const Shape& shape);
+
+}  // namespace ember

@@ -1,0 +1,36 @@
+// This file declares Tensor, a ready value: a buffer with dtype and shape.
+#pragma once
+
+#include "core/allocator.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+
+namespace ember {
+
+// A dense, row-major, contiguous tensor whose data is available. Kernels see
+// only Tensors; the asynchronous wrapper is TensorHandle (runtime/).
+class Tensor {
+ public:
+  Tensor() = default;
+  Tensor(DType dtype, Shape shape, RefPtr<Buffer> buffer)
+      : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return shape_.rank(); }
+  int64_t dim(int i) const { return shape_.dim(i); }
+  int64_t NumElements() const { return shape_.NumElements(); }
+  size_t NumBytes() const { return static_cast<size_t>(NumElements()) * DTypeSize(dtype_); }
+  const RefPtr<Buffer>& buffer() const { return buffer_; }
+
+  void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
+  template <typename T>
+  T* data() const { return static_cast<T*>(raw_data()); }
+
+ private:
+  DType dtype_ = DType::kFloat32;
+  Shape shape_;
+  RefPtr<Buffer> buffer_;
+};
+
+}  // namespace ember

@@ -1,0 +1,53 @@
+// This file implements CpuDevice and the CPU runtime's start-up.
+#define EIGEN_USE_THREADS
+#include "devices/cpu/cpu_device.h"
+
+#include <thread>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "ops/op_kernel.h"
+#include "runtime/thread_executor.h"
+
+namespace ember {
+
+struct CpuDevice::EigenState {
+  explicit EigenState(int threads) : pool(threads), device(&pool, threads) {}
+  Eigen::ThreadPool pool;
+  Eigen::ThreadPoolDevice device;
+};
+
+namespace {
+int DefaultThreads(int requested) {
+  if (requested > 0) return requested;
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(hw);
+}
+}  // namespace
+
+CpuDevice::CpuDevice(int index, int intra_op_threads)
+    : Device(kCpuDeviceType, index, /*placement_priority=*/0),
+      eigen_(std::make_unique<EigenState>(DefaultThreads(intra_op_threads))),
+      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index))) {}
+
+CpuDevice::~CpuDevice() = default;
+
+const Eigen::ThreadPoolDevice& CpuDevice::eigen_device() const { return eigen_->device; }
+int CpuDevice::num_intra_op_threads() const { return eigen_->device.numThreads(); }
+
+void InitCpuDevice() {
+  static bool done = [] {
+    const char* env = std::getenv("EMBER_NUM_THREADS");
+    int threads = env ? std::atoi(env) : 0;
+    DeviceManager::Global().Add(std::make_unique<CpuDevice>(0, threads));
+    KernelRegistry& registry = KernelRegistry::Global();
+    RegisterCpuElementwiseKernels(registry);
+    RegisterCpuReductionKernels(registry);
+    RegisterCpuMatmulKernels(registry);
+    RegisterCpuShapeKernels(registry);
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace ember

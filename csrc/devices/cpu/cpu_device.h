@@ -1,0 +1,47 @@
+// This file declares CpuDevice: host memory, an async executor thread and
+// an Eigen thread pool for intra-op parallelism.
+#pragma once
+
+#include <memory>
+
+#include "core/device.h"
+
+namespace Eigen {
+class ThreadPoolDevice;
+}  // namespace Eigen
+
+namespace ember {
+
+class KernelRegistry;
+
+class CpuDevice final : public Device {
+ public:
+  // `intra_op_threads` <= 0 means one per hardware thread.
+  CpuDevice(int index, int intra_op_threads);
+  ~CpuDevice() override;
+
+  Allocator* allocator() override { return HostAllocator(); }
+  Executor* executor() override { return executor_.get(); }
+  bool host_memory() const override { return true; }
+
+  // The Eigen device CPU kernels evaluate expressions on; its parallelFor
+  // splits work over the intra-op pool.
+  const Eigen::ThreadPoolDevice& eigen_device() const;
+  int num_intra_op_threads() const;
+
+ private:
+  struct EigenState;
+  std::unique_ptr<EigenState> eigen_;
+  std::unique_ptr<Executor> executor_;
+};
+
+// Adds cpu:0 to the DeviceManager and registers every CPU kernel.
+void InitCpuDevice();
+
+// Explicit per-family registration (csrc/kernels/cpu/*.cc).
+void RegisterCpuElementwiseKernels(KernelRegistry& registry);
+void RegisterCpuReductionKernels(KernelRegistry& registry);
+void RegisterCpuMatmulKernels(KernelRegistry& registry);
+void RegisterCpuShapeKernels(KernelRegistry& registry);
+
+}  // namespace ember

@@ -1,0 +1,26 @@
+// This file registers the broadcasting comparison CPU kernels (bool output).
+#include "kernels/cpu/elementwise_kernels.h"
+#include "kernels/cpu/functors.h"
+#include "kernels/cpu/registration.h"
+
+namespace ember::cpu {
+namespace {
+
+template <typename F>
+struct Comparison {
+  template <typename T>
+  using Kernel = BinaryKernel<T, bool, F>;
+};
+
+}  // namespace
+
+void RegisterComparisonKernels(KernelRegistry& r) {
+  RegisterForTypes<Comparison<EqualFn>::Kernel, bool, float, double, int32_t, int64_t>(r, OpId::kEqual);
+  RegisterForTypes<Comparison<NotEqualFn>::Kernel, bool, float, double, int32_t, int64_t>(r, OpId::kNotEqual);
+  RegisterForTypes<Comparison<LessFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kLess);
+  RegisterForTypes<Comparison<LessEqualFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kLessEqual);
+  RegisterForTypes<Comparison<GreaterFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kGreater);
+  RegisterForTypes<Comparison<GreaterEqualFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kGreaterEqual);
+}
+
+}  // namespace ember::cpu

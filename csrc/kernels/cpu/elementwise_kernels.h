@@ -1,0 +1,97 @@
+// This file defines UnaryKernel and BinaryKernel, the templates behind every
+// element-wise CPU kernel. Include it only from the .cc files that
+// instantiate them (unary.cc, arithmetic.cc, comparison.cc).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/parallel.h"
+#include "ops/op_kernel.h"
+
+namespace ember::cpu {
+
+template <typename T>
+using ConstVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using MutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+auto Splat(T value, int64_t n) {
+  return Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, value);
+}
+
+// Output may be input 0's buffer: every element is read before it is
+// written at the same index, so exact aliasing is safe.
+template <typename T, typename F>
+class UnaryKernel final : public OpKernel {
+ public:
+  explicit UnaryKernel(const KernelInit&) {}
+  Status Compute(KernelContext& ctx) const override {
+    const T* in = ctx.input(0).data<T>();
+    T* out = ctx.output(0).data<T>();
+    ParallelFor(ctx, ctx.output(0).NumElements(), F::kCycles, [in, out](int64_t first, int64_t last) {
+      const int64_t n = last - first;
+      MutVec<T>(out + first, n) = F()(ConstVec<T>(in + first, n));
+    });
+    return Status::OK();
+  }
+};
+
+// Fills out[0, n) = F(lhs, rhs) where each operand is either a run of n
+// elements or (when its `*_run` is false) one element repeated. The one
+// place each (T, F) instantiates Eigen expressions.
+template <typename T, typename Out, typename F>
+void ApplySpan(Out* out, const T* lhs, bool lhs_run, const T* rhs, bool rhs_run, int64_t n) {
+  MutVec<Out> dst(out, n);
+  if (lhs_run && rhs_run) {
+    dst = F()(ConstVec<T>(lhs, n), ConstVec<T>(rhs, n));
+  } else if (lhs_run) {
+    dst = F()(ConstVec<T>(lhs, n), Splat(*rhs, n));
+  } else {
+    dst = F()(Splat(*lhs, n), ConstVec<T>(rhs, n));
+  }
+}
+
+// Fills out = F(lhs, rhs) with NumPy broadcasting (see Note [Broadcast
+// plan]). `out` may alias `lhs` when they have the same shape.
+template <typename T, typename Out, typename F>
+void RunBroadcastBinary(Device* device, const T* lhs, const Shape& lhs_shape, const T* rhs,
+                        const Shape& rhs_shape, Out* out, const Shape& out_shape) {
+  using Kind = BroadcastPlan::Kind;
+  const BroadcastPlan plan = MakeBroadcastPlan(lhs_shape, rhs_shape, out_shape);
+  if (plan.kind == Kind::kEmpty) return;
+  if (plan.kind != Kind::kGeneral) {
+    const bool lhs_run = plan.kind != Kind::kLhsScalar;
+    const bool rhs_run = plan.kind != Kind::kRhsScalar;
+    ParallelFor(device, plan.num_elements, F::kCycles, [=](int64_t first, int64_t last) {
+      ApplySpan<T, Out, F>(out + first, lhs_run ? lhs + first : lhs, lhs_run,
+                           rhs_run ? rhs + first : rhs, rhs_run, last - first);
+    });
+    return;
+  }
+  const int64_t inner = plan.inner_size();
+  const bool lhs_run = plan.lhs_inner_stride() != 0;
+  const bool rhs_run = plan.rhs_inner_stride() != 0;
+  ParallelFor(device, plan.num_rows(), inner * F::kCycles, [&](int64_t first, int64_t last) {
+    ForEachBroadcastRow(plan, first, last, [&](int64_t o, int64_t l, int64_t r) {
+      ApplySpan<T, Out, F>(out + o, lhs + l, lhs_run, rhs + r, rhs_run, inner);
+    });
+  });
+}
+
+// Out is T for arithmetic and bool for comparisons.
+template <typename T, typename Out, typename F>
+class BinaryKernel final : public OpKernel {
+ public:
+  explicit BinaryKernel(const KernelInit&) {}
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& lhs = ctx.input(0);
+    const Tensor& rhs = ctx.input(1);
+    Tensor& out = ctx.output(0);
+    RunBroadcastBinary<T, Out, F>(ctx.device(), lhs.data<T>(), lhs.shape(), rhs.data<T>(),
+                                  rhs.shape(), out.data<Out>(), out.shape());
+    return Status::OK();
+  }
+};
+
+}  // namespace ember::cpu

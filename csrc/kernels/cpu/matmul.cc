@@ -1,0 +1,76 @@
+// This file implements the batched, broadcasting matmul CPU kernel and
+// RegisterCpuMatmulKernels.
+#include <algorithm>
+
+#include "devices/cpu/cpu_device.h"
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/matmul_gemm.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/registration.h"
+#include "ops/op_attrs.gen.h"
+
+namespace ember::cpu {
+namespace {
+
+Shape BatchShape(const Shape& s) { return Shape(s.data(), s.rank() - 2); }
+
+template <typename T>
+class MatmulKernel final : public OpKernel {
+ public:
+  explicit MatmulKernel(const KernelInit& init) {
+    const MatmulAttrs attrs(init.attrs);
+    transpose_a_ = attrs.transpose_a;
+    transpose_b_ = attrs.transpose_b;
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    Tensor& c = ctx.output(0);
+    const int rank = c.rank();
+    MatmulDims dims;
+    dims.m = c.dim(rank - 2);
+    dims.n = c.dim(rank - 1);
+    dims.k = a.dim(a.rank() - (transpose_a_ ? 2 : 1));
+    dims.transpose_a = transpose_a_;
+    dims.transpose_b = transpose_b_;
+    if (c.NumElements() == 0) return Status::OK();
+
+    // Work units are output rows across all batches, so one large product
+    // and many small ones both spread over the pool.
+    const BroadcastPlan batches = MakeBroadcastPlan(BatchShape(a.shape()), BatchShape(b.shape()),
+                                                    BatchShape(c.shape()));
+    const int64_t m = dims.m;
+    const int64_t a_size = dims.m * dims.k;
+    const int64_t b_size = dims.k * dims.n;
+    const int64_t c_size = dims.m * dims.n;
+    const T* a_data = a.data<T>();
+    const T* b_data = b.data<T>();
+    T* c_data = c.data<T>();
+    const double row_cycles = 2.0 * static_cast<double>(dims.k * dims.n) + 1;
+    ParallelFor(ctx, batches.num_elements * m, row_cycles, [&](int64_t first, int64_t last) {
+      ForEachBroadcastElement(batches, first / m, (last + m - 1) / m, [&](int64_t o, int64_t ia, int64_t ib) {
+        const int64_t row_begin = std::max(first - o * m, int64_t{0});
+        const int64_t row_end = std::min(last - o * m, m);
+        MatmulRows<T>(a_data + ia * a_size, b_data + ib * b_size, c_data + o * c_size, dims,
+                      row_begin, row_end);
+      });
+    });
+    return Status::OK();
+  }
+
+ private:
+  bool transpose_a_;
+  bool transpose_b_;
+};
+
+}  // namespace
+}  // namespace ember::cpu
+
+namespace ember {
+
+void RegisterCpuMatmulKernels(KernelRegistry& r) {
+  cpu::RegisterForTypes<cpu::MatmulKernel, float, double, int32_t, int64_t>(r, OpId::kMatmul);
+}
+
+}  // namespace ember

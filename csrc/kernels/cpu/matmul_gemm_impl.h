@@ -1,0 +1,41 @@
+// This file defines MatmulRows; include it only from the .cc files that
+// instantiate it (matmul_gemm_float.cc, matmul_gemm_int.cc).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "kernels/cpu/matmul_gemm.h"
+
+namespace ember::cpu {
+
+template <typename T>
+void MatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t row_begin,
+                int64_t row_end) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int64_t m = dims.m, k = dims.k, n = dims.n;
+  const int64_t rows = row_end - row_begin;
+  Eigen::Map<Matrix> out(c + row_begin * n, rows, n);
+  if (k == 0) {
+    out.setZero();
+    return;
+  }
+  Eigen::Map<const Matrix> lhs(a, dims.transpose_a ? k : m, dims.transpose_a ? m : k);
+  Eigen::Map<const Matrix> rhs(b, dims.transpose_b ? n : k, dims.transpose_b ? k : n);
+  if (!dims.transpose_a) {
+    const auto lhs_rows = lhs.middleRows(row_begin, rows);
+    if (!dims.transpose_b) {
+      out.noalias() = lhs_rows * rhs;
+    } else {
+      out.noalias() = lhs_rows * rhs.transpose();
+    }
+  } else {
+    const auto lhs_rows = lhs.middleCols(row_begin, rows).transpose();
+    if (!dims.transpose_b) {
+      out.noalias() = lhs_rows * rhs;
+    } else {
+      out.noalias() = lhs_rows * rhs.transpose();
+    }
+  }
+}
+
+}  // namespace ember::cpu

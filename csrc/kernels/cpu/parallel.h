@@ -1,0 +1,43 @@
+// This file declares ParallelFor, how CPU kernels split work over the
+// intra-op thread pool without including Eigen's Tensor module.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "ops/op_kernel.h"
+
+namespace ember::cpu {
+
+// Estimated cycles below which work runs inline on the calling thread.
+// Waking pool threads costs microseconds; a 1-element op must not pay it.
+// Matches Eigen's own startup estimate (TensorCostModel::kStartupCycles).
+inline constexpr double kInlineCycles = 100000;
+
+// Rough per-element costs in cycles, used to size parallel blocks.
+inline constexpr double kCheapOpCycles = 1;      // add, compare, copy
+inline constexpr double kExpensiveOpCycles = 20;  // exp, log, tanh
+
+using RangeFn = std::function<void(int64_t first, int64_t last)>;
+
+// Out of line: the only caller of Eigen::ThreadPoolDevice::parallelFor.
+void ParallelForOnPool(Device* device, int64_t n, double cycles_per_unit, const RangeFn& fn);
+
+// Calls fn(first, last) on disjoint ranges covering [0, n), possibly
+// concurrently. `device` must be a CpuDevice or null (null runs inline).
+template <typename Fn>
+inline void ParallelFor(Device* device, int64_t n, double cycles_per_unit, Fn&& fn) {
+  if (n <= 0) return;
+  if (device == nullptr || static_cast<double>(n) * cycles_per_unit < kInlineCycles) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  ParallelForOnPool(device, n, cycles_per_unit, RangeFn(std::forward<Fn>(fn)));
+}
+
+template <typename Fn>
+inline void ParallelFor(const KernelContext& ctx, int64_t n, double cycles_per_unit, Fn&& fn) {
+  ParallelFor(ctx.device(), n, cycles_per_unit, std::forward<Fn>(fn));
+}
+
+}  // namespace ember::cpu

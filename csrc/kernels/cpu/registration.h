@@ -1,0 +1,26 @@
+// This file declares the per-file kernel registration functions that the
+// family-level RegisterCpu*Kernels functions (devices/cpu/cpu_device.h)
+// call. Internal to kernels/cpu/.
+#pragma once
+
+#include <vector>
+
+#include "core/dtype.h"
+#include "ops/op_kernel.h"
+
+namespace ember::cpu {
+
+void RegisterUnaryKernels(KernelRegistry& registry);       // unary.cc
+void RegisterArithmeticKernels(KernelRegistry& registry);  // arithmetic.cc
+void RegisterComparisonKernels(KernelRegistry& registry);  // comparison.cc
+void RegisterTransposeKernels(KernelRegistry& registry);   // transpose.cc
+void RegisterCastKernels(KernelRegistry& registry);        // cast.cc
+void RegisterFillKernels(KernelRegistry& registry);        // fill.cc
+
+// Registers K<T> for op on the CPU for each T in Ts.
+template <template <typename> class K, typename... Ts>
+void RegisterForTypes(KernelRegistry& registry, OpId op) {
+  (registry.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value}, &MakeKernel<K<Ts>>), ...);
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,38 @@
+// This file implements KernelRegistry.
+#include "ops/op_kernel.h"
+
+namespace ember {
+
+uint64_t PackTypeKey(const DType* type_bindings, int count) {
+  uint64_t key = 0;
+  for (int i = 0; i < count; ++i) key |= (static_cast<uint64_t>(type_bindings[i]) + 1) << (8 * i);
+  return key;
+}
+
+KernelRegistry& KernelRegistry::Global() {
+  static KernelRegistry* registry = new KernelRegistry();
+  return *registry;
+}
+
+void KernelRegistry::Register(OpId op, DeviceTypeId device, std::vector<DType> dtypes,
+                              KernelFactory factory) {
+  uint64_t key = PackTypeKey(dtypes.data(), static_cast<int>(dtypes.size()));
+  factories_[Key{op, device, key}] = factory;
+  entries_.push_back(Entry{op, device, std::move(dtypes)});
+}
+
+KernelFactory KernelRegistry::Find(OpId op, DeviceTypeId device, uint64_t type_key) const {
+  auto it = factories_.find(Key{op, device, type_key});
+  return it == factories_.end() ? nullptr : it->second;
+}
+
+bool KernelRegistry::HasAnyKernel(OpId op, DeviceTypeId device) const {
+  for (const Entry& e : entries_) {
+    if (e.op == op && e.device == device) return true;
+  }
+  return false;
+}
+
+std::vector<KernelRegistry::Entry> KernelRegistry::List() const { return entries_; }
+
+}  // namespace ember

@@ -1,0 +1,112 @@
+// This file declares OpKernel, KernelContext and KernelRegistry: how a
+// device's kernels are written and found.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "core/attr_value.h"
+#include "core/device.h"
+#include "core/tensor.h"
+#include "ops/op_def.h"
+
+namespace ember {
+
+// What a kernel sees when it runs: ready inputs and outputs that the runtime
+// already allocated from the shape function's result. A kernel only fills
+// outputs. Element-wise kernels must tolerate an output that shares its
+// buffer with an input (see OpDef::reusable_input).
+class KernelContext {
+ public:
+  KernelContext(const OpDef& op, Device* device, const AttrList& attrs,
+                std::vector<Tensor>* inputs, std::vector<Tensor>* outputs)
+      : op_(op), device_(device), attrs_(attrs), inputs_(inputs), outputs_(outputs) {}
+
+  const OpDef& op() const { return op_; }
+  Device* device() const { return device_; }
+  const AttrList& attrs() const { return attrs_; }
+  int num_inputs() const { return static_cast<int>(inputs_->size()); }
+  const Tensor& input(int i) const { return (*inputs_)[i]; }
+  int num_outputs() const { return static_cast<int>(outputs_->size()); }
+  Tensor& output(int i) { return (*outputs_)[i]; }
+  // For ops whose output is a view of an input (reshape, identity): replace
+  // the preallocated output. The dtype and shape must stay the same.
+  void set_output(int i, Tensor t) { (*outputs_)[i] = std::move(t); }
+
+ private:
+  const OpDef& op_;
+  Device* device_;
+  const AttrList& attrs_;
+  std::vector<Tensor>* inputs_;
+  std::vector<Tensor>* outputs_;
+};
+
+// A kernel instance is built once per kernel-cache key (op, device, dtypes,
+// attrs) and then shared by every call and thread: Compute must be const
+// and thread-safe.
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  virtual Status Compute(KernelContext& ctx) const = 0;
+};
+
+// What a kernel factory may look at: everything in the kernel-cache key.
+struct KernelInit {
+  const OpDef& op;
+  Device* device;
+  const AttrList& attrs;
+  const DType* type_bindings;  // one per OpDef::type_vars
+};
+
+using KernelFactory = std::unique_ptr<OpKernel> (*)(const KernelInit& init);
+
+// Packs the dtypes bound to an op's type variables (at most 8) into a key.
+uint64_t PackTypeKey(const DType* type_bindings, int count);
+
+// (op, device type, bound dtypes) -> factory. Filled at start-up by the
+// explicit Register*Kernels functions of each device; read-only afterwards.
+class KernelRegistry {
+ public:
+  static KernelRegistry& Global();
+
+  // `dtypes` lists the dtype bound to each of the op's type variables, in
+  // declaration order (empty for ops without type variables).
+  void Register(OpId op, DeviceTypeId device, std::vector<DType> dtypes, KernelFactory factory);
+  KernelFactory Find(OpId op, DeviceTypeId device, uint64_t type_key) const;
+  bool HasAnyKernel(OpId op, DeviceTypeId device) const;
+
+  struct Entry {
+    OpId op;
+    DeviceTypeId device;
+    std::vector<DType> dtypes;
+  };
+  std::vector<Entry> List() const;
+
+ private:
+  struct Key {
+    OpId op;
+    DeviceTypeId device;
+    uint64_t type_key;
+    bool operator==(const Key& o) const {
+      return op == o.op && device == o.device && type_key == o.type_key;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return (static_cast<size_t>(k.op) * 1000003u) ^ (static_cast<size_t>(k.device) << 48) ^ k.type_key;
+    }
+  };
+  std::unordered_map<Key, KernelFactory, KeyHash> factories_;
+  std::vector<Entry> entries_;
+};
+
+// Convenience for the common case: a kernel class constructible from
+// KernelInit, registered for one dtype binding.
+template <typename K>
+std::unique_ptr<OpKernel> MakeKernel(const KernelInit& init) {
+  return std::make_unique<K>(init);
+}
+
+}  // namespace ember

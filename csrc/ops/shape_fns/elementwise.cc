@@ -1,0 +1,58 @@
+// This file implements the element-wise shape functions: Unchanged and
+// NumPy broadcasting.
+#include <algorithm>
+
+#include "ops/shape_fns/shape_fns.h"
+
+namespace ember::shape_fns {
+
+Status Unchanged(ShapeContext& ctx) {
+  ctx.set_output_shape(0, ctx.input_shape(0));
+  return Status::OK();
+}
+
+Status BroadcastShapes(const Shape& a, const Shape& b, Shape* out) {
+  const int rank = std::max(a.rank(), b.rank());
+  Shape result;
+  result.Resize(rank);
+  for (int i = 0; i < rank; ++i) {
+    // Align from the right; missing leading dims act as 1.
+    const int ia = i - (rank - a.rank());
+    const int ib = i - (rank - b.rank());
+    const int64_t da = ia >= 0 ? a.dim(ia) : 1;
+    const int64_t db = ib >= 0 ? b.dim(ib) : 1;
+    int64_t d;
+    if (da == db || db == 1) {
+      d = da;
+    } else if (da == 1) {
+      d = db;
+    } else if (da == Shape::kUnknownDim) {
+      d = db;  // db is known and != 1, so the unknown dim must be 1 or db.
+    } else if (db == Shape::kUnknownDim) {
+      d = da;
+    } else {
+      return InvalidArgument("Incompatible shapes: " + a.ToString() + " vs. " + b.ToString());
+    }
+    result.set_dim(i, d);
+  }
+  *out = std::move(result);
+  return Status::OK();
+}
+
+Status BroadcastBinary(ShapeContext& ctx) {
+  Shape out;
+  EMBER_RETURN_IF_ERROR(BroadcastShapes(ctx.input_shape(0), ctx.input_shape(1), &out));
+  ctx.set_output_shape(0, std::move(out));
+  return Status::OK();
+}
+
+std::string IntListToString(const std::vector<int64_t>& values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(values[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace ember::shape_fns

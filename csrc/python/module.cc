@@ -1,0 +1,218 @@
+// This file defines the ember._C extension module: start-up, the raw
+// _execute fast path, and pybind11 bindings for everything off the hot path.
+#define EMBER_NUMPY_OWNER
+#include "python/numpy_api.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "devices/cpu/cpu_device.h"
+#include "ops/op_kernel.h"
+#include "python/convert.h"
+#include "python/execute_binding.h"
+#include "python/status_to_python.h"
+#include "python/tensor_object.h"
+#include "runtime/context.h"
+
+#ifdef EMBER_WITH_CUDA
+#include "devices/cuda/cuda_device.h"
+#endif
+
+namespace py = pybind11;
+
+namespace ember::python {
+namespace {
+
+[[noreturn]] void Throw(const Status& s) {
+  SetPythonError(s);
+  throw py::error_already_set();
+}
+
+const OpDef& OpByName(const std::string& name) {
+  const OpDef* op = nullptr;
+  Status s = FindOpDef(name.c_str(), &op);
+  if (!s.ok()) Throw(s);
+  return *op;
+}
+
+py::dict OpInfo(const OpDef& op) {
+  auto args = [&op](const std::vector<ArgDef>& defs) {
+    py::list out;
+    for (const ArgDef& a : defs) {
+      out.append(py::make_tuple(a.name, a.type_var >= 0 ? op.type_vars[a.type_var].name : DTypeName(a.fixed_dtype)));
+    }
+    return out;
+  };
+  py::dict type_vars;
+  for (const TypeVarDef& v : op.type_vars) {
+    py::list allowed;
+    for (int d = 0; d < kNumDTypes; ++d) {
+      if (v.allowed.Contains(static_cast<DType>(d))) allowed.append(DTypeName(static_cast<DType>(d)));
+    }
+    type_vars[v.name] = allowed;
+  }
+  py::list attrs;
+  for (const AttrDef& a : op.attrs) attrs.append(py::make_tuple(a.name, AttrTypeName(a.type), a.optional));
+  py::dict info;
+  info["name"] = op.name;
+  info["inputs"] = args(op.inputs);
+  info["outputs"] = args(op.outputs);
+  info["type_vars"] = type_vars;
+  info["attrs"] = attrs;
+  return info;
+}
+
+py::object AttrToPython(const AttrValue& v, AttrType type) {
+  if (v.is_none()) return py::none();
+  switch (type) {
+    case AttrType::kBool: return py::bool_(v.as_bool());
+    case AttrType::kInt: return py::int_(v.as_int());
+    case AttrType::kFloat: return py::float_(v.as_float());
+    case AttrType::kString: return py::str(v.as_string());
+    case AttrType::kIntList: return py::cast(v.as_int_list());
+    case AttrType::kDType: return py::str(DTypeName(v.as_dtype()));
+  }
+  return py::none();
+}
+
+// ember.execute(op_name, inputs, attrs): the open domain. Missing attrs
+// take their declared defaults.
+py::object ExecuteByName(const std::string& name, py::sequence inputs, py::dict attrs) {
+  const OpDef& op = OpByName(name);
+  if (py::len(inputs) != op.inputs.size()) {
+    Throw(InvalidArgument(name + ": expected " + std::to_string(op.inputs.size()) + " inputs, got " +
+                          std::to_string(py::len(inputs))));
+  }
+  std::vector<py::object> in(inputs.begin(), inputs.end());
+  std::vector<py::object> at;
+  size_t used = 0;
+  for (const AttrDef& def : op.attrs) {
+    if (attrs.contains(def.name)) {
+      at.push_back(attrs[def.name]);
+      ++used;
+    } else if (def.has_default || def.optional) {
+      at.push_back(AttrToPython(def.default_value, def.type));
+    } else {
+      Throw(InvalidArgument(name + ": missing required attribute '" + def.name + "'"));
+    }
+  }
+  if (used != py::len(attrs)) {
+    for (auto item : attrs) {
+      std::string key = py::str(item.first);
+      bool known = false;
+      for (const AttrDef& def : op.attrs) known |= key == def.name;
+      if (!known) Throw(InvalidArgument(name + ": unknown attribute '" + key + "'"));
+    }
+  }
+  std::vector<PyObject*> in_raw, at_raw;
+  for (auto& o : in) in_raw.push_back(o.ptr());
+  for (auto& o : at) at_raw.push_back(o.ptr());
+  PyObject* result = ExecuteOp(op, in_raw.data(), at_raw.data(), /*allow_donation=*/false);
+  if (!result) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(result);
+}
+
+PyMethodDef kRawMethods[] = {
+    {"_execute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(ExecuteFast)), METH_FASTCALL,
+     "_execute(op_id, *inputs, *attrs): run an op (used by the generated bindings)."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+}  // namespace
+}  // namespace ember::python
+
+PYBIND11_MODULE(_C, m) {
+  using namespace ember;
+  using namespace ember::python;
+  if (_import_array() < 0) throw py::error_already_set();
+  InitCpuDevice();
+#ifdef EMBER_WITH_CUDA
+  InitCudaDevices();
+#endif
+  if (!InitTensorType(m.ptr())) throw py::error_already_set();
+  if (PyModule_AddFunctions(m.ptr(), kRawMethods) < 0) throw py::error_already_set();
+
+  m.def("_op_id", [](const std::string& name) { return static_cast<int>(OpByName(name).id); });
+  m.def("_op_names", [] {
+    std::vector<std::string> names;
+    for (const OpDef& op : AllOpDefs()) names.push_back(op.name);
+    return names;
+  });
+  m.def("_op_info", [](const std::string& name) { return OpInfo(OpByName(name)); });
+  m.def("_registered_kernels", [] {
+    std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> out;
+    for (const auto& e : KernelRegistry::Global().List()) {
+      std::vector<std::string> dtypes;
+      for (DType d : e.dtypes) dtypes.push_back(DTypeName(d));
+      out.emplace_back(GetOpDef(e.op).name, DeviceTypeName(e.device), dtypes);
+    }
+    return out;
+  });
+  m.def("_set_tensor_class", [](py::object cls) {
+    SetTensorClass(reinterpret_cast<PyTypeObject*>(cls.ptr()));
+  });
+  m.def("_set_dtype_objects", [](py::tuple objects) {
+    std::vector<PyObject*> raw;
+    for (auto o : objects) raw.push_back(o.ptr());
+    SetDTypeObjects(raw.data(), static_cast<int>(raw.size()));
+  });
+  m.def("list_devices", [] {
+    std::vector<std::string> names;
+    for (Device* d : DeviceManager::Global().devices()) names.push_back(d->name());
+    return names;
+  });
+  m.def("_canonical_device", [](const std::string& spec) {
+    Device* d = nullptr;
+    Status s = DeviceManager::Global().Find(spec, &d);
+    if (!s.ok()) Throw(s);
+    return d->name();
+  });
+  m.def("_push_device_scope", [](const std::string& spec) {
+    Device* d = nullptr;
+    Status s = DeviceManager::Global().Find(spec, &d);
+    if (!s.ok()) Throw(s);
+    PushDeviceScope(d);
+  });
+  m.def("_pop_device_scope", [] { PopDeviceScope(); });
+  m.def("_current_device_scope", []() -> py::object {
+    Device* d = CurrentScopeDevice();
+    return d ? py::object(py::str(d->name())) : py::object(py::none());
+  });
+  m.def("set_async", [](bool on) { Context::Global().set_async(on); });
+  m.def("is_async", [] { return Context::Global().async(); });
+  m.def("set_log_device_placement", [](bool on) { Context::Global().set_log_placement(on); });
+  m.def("get_log_device_placement", [] { return Context::Global().log_placement(); });
+  m.def("sync", [] {
+    Status s;
+    {
+      py::gil_scoped_release release;
+      s = Context::Global().Sync();
+    }
+    if (!s.ok()) Throw(s);
+  });
+  m.def("kernel_cache_stats", [] {
+    KernelCache::Stats st = Context::Global().kernel_cache().GetStats();
+    py::dict d;
+    d["hits"] = st.hits;
+    d["misses"] = st.misses;
+    d["evictions"] = st.evictions;
+    d["size"] = st.size;
+    d["capacity"] = st.capacity;
+    return d;
+  });
+  m.def("kernel_cache_clear", [] { Context::Global().kernel_cache().Clear(); });
+  m.def("set_kernel_cache_capacity", [](size_t c) { Context::Global().kernel_cache().set_capacity(c); });
+  m.def("convert_to_tensor", [](py::object value, py::object dtype) {
+    DType d;
+    const DType* target = nullptr;
+    if (!dtype.is_none()) {
+      if (!ParseDTypeObject(dtype.ptr(), &d)) throw py::error_already_set();
+      target = &d;
+    }
+    RefPtr<TensorHandle> handle;
+    if (!ConvertValue(value.ptr(), target, &handle)) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(WrapHandle(std::move(handle)));
+  }, py::arg("value"), py::arg("dtype") = py::none());
+  m.def("execute", &ExecuteByName, py::arg("op_name"), py::arg("inputs"), py::arg("attrs") = py::dict(),
+        "Runs any registered op by name (the open domain): inputs in declaration order, attrs by name.");
+}

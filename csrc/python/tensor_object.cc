@@ -1,0 +1,216 @@
+// This file implements the TensorBase CPython type: metadata getters that
+// never wait, and _numpy(), which waits for the value.
+#include "python/tensor_object.h"
+
+#include "python/numpy_api.h"
+#include "python/status_to_python.h"
+
+namespace ember::python {
+namespace {
+
+PyTypeObject* g_base_type = nullptr;
+PyTypeObject* g_tensor_class = nullptr;  // ember.Tensor, once registered
+PyObject* g_dtype_objects[kNumDTypes] = {};
+
+void TensorDealloc(PyObject* self) {
+  PyTensor* t = reinterpret_cast<PyTensor*>(self);
+  if (t->weakreflist) PyObject_ClearWeakRefs(self);
+  if (t->handle) t->handle->Unref();
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* GetShape(PyObject* self, void*) {
+  const Shape& shape = HandleOf(self)->shape();
+  PyObject* tuple = PyTuple_New(shape.rank());
+  if (!tuple) return nullptr;
+  for (int i = 0; i < shape.rank(); ++i) {
+    PyObject* d = shape.dim(i) < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(shape.dim(i));
+    PyTuple_SET_ITEM(tuple, i, d);
+  }
+  return tuple;
+}
+
+PyObject* GetNdim(PyObject* self, void*) { return PyLong_FromLong(HandleOf(self)->shape().rank()); }
+
+PyObject* GetDType(PyObject* self, void*) {
+  PyObject* d = DTypeObject(HandleOf(self)->dtype());
+  if (!d) return PyUnicode_FromString(DTypeName(HandleOf(self)->dtype()));
+  return Py_NewRef(d);
+}
+
+PyObject* GetDevice(PyObject* self, void*) {
+  return PyUnicode_FromString(HandleOf(self)->device()->name().c_str());
+}
+
+PyGetSetDef kGetSets[] = {
+    {"shape", GetShape, nullptr, "The static shape, as a tuple of ints (known without waiting).", nullptr},
+    {"ndim", GetNdim, nullptr, "The rank.", nullptr},
+    {"dtype", GetDType, nullptr, "The element type, an ember.DType.", nullptr},
+    {"device", GetDevice, nullptr, "The device holding the value, e.g. 'cpu:0'.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+// Keeps a Buffer alive while NumPy views it.
+void ReleaseBufferCapsule(PyObject* capsule) {
+  static_cast<Buffer*>(PyCapsule_GetPointer(capsule, "ember.Buffer"))->Unref();
+}
+
+// Note [NumPy views]: numpy() returns a read-only array that views the
+// tensor's host buffer without copying; the array keeps the buffer alive.
+// Read-only because tensors are immutable values: np.array(t) gives a
+// writable copy.
+PyObject* TensorNumpy(PyObject* self, PyObject*) {
+  TensorHandle* handle = HandleOf(self);
+  if (!AwaitHandle(handle)) return nullptr;
+  const Tensor& t = handle->tensor();
+  if (!handle->device()->host_memory()) {
+    PyErr_SetString(PyExc_NotImplementedError, "numpy(): device-to-host copy is not available yet");
+    return nullptr;
+  }
+  const Shape& shape = t.shape();
+  std::vector<npy_intp> dims(shape.begin(), shape.end());
+  PyObject* array = PyArray_SimpleNewFromData(shape.rank(), dims.data(), NumpyTypeFor(t.dtype()),
+                                              t.raw_data());
+  if (!array) return nullptr;
+  Buffer* buffer = t.buffer().get();
+  buffer->Ref();
+  PyObject* capsule = PyCapsule_New(buffer, "ember.Buffer", ReleaseBufferCapsule);
+  if (!capsule) {
+    buffer->Unref();
+    Py_DECREF(array);
+    return nullptr;
+  }
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), capsule) < 0) {
+    Py_DECREF(array);
+    return nullptr;
+  }
+  PyArray_CLEARFLAGS(reinterpret_cast<PyArrayObject*>(array), NPY_ARRAY_WRITEABLE);
+  return array;
+}
+
+PyObject* TensorIsReady(PyObject* self, PyObject*) { return PyBool_FromLong(HandleOf(self)->IsAvailable()); }
+
+PyMethodDef kMethods[] = {
+    {"_numpy", TensorNumpy, METH_NOARGS, "Waits for the value; returns a read-only NumPy view."},
+    {"_is_ready", TensorIsReady, METH_NOARGS, "True once the value (or its error) is available."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyObject* TensorNew(PyTypeObject*, PyObject*, PyObject*) {
+  PyErr_SetString(PyExc_TypeError, "create tensors with ember.constant() or ember.convert_to_tensor()");
+  return nullptr;
+}
+
+}  // namespace
+
+bool InitTensorType(PyObject* module) {
+  static PyType_Slot slots[] = {
+      {Py_tp_dealloc, reinterpret_cast<void*>(TensorDealloc)},
+      {Py_tp_getset, kGetSets},
+      {Py_tp_methods, kMethods},
+      {Py_tp_new, reinterpret_cast<void*>(TensorNew)},
+      {Py_tp_doc, const_cast<char*>("Base of ember.Tensor: a handle to a (possibly pending) value.")},
+      {0, nullptr},
+  };
+  static PyType_Spec spec = {"ember._C.TensorBase", sizeof(PyTensor), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (!type) return false;
+  reinterpret_cast<PyTypeObject*>(type)->tp_weaklistoffset = offsetof(PyTensor, weakreflist);
+  g_base_type = reinterpret_cast<PyTypeObject*>(type);
+  return PyModule_AddObject(module, "TensorBase", type) == 0;
+}
+
+bool IsTensor(PyObject* obj) { return PyObject_TypeCheck(obj, g_base_type); }
+
+void SetTensorClass(PyTypeObject* cls) {
+  Py_XINCREF(cls);
+  g_tensor_class = cls;
+}
+
+void SetDTypeObjects(PyObject* const* objects, int n) {
+  for (int i = 0; i < n && i < kNumDTypes; ++i) {
+    Py_XINCREF(objects[i]);
+    g_dtype_objects[i] = objects[i];
+  }
+}
+
+PyObject* DTypeObject(DType dtype) { return g_dtype_objects[static_cast<int>(dtype)]; }
+
+PyObject* WrapHandle(RefPtr<TensorHandle> handle) {
+  PyTypeObject* type = g_tensor_class ? g_tensor_class : g_base_type;
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) return nullptr;
+  PyTensor* t = reinterpret_cast<PyTensor*>(obj);
+  t->handle = handle.Release();
+  t->weakreflist = nullptr;
+  return obj;
+}
+
+bool AwaitHandle(TensorHandle* handle) {
+  if (!handle->IsAvailable()) {
+    Py_BEGIN_ALLOW_THREADS
+    handle->Await();
+    Py_END_ALLOW_THREADS
+  }
+  if (handle->IsError()) {
+    SetPythonError(handle->error());
+    return false;
+  }
+  return true;
+}
+
+bool ParseDTypeObject(PyObject* obj, DType* out) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    if (obj == g_dtype_objects[i]) {
+      *out = static_cast<DType>(i);
+      return true;
+    }
+  }
+  if (PyUnicode_Check(obj)) {
+    Status s = ParseDType(PyUnicode_AsUTF8(obj), out);
+    if (!s.ok()) return SetPythonError(s), false;
+    return true;
+  }
+  if (obj == reinterpret_cast<PyObject*>(&PyBool_Type)) { *out = DType::kBool; return true; }
+  if (obj == reinterpret_cast<PyObject*>(&PyLong_Type)) { *out = DType::kInt32; return true; }
+  if (obj == reinterpret_cast<PyObject*>(&PyFloat_Type)) { *out = DType::kFloat32; return true; }
+  // NumPy dtypes and scalar types (np.float32, np.dtype('int64')).
+  PyArray_Descr* descr = nullptr;
+  if (PyArray_DescrConverter2(obj, &descr) && descr != nullptr) {
+    bool ok = DTypeFromNumpy(descr->type_num, out);
+    Py_DECREF(descr);
+    if (ok) return true;
+  }
+  PyErr_Clear();
+  PyObject* repr = PyObject_Repr(obj);
+  PyErr_Format(PyExc_TypeError, "cannot interpret %s as an ember dtype", repr ? PyUnicode_AsUTF8(repr) : "?");
+  Py_XDECREF(repr);
+  return false;
+}
+
+bool DTypeFromNumpy(int type_num, DType* out) {
+  switch (type_num) {
+    case NPY_BOOL: *out = DType::kBool; return true;
+    case NPY_INT32: *out = DType::kInt32; return true;
+    case NPY_INT64: *out = DType::kInt64; return true;
+    case NPY_FLOAT32: *out = DType::kFloat32; return true;
+    case NPY_FLOAT64: *out = DType::kFloat64; return true;
+    default:
+      if (type_num == NPY_LONGLONG) { *out = DType::kInt64; return true; }
+      return false;
+  }
+}
+
+int NumpyTypeFor(DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return NPY_BOOL;
+    case DType::kInt32: return NPY_INT32;
+    case DType::kInt64: return NPY_INT64;
+    case DType::kFloat32: return NPY_FLOAT32;
+    case DType::kFloat64: return NPY_FLOAT64;
+  }
+  return NPY_FLOAT32;
+}
+
+}  // namespace ember::python

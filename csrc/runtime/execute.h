@@ -1,0 +1,37 @@
+// This file declares Execute, the one entry point that runs an op.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/attr_value.h"
+#include "ops/op_def.h"
+#include "runtime/tensor_handle.h"
+
+namespace ember {
+
+struct ExecuteResult {
+  std::vector<RefPtr<TensorHandle>> outputs;
+  // Sync mode only: the kernel launch, for the caller to run (the Python
+  // layer releases the GIL around big ones). Null in async mode.
+  std::unique_ptr<Task> inline_task;
+};
+
+// Runs the stages in order: bind type variables -> cast inputs to the
+// bound dtypes -> shape function -> placement -> kernel cache -> output
+// handles -> enqueue (async) or hand back (sync). Every error up to the
+// enqueue is returned here, synchronously, prefixed with the op name.
+//
+// `bindings` may be null: the variables are then bound from the inputs'
+// dtypes (all strong). `donated_mask` bit i promises that nobody but this
+// call will ever read input i again (see Note [Buffer donation]).
+Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
+               const AttrList& attrs, const DType* bindings, uint32_t donated_mask,
+               ExecuteResult* result);
+
+// Execute, then in sync mode run the kernel inline. For C++ callers.
+Status ExecuteAndRun(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
+                     const AttrList& attrs, std::vector<RefPtr<TensorHandle>>* outputs);
+
+}  // namespace ember

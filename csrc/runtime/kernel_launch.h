@@ -1,0 +1,42 @@
+// This file declares KernelLaunch: the task that runs one kernel once its
+// inputs are available.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/attr_value.h"
+#include "core/device.h"
+#include "ops/op_kernel.h"
+#include "runtime/tensor_handle.h"
+
+namespace ember {
+
+class KernelLaunch final : public Task {
+ public:
+  KernelLaunch(const OpDef& op, Device* device, std::shared_ptr<const OpKernel> kernel,
+               AttrList attrs, std::vector<RefPtr<TensorHandle>> inputs,
+               std::vector<RefPtr<TensorHandle>> outputs, uint32_t donated_mask, bool async)
+      : op_(op), device_(device), kernel_(std::move(kernel)), attrs_(std::move(attrs)),
+        inputs_(std::move(inputs)), outputs_(std::move(outputs)),
+        donated_mask_(donated_mask), async_(async) {}
+
+  // Waits for the inputs, allocates the outputs, runs the kernel and
+  // publishes the outputs (or the error) on the output handles.
+  void Run() override;
+
+ private:
+  Status AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
+  void Fail(const Status& status, bool kernel_error);
+
+  const OpDef& op_;
+  Device* device_;
+  std::shared_ptr<const OpKernel> kernel_;
+  AttrList attrs_;
+  std::vector<RefPtr<TensorHandle>> inputs_;
+  std::vector<RefPtr<TensorHandle>> outputs_;
+  uint32_t donated_mask_;
+  bool async_;
+};
+
+}  // namespace ember

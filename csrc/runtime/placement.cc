@@ -1,0 +1,55 @@
+// This file implements PlaceOp.
+#include "runtime/placement.h"
+
+#include <cstdio>
+
+#include "ops/op_kernel.h"
+#include "runtime/context.h"
+
+namespace ember {
+namespace {
+
+bool HasKernel(const OpDef& op, uint64_t type_key, Device* device) {
+  return KernelRegistry::Global().Find(op.id, device->type(), type_key) != nullptr;
+}
+
+void Log(const OpDef& op, Device* device, const char* reason) {
+  if (Context::Global().log_placement()) {
+    std::fprintf(stderr, "ember placement: %s -> %s (%s)\n", op.name, device->name().c_str(), reason);
+  }
+}
+
+}  // namespace
+
+Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, int num_inputs,
+               Device** out) {
+  if (Device* scoped = CurrentScopeDevice()) {
+    if (HasKernel(op, type_key, scoped)) {
+      *out = scoped;
+      Log(op, scoped, "device scope");
+      return Status::OK();
+    }
+    Log(op, scoped, "device scope has no kernel; trying other devices");
+  }
+  for (int i = 0; i < num_inputs; ++i) {
+    Device* device = inputs[i]->device();
+    if (HasKernel(op, type_key, device)) {
+      *out = device;
+      Log(op, device, "input device");
+      return Status::OK();
+    }
+  }
+  Device* best = nullptr;
+  for (Device* device : DeviceManager::Global().devices()) {
+    if (HasKernel(op, type_key, device) &&
+        (best == nullptr || device->placement_priority() > best->placement_priority())) {
+      best = device;
+    }
+  }
+  if (best == nullptr) return NotFound("no device has a kernel for these dtypes");
+  *out = best;
+  Log(op, best, "best device with a kernel");
+  return Status::OK();
+}
+
+}  // namespace ember

@@ -1,0 +1,25 @@
+// This file declares PlaceOp: which device runs an op.
+#pragma once
+
+#include <cstdint>
+
+#include "core/device.h"
+#include "ops/op_def.h"
+#include "runtime/tensor_handle.h"
+
+namespace ember {
+
+// Note [Placement rules], first match wins:
+//  1. The innermost `ember.device(...)` scope, if that device has a kernel
+//     for (op, dtypes). Without one, fall through (soft placement; logged).
+//  2. The device of the first input that has a kernel there (keeps data
+//     where it lives; resource inputs will rank first once they exist).
+//  3. The device with the highest placement priority that has a kernel
+//     (an accelerator before the CPU).
+// NotFound if no device has a kernel. With EMBER_LOG_PLACEMENT=1 (or
+// ember.config.set_log_device_placement(True)) each decision is printed
+// to stderr with the rule that made it.
+Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, int num_inputs,
+               Device** out);
+
+}  // namespace ember

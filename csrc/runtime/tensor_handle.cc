@@ -1,0 +1,59 @@
+// This file implements TensorHandle.
+#include "runtime/tensor_handle.h"
+
+namespace ember {
+
+RefPtr<TensorHandle> TensorHandle::CreatePending(DType dtype, Shape shape, Device* device) {
+  return RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device));
+}
+
+RefPtr<TensorHandle> TensorHandle::CreateReady(Tensor tensor, Device* device) {
+  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(tensor.dtype(), tensor.shape(), device));
+  handle->tensor_ = std::move(tensor);
+  handle->state_.store(kReady, std::memory_order_release);
+  return handle;
+}
+
+Status TensorHandle::Await() const {
+  if (!IsAvailable()) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return IsAvailable(); });
+  }
+  return error_;
+}
+
+void TensorHandle::SetReady(Tensor tensor) {
+  tensor_ = std::move(tensor);
+  Publish(kReady);
+}
+
+void TensorHandle::SetError(Status error) {
+  error_ = std::move(error);
+  Publish(kError);
+}
+
+void TensorHandle::Publish(State state) {
+  std::vector<std::function<void()>> waiters;
+  {
+    // The store happens under the lock so a waiter cannot check the state,
+    // miss the store and then sleep through the notification.
+    std::lock_guard<std::mutex> lock(mu_);
+    state_.store(state, std::memory_order_release);
+    waiters.swap(waiters_);
+  }
+  cv_.notify_all();
+  for (auto& w : waiters) w();
+}
+
+void TensorHandle::AndThen(std::function<void()> callback) {
+  if (!IsAvailable()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!IsAvailable()) {
+      waiters_.push_back(std::move(callback));
+      return;
+    }
+  }
+  callback();
+}
+
+}  // namespace ember

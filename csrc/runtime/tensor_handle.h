@@ -1,0 +1,65 @@
+// This file declares TensorHandle: what execute() returns at once. Dtype,
+// shape and device are known immediately; the value is a future.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "core/device.h"
+#include "core/ref_counted.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace ember {
+
+// Thread-safe. A handle moves once from pending to ready or to error and
+// never changes afterwards, so readers of an available handle need no lock.
+// Errors are values: a failed kernel poisons its outputs, and ops that
+// consume a poisoned handle pass the error on without running.
+class TensorHandle : public RefCounted {
+ public:
+  static RefPtr<TensorHandle> CreatePending(DType dtype, Shape shape, Device* device);
+  static RefPtr<TensorHandle> CreateReady(Tensor tensor, Device* device);
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  Device* device() const { return device_; }
+
+  bool IsAvailable() const { return state_.load(std::memory_order_acquire) != kPending; }
+  bool IsError() const { return state_.load(std::memory_order_acquire) == kError; }
+
+  // Blocks until available; returns the error, if any. Callers from Python
+  // release the GIL first.
+  Status Await() const;
+  // Valid only once available and not an error.
+  const Tensor& tensor() const { return tensor_; }
+  // Valid only once available.
+  const Status& error() const { return error_; }
+
+  void SetReady(Tensor tensor);
+  void SetError(Status error);
+  // Runs `callback` once the handle is available: at once, on this thread,
+  // if it already is; otherwise on the thread that makes it available.
+  void AndThen(std::function<void()> callback);
+
+ private:
+  enum State : uint8_t { kPending, kReady, kError };
+  TensorHandle(DType dtype, Shape shape, Device* device)
+      : dtype_(dtype), shape_(std::move(shape)), device_(device) {}
+  void Publish(State state);
+
+  const DType dtype_;
+  const Shape shape_;
+  Device* const device_;
+  std::atomic<uint8_t> state_{kPending};
+  Tensor tensor_;
+  Status error_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  std::vector<std::function<void()>> waiters_;
+};
+
+}  // namespace ember

@@ -1,0 +1,39 @@
+// This file declares ThreadExecutor: one worker thread draining a FIFO queue.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/device.h"
+
+namespace ember {
+
+// The async executor of a host-driven device. FIFO order on one thread
+// means an op's inputs produced on the same device are ready when it runs,
+// with no per-op dependency tracking.
+class ThreadExecutor final : public Executor {
+ public:
+  explicit ThreadExecutor(std::string name);
+  ~ThreadExecutor() override;
+
+  void Enqueue(std::unique_ptr<Task> task) override;
+  void WaitIdle() override;
+
+ private:
+  void WorkerLoop();
+
+  std::string name_;
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // worker waits for tasks
+  std::condition_variable idle_cv_;  // WaitIdle waits for an empty queue
+  std::deque<std::unique_ptr<Task>> queue_;
+  bool running_task_ = false;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace ember

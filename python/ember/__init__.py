@@ -1,0 +1,32 @@
+"""Ember: a high-performance eager execution engine for machine learning.
+
+Ops run as soon as they are called (asynchronously by default); the names
+follow TensorFlow's public API::
+
+    import ember
+    x = ember.constant([[1.0, 2.0], [3.0, 4.0]])
+    y = ember.nn.relu(ember.matmul(x, x) - 10.0)
+    print(y.numpy())
+"""
+
+from ember import _C
+from ember.dtypes import DType, as_dtype, bool, float32, float64, int32, int64  # noqa: A004
+from ember.tensor import Tensor
+
+_C._set_tensor_class(Tensor)
+_C._set_dtype_objects((bool, int32, int64, float32, float64))
+
+from ember import config  # noqa: E402
+from ember.creation import constant, convert_to_tensor  # noqa: E402
+from ember.device import device, list_devices  # noqa: E402
+from ember.runtime import execute, sync  # noqa: E402
+
+# Generated op bindings (codegen/ from op_defs/): ember.add, ember.matmul, ...
+from ember._generated import *  # noqa: E402,F401,F403
+from ember._generated.ops import _install_tensor_methods  # noqa: E402
+
+_install_tensor_methods(Tensor)
+
+from ember import linalg, math, nn  # noqa: E402
+
+__version__ = "0.1.0"

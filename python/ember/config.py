@@ -1,0 +1,41 @@
+"""Runtime settings: execution mode, placement logging, the kernel cache.
+
+``EMBER_ASYNC=0`` in the environment starts Ember in synchronous mode and
+``EMBER_LOG_PLACEMENT=1`` logs every placement decision to stderr.
+"""
+
+from ember import _C
+
+
+def set_async(enabled):
+    """Async mode (the default): ops return at once and run on the device's
+    executor; kernel errors surface when a value is read or at
+    ``ember.sync()``. Sync mode runs each kernel before the call returns and
+    raises kernel errors at the call."""
+    _C.set_async(bool(enabled))
+
+
+def is_async():
+    return _C.is_async()
+
+
+def set_log_device_placement(enabled):
+    """Print each op's device and the rule that chose it to stderr."""
+    _C.set_log_device_placement(bool(enabled))
+
+
+def get_log_device_placement():
+    return _C.get_log_device_placement()
+
+
+def kernel_cache_stats():
+    """Returns ``{'hits', 'misses', 'evictions', 'size', 'capacity'}``."""
+    return _C.kernel_cache_stats()
+
+
+def clear_kernel_cache():
+    _C.kernel_cache_clear()
+
+
+def set_kernel_cache_capacity(capacity):
+    _C.set_kernel_cache_capacity(int(capacity))

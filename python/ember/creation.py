@@ -1,0 +1,49 @@
+"""ember.constant and ember.convert_to_tensor."""
+
+import numpy as np
+
+from ember import _C
+from ember.dtypes import as_dtype
+from ember.tensor import Tensor
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """Converts a Tensor, NumPy array, Python scalar or (nested) list to a Tensor.
+
+    Python floats become float32 and ints int32 (int64 if too large), as in
+    TensorFlow; NumPy values keep their dtype. Values are copied into
+    Ember-owned memory. A Tensor of another dtype than ``dtype`` is an error
+    (use ``ember.cast``). ``dtype_hint`` applies only to Python values.
+    """
+    del name  # graph-mode only
+    if isinstance(value, Tensor):
+        if dtype is not None and as_dtype(dtype) != value.dtype:
+            raise ValueError(f"convert_to_tensor: requested dtype {as_dtype(dtype).name} for a tensor "
+                             f"of dtype {value.dtype.name}; use ember.cast")
+        return value
+    if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):
+        dtype = dtype_hint
+    return _C.convert_to_tensor(value, None if dtype is None else as_dtype(dtype))
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """Creates a tensor from a Python or NumPy value (``tf.constant``).
+
+    With ``shape``, a scalar is broadcast to that shape and any other value
+    is reshaped to it (its element count must match).
+    """
+    del name
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    tensor = _C.convert_to_tensor(value, None if dtype is None else as_dtype(dtype))
+    if shape is None:
+        return tensor
+    from ember._generated import ops  # the generated bindings import this module's package
+
+    shape = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape])]
+    if tensor.ndim == 0:
+        return ops.fill(shape, tensor)
+    if int(np.prod(shape)) != int(np.prod(tensor.shape)):
+        raise ValueError(f"constant: value of shape {tensor.shape} ({int(np.prod(tensor.shape))} elements) "
+                         f"cannot be reshaped to {tuple(shape)}")
+    return ops.reshape(tensor, shape)

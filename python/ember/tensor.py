@@ -1,0 +1,76 @@
+"""ember.Tensor: the Python face of a tensor handle."""
+
+import numpy as np
+
+from ember import _C
+
+
+class Tensor(_C.TensorBase):
+    """A value produced by an op, possibly still being computed.
+
+    ``shape``, ``dtype`` and ``device`` are known at once. Reading the value
+    (``numpy()``, ``print``, ``float()``, ``bool()``) waits for it, and
+    raises the error of the op that failed if it did.
+    """
+
+    __slots__ = ()
+    # NumPy defers to our reflected operators (np_array + tensor -> Tensor).
+    __array_priority__ = 100
+    # Element-wise __eq__ makes tensors unhashable, as in TensorFlow.
+    __hash__ = None
+
+    def numpy(self):
+        """Waits for the value; returns a read-only NumPy view of it (no copy).
+
+        Use ``np.array(t)`` for a writable copy.
+        """
+        return self._numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        array = self._numpy()
+        if dtype is not None and np.dtype(dtype) != array.dtype:
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    @property
+    def rank(self):
+        return self.ndim
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def _scalar(self, kind):
+        array = self._numpy()
+        if array.size != 1:
+            raise ValueError(f"only a tensor with one element can be converted to {kind.__name__}, "
+                             f"got shape {self.shape}")
+        return kind(array.reshape(()))
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __bool__(self):
+        return self._scalar(bool)
+
+    def __index__(self):
+        if not self.dtype.is_integer:
+            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype.name}")
+        return self._scalar(int)
+
+    def __repr__(self):
+        value = np.array2string(self._numpy(), separator=", ", threshold=100)
+        return (f"<ember.Tensor shape={self.shape} dtype={self.dtype.name} device={self.device} "
+                f"value={value}>")
+
+    def __str__(self):
+        return f"ember.Tensor({self._numpy()}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self._numpy().item(), spec)
+        return str(self)
