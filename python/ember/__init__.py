@@ -27,6 +27,6 @@ from ember._generated.ops import _install_tensor_methods  # noqa: E402
 
 _install_tensor_methods(Tensor)
 
-from ember import linalg, math, nn  # noqa: E402
+from ember import debugging, linalg, math, nn  # noqa: E402
 
 __version__ = "0.1.0"

@@ -45,6 +45,7 @@ void InitCpuDevice() {
     RegisterCpuReductionKernels(registry);
     RegisterCpuMatmulKernels(registry);
     RegisterCpuShapeKernels(registry);
+    RegisterCpuDebuggingKernels(registry);
     return true;
   }();
   (void)done;

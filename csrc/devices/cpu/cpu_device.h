@@ -43,5 +43,6 @@ void RegisterCpuElementwiseKernels(KernelRegistry& registry);
 void RegisterCpuReductionKernels(KernelRegistry& registry);
 void RegisterCpuMatmulKernels(KernelRegistry& registry);
 void RegisterCpuShapeKernels(KernelRegistry& registry);
+void RegisterCpuDebuggingKernels(KernelRegistry& registry);
 
 }  // namespace ember

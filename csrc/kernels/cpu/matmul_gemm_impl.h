@@ -2,6 +2,12 @@
 // instantiate it (matmul_gemm_float.cc, matmul_gemm_int.cc).
 #pragma once
 
+// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 GEMM
+// kernels once they are inlined here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <Eigen/Core>
 
 #include "kernels/cpu/matmul_gemm.h"
@@ -39,3 +45,7 @@ void MatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t ro
 }
 
 }  // namespace ember::cpu
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -1,0 +1,43 @@
+// This file implements the CPU kernels of the debugging ops (check_numerics).
+#include <cmath>
+
+#include "devices/cpu/cpu_device.h"
+#include "ops/op_attrs.gen.h"
+#include "ops/op_kernel.h"
+
+namespace ember {
+namespace {
+
+template <typename T>
+class CheckNumericsKernel final : public OpKernel {
+ public:
+  explicit CheckNumericsKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& in = ctx.input(0);
+    const T* x = in.data<T>();
+    const int64_t n = in.NumElements();
+    for (int64_t i = 0; i < n; ++i) {
+      if (!std::isfinite(x[i])) {
+        return InvalidArgument(attrs_.message + " : Tensor had " + (std::isnan(x[i]) ? "NaN" : "Inf") +
+                               " values (first at flat index " + std::to_string(i) + ")");
+      }
+    }
+    ctx.set_output(0, in);
+    return Status::OK();
+  }
+
+ private:
+  CheckNumericsAttrs attrs_;
+};
+
+}  // namespace
+
+void RegisterCpuDebuggingKernels(KernelRegistry& registry) {
+  registry.Register(OpId::kCheckNumerics, kCpuDeviceType, {DType::kFloat32},
+                    &MakeKernel<CheckNumericsKernel<float>>);
+  registry.Register(OpId::kCheckNumerics, kCpuDeviceType, {DType::kFloat64},
+                    &MakeKernel<CheckNumericsKernel<double>>);
+}
+
+}  // namespace ember

@@ -1,0 +1,72 @@
+// Tests TensorHandle: the future behind every op output.
+#include "runtime/tensor_handle.h"
+
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace ember {
+namespace {
+
+Tensor MakeScalar(float v) {
+  RefPtr<Buffer> b = Buffer::Allocate(HostAllocator(), sizeof(float));
+  *static_cast<float*>(b->data()) = v;
+  return Tensor(DType::kFloat32, Shape(), std::move(b));
+}
+
+TEST(TensorHandleTest, MetadataKnownWhilePending) {
+  auto h = TensorHandle::CreatePending(DType::kFloat64, Shape({2, 3}), nullptr);
+  EXPECT_FALSE(h->IsAvailable());
+  EXPECT_EQ(h->dtype(), DType::kFloat64);
+  EXPECT_EQ(h->shape(), Shape({2, 3}));
+}
+
+TEST(TensorHandleTest, AwaitReturnsOnceSetReadyFromAnotherThread) {
+  auto h = TensorHandle::CreatePending(DType::kFloat32, Shape(), nullptr);
+  std::thread producer([h] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    h->SetReady(MakeScalar(4.5f));
+  });
+  EXPECT_TRUE(h->Await().ok());
+  EXPECT_EQ(*h->tensor().data<float>(), 4.5f);
+  producer.join();
+}
+
+TEST(TensorHandleTest, ErrorIsAValue) {
+  auto h = TensorHandle::CreatePending(DType::kFloat32, Shape(), nullptr);
+  h->SetError(InvalidArgument("boom"));
+  EXPECT_TRUE(h->IsError());
+  Status s = h->Await();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "boom");
+}
+
+TEST(TensorHandleTest, AndThenRunsImmediatelyWhenAvailable) {
+  auto h = TensorHandle::CreateReady(MakeScalar(1), nullptr);
+  bool ran = false;
+  h->AndThen([&] { ran = true; });
+  EXPECT_TRUE(ran);
+}
+
+TEST(TensorHandleTest, AndThenRunsOnPublish) {
+  auto h = TensorHandle::CreatePending(DType::kFloat32, Shape(), nullptr);
+  std::atomic<int> calls{0};
+  for (int i = 0; i < 3; ++i) h->AndThen([&] { calls++; });
+  EXPECT_EQ(calls.load(), 0);
+  h->SetReady(MakeScalar(1));
+  EXPECT_EQ(calls.load(), 3);
+}
+
+TEST(TensorHandleTest, ManyWaitersAllWake) {
+  auto h = TensorHandle::CreatePending(DType::kFloat32, Shape(), nullptr);
+  std::atomic<int> woke{0};
+  std::vector<std::thread> waiters;
+  for (int i = 0; i < 8; ++i) waiters.emplace_back([&] { if (h->Await().ok()) woke++; });
+  h->SetReady(MakeScalar(2));
+  for (auto& t : waiters) t.join();
+  EXPECT_EQ(woke.load(), 8);
+}
+
+}  // namespace
+}  // namespace ember

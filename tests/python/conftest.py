@@ -1,0 +1,36 @@
+"""Shared fixtures for the Python tests: the execution mode switch."""
+
+import pytest
+
+import ember
+
+
+@pytest.fixture(params=["sync", "async"])
+def mode(request):
+    """Runs the test in sync and in async mode, then restores the previous mode."""
+    previous = ember.config.is_async()
+    ember.config.set_async(request.param == "async")
+    try:
+        yield request.param
+    finally:
+        ember.config.set_async(previous)
+
+
+@pytest.fixture
+def async_mode():
+    previous = ember.config.is_async()
+    ember.config.set_async(True)
+    try:
+        yield
+    finally:
+        ember.config.set_async(previous)
+
+
+@pytest.fixture
+def sync_mode():
+    previous = ember.config.is_async()
+    ember.config.set_async(False)
+    try:
+        yield
+    finally:
+        ember.config.set_async(previous)
