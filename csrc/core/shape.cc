@@ -2,6 +2,7 @@
 #include "core/shape.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ember {
 
@@ -14,13 +15,25 @@ Shape::Shape(const int64_t* dims, int rank) {
   std::copy(dims, dims + rank, data());
 }
 
-Shape::Shape(const Shape& other) : Shape(other.data(), other.rank()) {}
+// Copies are on the per-op path: inline shapes copy as one fixed block.
+Shape::Shape(const Shape& other) : rank_(other.rank_) {
+  if (other.heap_) {
+    heap_.reset(new int64_t[rank_]);
+    std::copy(other.begin(), other.end(), heap_.get());
+  } else {
+    std::memcpy(inline_, other.inline_, sizeof(inline_));
+  }
+}
 
 Shape& Shape::operator=(const Shape& other) {
-  if (this != &other) {
-    Resize(other.rank());
-    std::copy(other.begin(), other.end(), data());
+  if (this == &other) return *this;
+  if (!other.heap_ && !heap_) {
+    rank_ = other.rank_;
+    std::memcpy(inline_, other.inline_, sizeof(inline_));
+    return *this;
   }
+  Resize(other.rank());
+  std::copy(other.begin(), other.end(), data());
   return *this;
 }
 
