@@ -17,7 +17,7 @@ struct Result {
   Status status;
   Shape shape;
 };
-Result Run(ShapeFn fn, std::vector<Shape> inputs, AttrList attrs = {}) {
+Result RunShapeFn(ShapeFn fn, std::vector<Shape> inputs, AttrList attrs = {}) {
   static const OpDef* def = [] {
     auto* d = new OpDef();
     d->id = OpId::kAdd;
@@ -50,8 +50,8 @@ void ExpectError(const Result& r, const std::string& message) {
 }
 
 TEST(ShapeFnsTest, Unchanged) {
-  EXPECT_SHAPE(Run(Unchanged, {Shape{2, 3}}), {2, 3});
-  EXPECT_SHAPE(Run(Unchanged, {Shape{}}), {});
+  EXPECT_SHAPE(RunShapeFn(Unchanged, {Shape{2, 3}}), {2, 3});
+  EXPECT_SHAPE(RunShapeFn(Unchanged, {Shape{}}), {});
 }
 
 struct BroadcastCase {
@@ -89,16 +89,16 @@ TEST(ShapeFnsTest, BroadcastTable) {
 }
 
 TEST(ShapeFnsTest, BroadcastErrors) {
-  ExpectError(Run(BroadcastBinary, {Shape{2, 3}, Shape{4}}), "Incompatible shapes: [2, 3] vs. [4]");
-  ExpectError(Run(BroadcastBinary, {Shape{2}, Shape{3}}), "Incompatible shapes: [2] vs. [3]");
-  ExpectError(Run(BroadcastBinary, {Shape{0}, Shape{2}}), "Incompatible shapes: [0] vs. [2]");
-  ExpectError(Run(BroadcastBinary, {Shape{kU, 2}, Shape{3}}), "Incompatible shapes: [?, 2] vs. [3]");
-  EXPECT_SHAPE(Run(BroadcastBinary, {Shape{4, 1}, Shape{3}}), {4, 3});
+  ExpectError(RunShapeFn(BroadcastBinary, {Shape{2, 3}, Shape{4}}), "Incompatible shapes: [2, 3] vs. [4]");
+  ExpectError(RunShapeFn(BroadcastBinary, {Shape{2}, Shape{3}}), "Incompatible shapes: [2] vs. [3]");
+  ExpectError(RunShapeFn(BroadcastBinary, {Shape{0}, Shape{2}}), "Incompatible shapes: [0] vs. [2]");
+  ExpectError(RunShapeFn(BroadcastBinary, {Shape{kU, 2}, Shape{3}}), "Incompatible shapes: [?, 2] vs. [3]");
+  EXPECT_SHAPE(RunShapeFn(BroadcastBinary, {Shape{4, 1}, Shape{3}}), {4, 3});
 }
 
 TEST(ShapeFnsTest, Matmul) {
   auto mm = [](Shape a, Shape b, bool ta = false, bool tb = false) {
-    return Run(Matmul, {a, b}, {AttrValue(ta), AttrValue(tb)});
+    return RunShapeFn(Matmul, {a, b}, {AttrValue(ta), AttrValue(tb)});
   };
   EXPECT_SHAPE(mm({2, 3}, {3, 4}), {2, 4});
   EXPECT_SHAPE(mm({3, 2}, {3, 4}, true, false), {2, 4});
@@ -124,22 +124,22 @@ TEST(ShapeFnsTest, Matmul) {
 }
 
 TEST(ShapeFnsTest, Reduce) {
-  EXPECT_SHAPE(Run(Reduce, {Shape{2, 3}}, {None(), AttrValue(false)}), {});
-  EXPECT_SHAPE(Run(Reduce, {Shape{2, 3}}, {None(), AttrValue(true)}), {1, 1});
-  EXPECT_SHAPE(Run(Reduce, {Shape{2, 3}}, {List({}), AttrValue(false)}), {2, 3});
-  EXPECT_SHAPE(Run(Reduce, {Shape{2, 3, 4}}, {List({1}), AttrValue(false)}), {2, 4});
-  EXPECT_SHAPE(Run(Reduce, {Shape{2, 3, 4}}, {List({-1}), AttrValue(true)}), {2, 3, 1});
-  EXPECT_SHAPE(Run(Reduce, {Shape{2, 3, 4}}, {List({2, 0}), AttrValue(false)}), {3});
-  EXPECT_SHAPE(Run(Reduce, {Shape{kU, 3}}, {List({1}), AttrValue(false)}), {kU});
-  EXPECT_SHAPE(Run(Reduce, {Shape{}}, {None(), AttrValue(false)}), {});
+  EXPECT_SHAPE(RunShapeFn(Reduce, {Shape{2, 3}}, {None(), AttrValue(false)}), {});
+  EXPECT_SHAPE(RunShapeFn(Reduce, {Shape{2, 3}}, {None(), AttrValue(true)}), {1, 1});
+  EXPECT_SHAPE(RunShapeFn(Reduce, {Shape{2, 3}}, {List({}), AttrValue(false)}), {2, 3});
+  EXPECT_SHAPE(RunShapeFn(Reduce, {Shape{2, 3, 4}}, {List({1}), AttrValue(false)}), {2, 4});
+  EXPECT_SHAPE(RunShapeFn(Reduce, {Shape{2, 3, 4}}, {List({-1}), AttrValue(true)}), {2, 3, 1});
+  EXPECT_SHAPE(RunShapeFn(Reduce, {Shape{2, 3, 4}}, {List({2, 0}), AttrValue(false)}), {3});
+  EXPECT_SHAPE(RunShapeFn(Reduce, {Shape{kU, 3}}, {List({1}), AttrValue(false)}), {kU});
+  EXPECT_SHAPE(RunShapeFn(Reduce, {Shape{}}, {None(), AttrValue(false)}), {});
 
-  ExpectError(Run(Reduce, {Shape{2, 3}}, {List({2}), AttrValue(false)}),
+  ExpectError(RunShapeFn(Reduce, {Shape{2, 3}}, {List({2}), AttrValue(false)}),
               "Invalid reduction axis 2 for input of rank 2 (axis must be in [-2, 2))");
-  ExpectError(Run(Reduce, {Shape{2, 3}}, {List({-3}), AttrValue(false)}),
+  ExpectError(RunShapeFn(Reduce, {Shape{2, 3}}, {List({-3}), AttrValue(false)}),
               "Invalid reduction axis -3 for input of rank 2 (axis must be in [-2, 2))");
-  ExpectError(Run(Reduce, {Shape{2, 3, 4}}, {List({0, -3}), AttrValue(false)}),
+  ExpectError(RunShapeFn(Reduce, {Shape{2, 3, 4}}, {List({0, -3}), AttrValue(false)}),
               "Duplicate reduction axis -3 in [0, -3]");
-  ExpectError(Run(Reduce, {Shape{}}, {List({0}), AttrValue(false)}),
+  ExpectError(RunShapeFn(Reduce, {Shape{}}, {List({0}), AttrValue(false)}),
               "Invalid reduction axis 0 for input of rank 0 (axis must be in [0, 0))");
 }
 
@@ -147,7 +147,7 @@ TEST(ShapeFnsTest, NormalizeAxes) {
   std::vector<bool> reduced;
   ASSERT_TRUE(NormalizeAxes(std::nullopt, 3, &reduced).ok());
   EXPECT_EQ(reduced, std::vector<bool>({true, true, true}));
-  ASSERT_TRUE(NormalizeAxes(std::vector<int64_t>{}, 3, &reduced).ok());
+  ASSERT_TRUE(NormalizeAxes(std::optional<std::vector<int64_t>>(std::vector<int64_t>{}), 3, &reduced).ok());
   EXPECT_EQ(reduced, std::vector<bool>({false, false, false}));
   ASSERT_TRUE(NormalizeAxes(List({-1, 0}), 3, &reduced).ok());
   EXPECT_EQ(reduced, std::vector<bool>({true, false, true}));
@@ -155,49 +155,49 @@ TEST(ShapeFnsTest, NormalizeAxes) {
 }
 
 TEST(ShapeFnsTest, Reshape) {
-  EXPECT_SHAPE(Run(Reshape, {Shape{2, 3}}, {List({3, 2})}), {3, 2});
-  EXPECT_SHAPE(Run(Reshape, {Shape{2, 3}}, {List({-1})}), {6});
-  EXPECT_SHAPE(Run(Reshape, {Shape{2, 3}}, {List({3, -1})}), {3, 2});
-  EXPECT_SHAPE(Run(Reshape, {Shape{}}, {List({1, 1})}), {1, 1});
-  EXPECT_SHAPE(Run(Reshape, {Shape{1}}, {List({})}), {});
-  EXPECT_SHAPE(Run(Reshape, {Shape{0, 3}}, {List({3, 0})}), {3, 0});
-  EXPECT_SHAPE(Run(Reshape, {Shape{0, 3}}, {List({-1, 3})}), {0, 3});
+  EXPECT_SHAPE(RunShapeFn(Reshape, {Shape{2, 3}}, {List({3, 2})}), {3, 2});
+  EXPECT_SHAPE(RunShapeFn(Reshape, {Shape{2, 3}}, {List({-1})}), {6});
+  EXPECT_SHAPE(RunShapeFn(Reshape, {Shape{2, 3}}, {List({3, -1})}), {3, 2});
+  EXPECT_SHAPE(RunShapeFn(Reshape, {Shape{}}, {List({1, 1})}), {1, 1});
+  EXPECT_SHAPE(RunShapeFn(Reshape, {Shape{1}}, {List({})}), {});
+  EXPECT_SHAPE(RunShapeFn(Reshape, {Shape{0, 3}}, {List({3, 0})}), {3, 0});
+  EXPECT_SHAPE(RunShapeFn(Reshape, {Shape{0, 3}}, {List({-1, 3})}), {0, 3});
   // Unknown input dims (graph mode): the -1 stays unknown.
-  EXPECT_SHAPE(Run(Reshape, {Shape{kU, 3}}, {List({-1, 3})}), {kU, 3});
+  EXPECT_SHAPE(RunShapeFn(Reshape, {Shape{kU, 3}}, {List({-1, 3})}), {kU, 3});
 
-  ExpectError(Run(Reshape, {Shape{2, 3}}, {List({4})}),
+  ExpectError(RunShapeFn(Reshape, {Shape{2, 3}}, {List({4})}),
               "Cannot reshape a tensor of shape [2, 3] (6 elements) into shape [4] (4 elements)");
-  ExpectError(Run(Reshape, {Shape{2, 3}}, {List({4, -1})}),
+  ExpectError(RunShapeFn(Reshape, {Shape{2, 3}}, {List({4, -1})}),
               "Cannot reshape a tensor of shape [2, 3] (6 elements) into shape [4, -1]: 6 is not a "
               "multiple of 4");
-  ExpectError(Run(Reshape, {Shape{2, 3}}, {List({-1, -1})}),
+  ExpectError(RunShapeFn(Reshape, {Shape{2, 3}}, {List({-1, -1})}),
               "Only one dimension of the new shape can be -1, got [-1, -1]");
-  ExpectError(Run(Reshape, {Shape{2, 3}}, {List({-2, 3})}), "Invalid dimension -2 in new shape [-2, 3]");
-  ExpectError(Run(Reshape, {Shape{0, 3}}, {List({0, -1})}),
+  ExpectError(RunShapeFn(Reshape, {Shape{2, 3}}, {List({-2, 3})}), "Invalid dimension -2 in new shape [-2, 3]");
+  ExpectError(RunShapeFn(Reshape, {Shape{0, 3}}, {List({0, -1})}),
               "Cannot infer the -1 in new shape [0, -1] for a tensor of shape [0, 3] when another "
               "dimension is 0");
 }
 
 TEST(ShapeFnsTest, Transpose) {
-  EXPECT_SHAPE(Run(Transpose, {Shape{2, 3, 4}}, {None()}), {4, 3, 2});
-  EXPECT_SHAPE(Run(Transpose, {Shape{2, 3, 4}}, {List({1, 0, 2})}), {3, 2, 4});
-  EXPECT_SHAPE(Run(Transpose, {Shape{}}, {None()}), {});
-  EXPECT_SHAPE(Run(Transpose, {Shape{kU, 3}}, {List({1, 0})}), {3, kU});
+  EXPECT_SHAPE(RunShapeFn(Transpose, {Shape{2, 3, 4}}, {None()}), {4, 3, 2});
+  EXPECT_SHAPE(RunShapeFn(Transpose, {Shape{2, 3, 4}}, {List({1, 0, 2})}), {3, 2, 4});
+  EXPECT_SHAPE(RunShapeFn(Transpose, {Shape{}}, {None()}), {});
+  EXPECT_SHAPE(RunShapeFn(Transpose, {Shape{kU, 3}}, {List({1, 0})}), {3, kU});
 
-  ExpectError(Run(Transpose, {Shape{2, 3}}, {List({0})}),
+  ExpectError(RunShapeFn(Transpose, {Shape{2, 3}}, {List({0})}),
               "Permutation [0] has 1 entries, but the input has rank 2");
-  ExpectError(Run(Transpose, {Shape{2, 3}}, {List({0, 2})}),
+  ExpectError(RunShapeFn(Transpose, {Shape{2, 3}}, {List({0, 2})}),
               "Permutation [0, 2] has entry 2 outside [0, 2)");
-  ExpectError(Run(Transpose, {Shape{2, 3}}, {List({-1, 0})}),
+  ExpectError(RunShapeFn(Transpose, {Shape{2, 3}}, {List({-1, 0})}),
               "Permutation [-1, 0] has entry -1 outside [0, 2)");
-  ExpectError(Run(Transpose, {Shape{2, 3}}, {List({1, 1})}), "Permutation [1, 1] repeats 1");
+  ExpectError(RunShapeFn(Transpose, {Shape{2, 3}}, {List({1, 1})}), "Permutation [1, 1] repeats 1");
 }
 
 TEST(ShapeFnsTest, ShapeFromAttr) {
-  EXPECT_SHAPE(Run(ShapeFromAttr, {}, {List({2, 3})}), {2, 3});
-  EXPECT_SHAPE(Run(ShapeFromAttr, {}, {List({})}), {});
-  EXPECT_SHAPE(Run(ShapeFromAttr, {}, {List({0, 5})}), {0, 5});
-  ExpectError(Run(ShapeFromAttr, {}, {List({2, -1})}), "Dimensions must be non-negative, got [2, -1]");
+  EXPECT_SHAPE(RunShapeFn(ShapeFromAttr, {}, {List({2, 3})}), {2, 3});
+  EXPECT_SHAPE(RunShapeFn(ShapeFromAttr, {}, {List({})}), {});
+  EXPECT_SHAPE(RunShapeFn(ShapeFromAttr, {}, {List({0, 5})}), {0, 5});
+  ExpectError(RunShapeFn(ShapeFromAttr, {}, {List({2, -1})}), "Dimensions must be non-negative, got [2, -1]");
 }
 
 }  // namespace

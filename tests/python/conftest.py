@@ -34,3 +34,13 @@ def sync_mode():
         yield
     finally:
         ember.config.set_async(previous)
+
+
+@pytest.fixture(autouse=True)
+def _drain_pending_errors():
+    """Keeps a test's unreported async kernel error from failing the next test's sync()."""
+    yield
+    try:
+        ember.sync()
+    except Exception:  # noqa: BLE001 - reported by the test that caused it, if it checks
+        pass

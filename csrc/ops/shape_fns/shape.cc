@@ -104,6 +104,10 @@ Status ShapeFromAttr(ShapeContext& ctx) {
       return InvalidArgument("Dimensions must be non-negative, got " + IntListToString(dims));
     }
   }
+  // fill(dims, value): the value input, if any, is the scalar to repeat.
+  if (ctx.num_inputs() > 0 && ctx.input_shape(0).rank() != 0) {
+    return InvalidArgument("value must be a scalar, got shape " + ctx.input_shape(0).ToString());
+  }
   ctx.set_output_shape(0, Shape(dims));
   return Status::OK();
 }
