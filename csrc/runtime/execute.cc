@@ -59,15 +59,27 @@ Status CastInputs(const OpDef& op, TensorHandle* const* inputs, const DType* bin
 
 Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs,
                    const AttrList& attrs, std::vector<Shape>* output_shapes) {
-  const int n = static_cast<int>(inputs.size());
-  std::vector<Shape> shapes(n);
-  std::vector<DType> dtypes(n);
-  for (int i = 0; i < n; ++i) {
+  // Most ops have few inputs: keep their metadata on the stack.
+  constexpr size_t kInline = 4;
+  const size_t n = inputs.size();
+  std::array<Shape, kInline> inline_shapes;
+  std::array<DType, kInline> inline_dtypes;
+  std::vector<Shape> heap_shapes;
+  std::vector<DType> heap_dtypes;
+  Shape* shapes = inline_shapes.data();
+  DType* dtypes = inline_dtypes.data();
+  if (n > kInline) {
+    heap_shapes.resize(n);
+    heap_dtypes.resize(n);
+    shapes = heap_shapes.data();
+    dtypes = heap_dtypes.data();
+  }
+  for (size_t i = 0; i < n; ++i) {
     shapes[i] = inputs[i]->shape();
     dtypes[i] = inputs[i]->dtype();
   }
   output_shapes->resize(op.outputs.size());
-  ShapeContext ctx(op, shapes.data(), dtypes.data(), n, attrs, output_shapes->data());
+  ShapeContext ctx(op, shapes, dtypes, static_cast<int>(n), attrs, output_shapes->data());
   return op.shape_fn(ctx);
 }
 

@@ -36,6 +36,11 @@ std::shared_ptr<const OpKernel> KernelCache::Lookup(const OpDef& op, Device* dev
   std::shared_ptr<const OpKernel> kernel = factory(KernelInit{op, device, attrs, type_bindings});
   std::lock_guard<std::mutex> lock(mu_);
   if (capacity_ == 0) return kernel;
+  // Another thread may have built the same kernel meanwhile: keep one.
+  auto range = entries_.equal_range(key);
+  for (auto it = range.first; it != range.second; ++it) {
+    if (it->second.attrs == attrs) return it->second.kernel;
+  }
   while (entries_.size() >= capacity_ && !lru_.empty()) {
     Key victim = lru_.back();
     auto range = entries_.equal_range(victim);

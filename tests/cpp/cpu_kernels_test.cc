@@ -501,11 +501,21 @@ TEST(CpuKernelsTest, ZerosOnesFill) {
   Tensor value = Make<float>({}, {2.5f});
   EXPECT_EQ(Values<float>(MustRun(from_attr(OpId::kFill, DType::kFloat32, {Axes({2, 3})}), {value})),
             std::vector<float>(6, 2.5f));
+  // A non-scalar value: the shape function rejects it, and so does the
+  // kernel when called past it.
   Tensor not_scalar = Make<float>({1}, {2.5f});
+  Call call = from_attr(OpId::kFill, DType::kFloat32, {Axes({2})});
   Tensor out;
-  Status s = RunKernel(from_attr(OpId::kFill, DType::kFloat32, {Axes({2})}), {not_scalar}, &out);
+  Status s = RunKernel(call, {not_scalar}, &out);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "value must be a scalar (rank 0), got shape [1]");
+  EXPECT_EQ(s.message(), "value must be a scalar, got shape [1]");
+  call.shape_fn = [](ShapeContext& ctx) {
+    ctx.set_output_shape(0, Shape(ctx.attr(0).as_int_list()));
+    return Status::OK();
+  };
+  s = RunKernel(call, {not_scalar}, &out);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "value must be a scalar, got shape [1]");
 }
 
 // --- Registration ----------------------------------------------------------

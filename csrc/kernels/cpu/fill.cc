@@ -46,8 +46,10 @@ class FillKernel final : public OpKernel {
   explicit FillKernel(const KernelInit&) {}
   Status Compute(KernelContext& ctx) const override {
     const Tensor& value = ctx.input(0);
+    // shape_fns::ShapeFromAttr checks this too; the kernel must not read
+    // past a non-scalar's first element if called directly.
     if (value.rank() != 0) {
-      return InvalidArgument("value must be a scalar (rank 0), got shape " + value.shape().ToString());
+      return InvalidArgument("value must be a scalar, got shape " + value.shape().ToString());
     }
     Tensor& out = ctx.output(0);
     FillWith<T>(ctx, out.data<T>(), out.NumElements(), *value.data<T>());

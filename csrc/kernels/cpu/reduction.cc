@@ -215,10 +215,10 @@ struct Reduction {
 namespace ember {
 
 void RegisterCpuReductionKernels(KernelRegistry& r) {
-  using namespace cpu;  // NOLINT: registration lists read better unqualified
-  RegisterForTypes<Reduction<SumReducer>::Kernel, float, double, int32_t, int64_t>(r, OpId::kReduceSum);
-  RegisterForTypes<Reduction<MeanReducer>::Kernel, float, double, int32_t, int64_t>(r, OpId::kReduceMean);
-  RegisterForTypes<Reduction<MaxReducer>::Kernel, float, double, int32_t, int64_t>(r, OpId::kReduceMax);
+  using cpu::Reduction;
+  cpu::RegisterForTypes<Reduction<cpu::SumReducer>::Kernel, float, double, int32_t, int64_t>(r, OpId::kReduceSum);
+  cpu::RegisterForTypes<Reduction<cpu::MeanReducer>::Kernel, float, double, int32_t, int64_t>(r, OpId::kReduceMean);
+  cpu::RegisterForTypes<Reduction<cpu::MaxReducer>::Kernel, float, double, int32_t, int64_t>(r, OpId::kReduceMax);
 }
 
 }  // namespace ember
