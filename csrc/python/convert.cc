@@ -116,20 +116,23 @@ PyArrayObject* ListToArray(PyObject* obj) {
   return reinterpret_cast<PyArrayObject*>(array);
 }
 
+bool FitsInt32(PyArrayObject* array) {
+  if (PyArray_SIZE(array) == 0) return true;
+  PyObject* mn = PyArray_Min(array, NPY_RAVEL_AXIS, nullptr);
+  PyObject* mx = PyArray_Max(array, NPY_RAVEL_AXIS, nullptr);
+  bool fits = mn && mx && PyLong_AsLongLong(mn) >= INT32_MIN && PyLong_AsLongLong(mx) <= INT32_MAX;
+  Py_XDECREF(mn);
+  Py_XDECREF(mx);
+  PyErr_Clear();
+  return fits;
+}
+
 DType ListDefaultDType(PyArrayObject* array) {
   DType d = DType::kFloat32;
   DTypeFromNumpy(PyArray_TYPE(array), &d);
   if (d == DType::kFloat64) return DType::kFloat32;
-  if (d == DType::kInt64) {
-    // Keep int64 only if some value does not fit int32.
-    PyObject* mn = PyArray_Min(array, NPY_RAVEL_AXIS, nullptr);
-    PyObject* mx = PyArray_Max(array, NPY_RAVEL_AXIS, nullptr);
-    bool fits = mn && mx && PyLong_AsLongLong(mn) >= INT32_MIN && PyLong_AsLongLong(mx) <= INT32_MAX;
-    Py_XDECREF(mn);
-    Py_XDECREF(mx);
-    PyErr_Clear();
-    if (PyArray_SIZE(array) == 0 || fits) return DType::kInt32;
-  }
+  // Keep int64 only if some value does not fit int32.
+  if (d == DType::kInt64 && FitsInt32(array)) return DType::kInt32;
   return d;
 }
 
@@ -207,6 +210,13 @@ bool ConvertValue(PyObject* obj, const DType* dtype, RefPtr<TensorHandle>* out) 
       Py_DECREF(array);
       PyErr_Format(PyExc_TypeError, "cannot convert a list of floats to %s without losing information",
                    DTypeName(d));
+      return false;
+    }
+    // Python ints are exact: a value out of range is an error, never a
+    // silent wrap-around (as for a single scalar in StoreScalar).
+    if (d == DType::kInt32 && PyArray_ISINTEGER(array) && !FitsInt32(array)) {
+      Py_DECREF(array);
+      PyErr_SetString(PyExc_OverflowError, "a value in the list is out of range for int32");
       return false;
     }
     bool ok = ConvertArray(array, d, out);

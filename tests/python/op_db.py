@@ -227,6 +227,7 @@ def reduce_samples(kind):
         yield Sample("keepdims", (x3,), {"axis": [1], "keepdims": True})
         yield Sample("keepdims_all", (x3,), {"keepdims": True})
         yield Sample("axis_empty_list", (x3,), {"axis": []})
+        yield Sample("mixed_sign", (make(rng, (3, 5), dtype),), {"axis": 1})  # the int mean truncates toward 0
         yield Sample("scalar", (make(rng, (), dtype),))
         yield Sample("empty_rows", (make(rng, (0, 3), dtype),), {"axis": 1})
         loose = {"float32": (1e-4, 1e-4)}  # summation order differs from NumPy's over 70k terms
@@ -241,6 +242,7 @@ def reduce_errors(op_name):
         x = np.ones((2, 3), np.float32)
         yield ErrorInput("axis_out_of_range", (x,), {"axis": 2}, ValueError, rf"^{op_name}: .*axis")
         yield ErrorInput("axis_too_negative", (x,), {"axis": [-3]}, ValueError, rf"^{op_name}: .*axis")
+        yield ErrorInput("axis_duplicate", (x,), {"axis": [1, -1]}, ValueError, rf"^{op_name}: .*[Dd]uplicate")
         yield ErrorInput("axis_bad_type", (x,), {"axis": "x"}, TypeError, rf"^{op_name}: .*axis")
         yield ErrorInput("keepdims_bad_type", (x,), {"keepdims": "yes"}, TypeError, rf"^{op_name}: .*keepdims")
         yield ErrorInput("bool_input", (np.ones(3, np.bool_),), {}, TypeError, rf"^{op_name}: .*dtype bool")
