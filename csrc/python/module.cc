@@ -148,9 +148,6 @@ PYBIND11_MODULE(_C, m) {
     }
     return out;
   });
-  m.def("_set_tensor_class", [](py::object cls) {
-    SetTensorClass(reinterpret_cast<PyTypeObject*>(cls.ptr()));
-  });
   m.def("_set_dtype_objects", [](py::tuple objects) {
     std::vector<PyObject*> raw;
     for (auto o : objects) raw.push_back(o.ptr());

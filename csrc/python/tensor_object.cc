@@ -1,4 +1,4 @@
-// This file implements the TensorBase CPython type: metadata getters that
+// This file implements the ember.Tensor CPython type: metadata getters that
 // never wait, and _numpy(), which waits for the value.
 #include "python/tensor_object.h"
 
@@ -8,8 +8,7 @@
 namespace ember::python {
 namespace {
 
-PyTypeObject* g_base_type = nullptr;
-PyTypeObject* g_tensor_class = nullptr;  // ember.Tensor, once registered
+PyTypeObject* g_tensor_type = nullptr;
 PyObject* g_dtype_objects[kNumDTypes] = {};
 
 void TensorDealloc(PyObject* self) {
@@ -109,24 +108,21 @@ bool InitTensorType(PyObject* module) {
       {Py_tp_getset, kGetSets},
       {Py_tp_methods, kMethods},
       {Py_tp_new, reinterpret_cast<void*>(TensorNew)},
-      {Py_tp_doc, const_cast<char*>("Base of ember.Tensor: a handle to a (possibly pending) value.")},
+      {Py_tp_doc, const_cast<char*>("A handle to a (possibly pending) value; see python/ember/tensor.py.")},
       {0, nullptr},
   };
-  static PyType_Spec spec = {"ember._C.TensorBase", sizeof(PyTensor), 0,
+  // Not a GC type: a tensor references no Python objects, and skipping GC
+  // tracking keeps allocation cheap on the per-op path.
+  static PyType_Spec spec = {"ember.Tensor", sizeof(PyTensor), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
   PyObject* type = PyType_FromSpec(&spec);
   if (!type) return false;
   reinterpret_cast<PyTypeObject*>(type)->tp_weaklistoffset = offsetof(PyTensor, weakreflist);
-  g_base_type = reinterpret_cast<PyTypeObject*>(type);
-  return PyModule_AddObject(module, "TensorBase", type) == 0;
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(type);
+  return PyModule_AddObject(module, "Tensor", type) == 0;
 }
 
-bool IsTensor(PyObject* obj) { return PyObject_TypeCheck(obj, g_base_type); }
-
-void SetTensorClass(PyTypeObject* cls) {
-  Py_XINCREF(cls);
-  g_tensor_class = cls;
-}
+bool IsTensor(PyObject* obj) { return PyObject_TypeCheck(obj, g_tensor_type); }
 
 void SetDTypeObjects(PyObject* const* objects, int n) {
   for (int i = 0; i < n && i < kNumDTypes; ++i) {
@@ -138,8 +134,7 @@ void SetDTypeObjects(PyObject* const* objects, int n) {
 PyObject* DTypeObject(DType dtype) { return g_dtype_objects[static_cast<int>(dtype)]; }
 
 PyObject* WrapHandle(RefPtr<TensorHandle> handle) {
-  PyTypeObject* type = g_tensor_class ? g_tensor_class : g_base_type;
-  PyObject* obj = type->tp_alloc(type, 0);
+  PyObject* obj = g_tensor_type->tp_alloc(g_tensor_type, 0);
   if (!obj) return nullptr;
   PyTensor* t = reinterpret_cast<PyTensor*>(obj);
   t->handle = handle.Release();

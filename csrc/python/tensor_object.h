@@ -1,4 +1,4 @@
-// This file declares the CPython type behind ember.Tensor (ember._C.TensorBase).
+// This file declares ember.Tensor, a CPython type defined in C++.
 #pragma once
 
 #include <Python.h>
@@ -7,16 +7,17 @@
 
 namespace ember::python {
 
-// The Python object owns one reference to its handle. ember.Tensor is a
-// Python subclass (python/ember/tensor.py) adding the pure-Python methods;
-// C++ creates instances of that subclass once it is registered.
+// The Python object owns one reference to its handle. The type holds the
+// metadata getters and _numpy(); python/ember/tensor.py installs the
+// pure-Python methods (repr, __array__, ...) and the generated operators
+// on the same type, so there is no Python subclass on the per-op path.
 struct PyTensor {
   PyObject_HEAD
   TensorHandle* handle;
   PyObject* weakreflist;
 };
 
-// Adds TensorBase to `module`. Returns false with a Python error set.
+// Adds Tensor to `module`. Returns false with a Python error set.
 bool InitTensorType(PyObject* module);
 bool IsTensor(PyObject* obj);
 inline TensorHandle* HandleOf(PyObject* obj) { return reinterpret_cast<PyTensor*>(obj)->handle; }
@@ -28,8 +29,7 @@ PyObject* WrapHandle(RefPtr<TensorHandle> handle);
 // exception set if it failed.
 bool AwaitHandle(TensorHandle* handle);
 
-// Registration from python/ember at import (borrowed refs are kept).
-void SetTensorClass(PyTypeObject* cls);
+// Registration from python/ember at import (new references are kept).
 void SetDTypeObjects(PyObject* const* objects, int n);
 
 // The ember.DType object for `dtype` (borrowed), registered from Python.

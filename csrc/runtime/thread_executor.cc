@@ -17,14 +17,15 @@ ThreadExecutor::~ThreadExecutor() {
 }
 
 void ThreadExecutor::Enqueue(std::unique_ptr<Task> task) {
-  bool was_empty;
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    was_empty = queue_.empty();
     queue_.push_back(std::move(task));
+    queued_.fetch_add(1, std::memory_order_release);
+    wake = sleeping_;
   }
-  // The worker only sleeps on an empty queue, so only that push must wake it.
-  if (was_empty) work_cv_.notify_one();
+  // A spinning or busy worker sees the task without a futex wake-up.
+  if (wake) work_cv_.notify_one();
 }
 
 void ThreadExecutor::WaitIdle() {
@@ -32,20 +33,47 @@ void ThreadExecutor::WaitIdle() {
   idle_cv_.wait(lock, [this] { return queue_.empty() && !running_task_; });
 }
 
+namespace {
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Note [Executor spinning]: after draining its queue the worker polls for
+// a few tens of microseconds before sleeping. Eager programs issue ops in
+// bursts; during a burst the producer then never pays for waking the
+// worker (a futex call and a context switch, several microseconds).
+constexpr int kSpinIterations = 2000;
+
+}  // namespace
+
 void ThreadExecutor::WorkerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    work_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping and drained
+    if (queue_.empty()) {
+      running_task_ = false;
+      idle_cv_.notify_all();
+      lock.unlock();
+      for (int i = 0; i < kSpinIterations && queued_.load(std::memory_order_acquire) == 0; ++i) CpuRelax();
+      lock.lock();
+      if (queue_.empty()) {
+        if (stopping_) return;
+        sleeping_ = true;
+        work_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        sleeping_ = false;
+        if (queue_.empty()) return;  // stopping and drained
+      }
+    }
     std::unique_ptr<Task> task = std::move(queue_.front());
     queue_.pop_front();
+    queued_.fetch_sub(1, std::memory_order_relaxed);
     running_task_ = true;
     lock.unlock();
     task->Run();
     task.reset();  // release buffers before reporting idle
     lock.lock();
-    running_task_ = false;
-    if (queue_.empty()) idle_cv_.notify_all();
   }
 }
 

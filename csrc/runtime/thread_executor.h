@@ -1,6 +1,7 @@
 // This file declares ThreadExecutor: one worker thread draining a FIFO queue.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -33,6 +34,8 @@ class ThreadExecutor final : public Executor {
   std::deque<std::unique_ptr<Task>> queue_;
   bool running_task_ = false;
   bool stopping_ = false;
+  bool sleeping_ = false;  // the worker waits on work_cv_ (guarded by mu_)
+  std::atomic<size_t> queued_{0};  // queue_.size(), readable without mu_
   std::thread worker_;
 };
 

@@ -13,7 +13,6 @@ from ember import _C
 from ember.dtypes import DType, as_dtype, bool, float32, float64, int32, int64  # noqa: A004
 from ember.tensor import Tensor
 
-_C._set_tensor_class(Tensor)
 _C._set_dtype_objects((bool, int32, int64, float32, float64))
 
 from ember import config  # noqa: E402

@@ -5,15 +5,14 @@ import numpy as np
 from ember import _C
 
 
-class Tensor(_C.TensorBase):
-    """A value produced by an op, possibly still being computed.
+class _TensorMethods:
+    """The pure-Python part of ember.Tensor, installed on the C++ type below.
 
-    ``shape``, ``dtype`` and ``device`` are known at once. Reading the value
-    (``numpy()``, ``print``, ``float()``, ``bool()``) waits for it, and
-    raises the error of the op that failed if it did.
+    ember.Tensor is defined in C++ (csrc/python/tensor_object.cc) so that
+    creating one per op output is cheap; its methods that need no speed
+    live here.
     """
 
-    __slots__ = ()
     # NumPy defers to our reflected operators (np_array + tensor -> Tensor).
     __array_priority__ = 100
     # Element-wise __eq__ makes tensors unhashable, as in TensorFlow.
@@ -74,3 +73,16 @@ class Tensor(_C.TensorBase):
         if self.ndim == 0:
             return format(self._numpy().item(), spec)
         return str(self)
+
+
+Tensor = _C.Tensor
+Tensor.__doc__ = """A value produced by an op, possibly still being computed.
+
+``shape``, ``dtype`` and ``device`` are known at once. Reading the value
+(``numpy()``, ``print``, ``float()``, ``bool()``) waits for it, and raises
+the error of the op that failed if it did.
+"""
+for _name, _value in vars(_TensorMethods).items():
+    if _name not in ("__module__", "__dict__", "__weakref__", "__doc__", "__qualname__"):
+        setattr(Tensor, _name, _value)
+del _name, _value

@@ -1,7 +1,7 @@
 // This file implements the cast CPU kernels (every pair of dtypes).
-#include <Eigen/Core>
 #include <type_traits>
 
+#include "kernels/cpu/eigen.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 

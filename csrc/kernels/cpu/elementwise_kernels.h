@@ -3,7 +3,7 @@
 // instantiate them (unary.cc, arithmetic.cc, comparison.cc).
 #pragma once
 
-#include <Eigen/Core>
+#include "kernels/cpu/eigen.h"
 
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/parallel.h"

@@ -2,7 +2,7 @@
 // structs that apply to Eigen array expressions.
 #pragma once
 
-#include <Eigen/Core>
+#include "kernels/cpu/eigen.h"
 
 namespace ember::cpu {
 

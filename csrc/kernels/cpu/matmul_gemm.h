@@ -1,6 +1,6 @@
 // This file declares MatmulRows, the Eigen GEMM call behind the matmul
-// kernel. It is explicitly instantiated in matmul_gemm_float.cc and
-// matmul_gemm_int.cc so that GEMM compiles once per dtype, in parallel.
+// kernel. It is explicitly instantiated in matmul_gemm_{f32,f64,i32,i64}.cc
+// so that GEMM compiles once per dtype, in parallel.
 #pragma once
 
 #include <cstdint>

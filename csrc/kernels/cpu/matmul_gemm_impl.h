@@ -1,15 +1,8 @@
 // This file defines MatmulRows; include it only from the .cc files that
-// instantiate it (matmul_gemm_float.cc, matmul_gemm_int.cc).
+// instantiate it (matmul_gemm_*.cc).
 #pragma once
 
-// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 GEMM
-// kernels once they are inlined here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <Eigen/Core>
-
+#include "kernels/cpu/eigen.h"
 #include "kernels/cpu/matmul_gemm.h"
 
 namespace ember::cpu {
@@ -45,7 +38,3 @@ void MatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t ro
 }
 
 }  // namespace ember::cpu
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif

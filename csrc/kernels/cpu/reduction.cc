@@ -1,6 +1,5 @@
 // This file implements the reduction CPU kernels (reduce_sum, reduce_mean,
 // reduce_max) and RegisterCpuReductionKernels.
-#include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -8,6 +7,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_device.h"
+#include "kernels/cpu/eigen.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 #include "kernels/cpu/transpose.h"
