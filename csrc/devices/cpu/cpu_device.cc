@@ -1,5 +1,7 @@
 // This file implements CpuDevice and the CPU runtime's start-up.
-#define EIGEN_USE_THREADS
+#ifndef EIGEN_USE_THREADS
+#define EIGEN_USE_THREADS  // also set by the ember_eigen target
+#endif
 #include "devices/cpu/cpu_device.h"
 
 #include <thread>
