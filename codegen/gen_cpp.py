@@ -93,8 +93,16 @@ def generate_cpp(defs: OpDefs) -> dict[str, str]:
     """Returns {relative path: content} for the --cpp-out directory."""
     ops = [_op_view(op) for op in defs.ops]
     ctx = {"ops": ops, "num_ops": len(ops)}
-    return {
+    # Note [Per-family attrs headers]: a kernel includes only the attrs of
+    # its own family (ops/attrs/<file stem>.gen.h), so adding an op to one
+    # family does not recompile the kernels of every other family.
+    families = sorted({op.family for op in defs.ops})
+    out = {
         "ops/op_ids.gen.h": render("op_ids.gen.h.j2", **ctx),
-        "ops/op_attrs.gen.h": render("op_attrs.gen.h.j2", **ctx),
+        "ops/op_attrs.gen.h": render("op_attrs_all.gen.h.j2", families=families),
         "ops/op_table.gen.cc": render("op_table.gen.cc.j2", **ctx),
     }
+    for family in families:
+        members = [v for v, op in zip(ops, defs.ops) if op.family == family]
+        out[f"ops/attrs/{family}.gen.h"] = render("op_attrs.gen.h.j2", ops=members, family=family)
+    return out

@@ -21,6 +21,23 @@ void KernelRegistry::Register(OpId op, DeviceTypeId device, std::vector<DType> d
   entries_.push_back(Entry{op, device, std::move(dtypes)});
 }
 
+void KernelRegistry::Register(const char* op_name, DeviceTypeId device, std::vector<DType> dtypes,
+                              KernelFactory factory) {
+  const OpDef* op = nullptr;
+  if (!FindOpDef(op_name, &op).ok()) {
+    unknown_ops_.push_back(op_name);
+    return;
+  }
+  Register(op->id, device, std::move(dtypes), factory);
+}
+
+Status KernelRegistry::CheckRegistrations() const {
+  if (unknown_ops_.empty()) return Status::OK();
+  std::string names;
+  for (const std::string& n : unknown_ops_) names += (names.empty() ? "" : ", ") + n;
+  return Internal("kernels registered for unknown ops: " + names);
+}
+
 KernelFactory KernelRegistry::Find(OpId op, DeviceTypeId device, uint64_t type_key) const {
   auto it = factories_.find(Key{op, device, type_key});
   return it == factories_.end() ? nullptr : it->second;

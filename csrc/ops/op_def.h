@@ -9,9 +9,13 @@
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "core/status.h"
-#include "ops/op_ids.gen.h"
 
 namespace ember {
+
+// Declared opaque here: the enumerators live in the generated
+// ops/op_ids.gen.h, which changes whenever an op is added, so only the few
+// files that name specific ops include it (kernels register by name).
+enum class OpId : int32_t;
 
 struct OpDef;
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -74,6 +75,11 @@ class KernelRegistry {
   // `dtypes` lists the dtype bound to each of the op's type variables, in
   // declaration order (empty for ops without type variables).
   void Register(OpId op, DeviceTypeId device, std::vector<DType> dtypes, KernelFactory factory);
+  // The same by op name, resolved once at start-up; an unknown name is
+  // recorded and reported by CheckRegistrations (a typo fails the import).
+  void Register(const char* op_name, DeviceTypeId device, std::vector<DType> dtypes,
+                KernelFactory factory);
+  Status CheckRegistrations() const;
   KernelFactory Find(OpId op, DeviceTypeId device, uint64_t type_key) const;
   bool HasAnyKernel(OpId op, DeviceTypeId device) const;
 
@@ -100,6 +106,7 @@ class KernelRegistry {
   };
   std::unordered_map<Key, KernelFactory, KeyHash> factories_;
   std::vector<Entry> entries_;
+  std::vector<std::string> unknown_ops_;
 };
 
 // Convenience for the common case: a kernel class constructible from

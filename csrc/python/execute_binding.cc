@@ -5,6 +5,7 @@
 #include <array>
 
 #include "python/attr_convert.h"
+#include "ops/op_ids.gen.h"
 #include "python/convert.h"
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"

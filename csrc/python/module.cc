@@ -129,6 +129,10 @@ PYBIND11_MODULE(_C, m) {
 #ifdef EMBER_WITH_CUDA
   InitCudaDevices();
 #endif
+  if (Status s = KernelRegistry::Global().CheckRegistrations(); !s.ok()) {
+    PyErr_SetString(PyExc_ImportError, s.message().c_str());
+    throw py::error_already_set();
+  }
   if (!InitTensorType(m.ptr())) throw py::error_already_set();
   if (PyModule_AddFunctions(m.ptr(), kRawMethods) < 0) throw py::error_already_set();
 

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "ops/op_kernel.h"
+#include "ops/op_ids.gen.h"
 #include "runtime/context.h"
 #include "runtime/kernel_launch.h"
 #include "runtime/placement.h"

@@ -14,6 +14,7 @@
 #include "kernels/cpu/broadcast.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_fns/shape_fns.h"
+#include "ops/op_ids.gen.h"
 
 namespace ember {
 namespace {

@@ -1,5 +1,6 @@
 // Tests Execute end to end from C++: binding, shapes, async and sync runs.
 #include "runtime/execute.h"
+#include "ops/op_ids.gen.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
 // Tests KernelCache: hits, misses, attribute keys and LRU eviction.
 #include "runtime/kernel_cache.h"
+#include "ops/op_ids.gen.h"
 
 #include <gtest/gtest.h>
 

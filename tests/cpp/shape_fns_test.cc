@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/shape_fns/shape_fns.h"
+#include "ops/op_ids.gen.h"
 
 namespace ember::shape_fns {
 namespace {

@@ -15,13 +15,13 @@ struct Arithmetic {
 }  // namespace
 
 void RegisterArithmeticKernels(KernelRegistry& r) {
-  RegisterForTypes<Arithmetic<AddFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kAdd);
-  RegisterForTypes<Arithmetic<SubtractFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kSubtract);
-  RegisterForTypes<Arithmetic<MultiplyFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kMultiply);
-  RegisterForTypes<Arithmetic<MaximumFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kMaximum);
-  RegisterForTypes<Arithmetic<MinimumFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kMinimum);
+  RegisterForTypes<Arithmetic<AddFn>::Kernel, float, double, int32_t, int64_t>(r, "add");
+  RegisterForTypes<Arithmetic<SubtractFn>::Kernel, float, double, int32_t, int64_t>(r, "subtract");
+  RegisterForTypes<Arithmetic<MultiplyFn>::Kernel, float, double, int32_t, int64_t>(r, "multiply");
+  RegisterForTypes<Arithmetic<MaximumFn>::Kernel, float, double, int32_t, int64_t>(r, "maximum");
+  RegisterForTypes<Arithmetic<MinimumFn>::Kernel, float, double, int32_t, int64_t>(r, "minimum");
   // Integer operands are cast to float64 by the runtime before divide.
-  RegisterForTypes<Arithmetic<DivideFn>::Kernel, float, double>(r, OpId::kDivide);
+  RegisterForTypes<Arithmetic<DivideFn>::Kernel, float, double>(r, "divide");
 }
 
 }  // namespace ember::cpu

@@ -39,7 +39,7 @@ class CastKernel final : public OpKernel {
 
 template <typename Src, typename... Dsts>
 void RegisterCastsFrom(KernelRegistry& r) {
-  (r.Register(OpId::kCast, kCpuDeviceType, {DTypeOf<Src>::value, DTypeOf<Dsts>::value},
+  (r.Register("cast", kCpuDeviceType, {DTypeOf<Src>::value, DTypeOf<Dsts>::value},
               &MakeKernel<CastKernel<Src, Dsts>>),
    ...);
 }

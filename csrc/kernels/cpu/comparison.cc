@@ -15,12 +15,12 @@ struct Comparison {
 }  // namespace
 
 void RegisterComparisonKernels(KernelRegistry& r) {
-  RegisterForTypes<Comparison<EqualFn>::Kernel, bool, float, double, int32_t, int64_t>(r, OpId::kEqual);
-  RegisterForTypes<Comparison<NotEqualFn>::Kernel, bool, float, double, int32_t, int64_t>(r, OpId::kNotEqual);
-  RegisterForTypes<Comparison<LessFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kLess);
-  RegisterForTypes<Comparison<LessEqualFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kLessEqual);
-  RegisterForTypes<Comparison<GreaterFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kGreater);
-  RegisterForTypes<Comparison<GreaterEqualFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kGreaterEqual);
+  RegisterForTypes<Comparison<EqualFn>::Kernel, bool, float, double, int32_t, int64_t>(r, "equal");
+  RegisterForTypes<Comparison<NotEqualFn>::Kernel, bool, float, double, int32_t, int64_t>(r, "not_equal");
+  RegisterForTypes<Comparison<LessFn>::Kernel, float, double, int32_t, int64_t>(r, "less");
+  RegisterForTypes<Comparison<LessEqualFn>::Kernel, float, double, int32_t, int64_t>(r, "less_equal");
+  RegisterForTypes<Comparison<GreaterFn>::Kernel, float, double, int32_t, int64_t>(r, "greater");
+  RegisterForTypes<Comparison<GreaterEqualFn>::Kernel, float, double, int32_t, int64_t>(r, "greater_equal");
 }
 
 }  // namespace ember::cpu

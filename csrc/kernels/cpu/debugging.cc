@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "devices/cpu/cpu_device.h"
-#include "ops/op_attrs.gen.h"
+#include "ops/attrs/debugging.gen.h"
 #include "ops/op_kernel.h"
 
 namespace ember {
@@ -34,9 +34,9 @@ class CheckNumericsKernel final : public OpKernel {
 }  // namespace
 
 void RegisterCpuDebuggingKernels(KernelRegistry& registry) {
-  registry.Register(OpId::kCheckNumerics, kCpuDeviceType, {DType::kFloat32},
+  registry.Register("check_numerics", kCpuDeviceType, {DType::kFloat32},
                     &MakeKernel<CheckNumericsKernel<float>>);
-  registry.Register(OpId::kCheckNumerics, kCpuDeviceType, {DType::kFloat64},
+  registry.Register("check_numerics", kCpuDeviceType, {DType::kFloat64},
                     &MakeKernel<CheckNumericsKernel<double>>);
 }
 

@@ -61,10 +61,10 @@ class FillKernel final : public OpKernel {
 
 void RegisterFillKernels(KernelRegistry& r) {
   for (DType t : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
-    r.Register(OpId::kZeros, kCpuDeviceType, {t}, &MakeKernel<ZerosKernel>);
+    r.Register("zeros", kCpuDeviceType, {t}, &MakeKernel<ZerosKernel>);
   }
-  RegisterForTypes<OnesKernel, bool, int32_t, int64_t, float, double>(r, OpId::kOnes);
-  RegisterForTypes<FillKernel, bool, int32_t, int64_t, float, double>(r, OpId::kFill);
+  RegisterForTypes<OnesKernel, bool, int32_t, int64_t, float, double>(r, "ones");
+  RegisterForTypes<FillKernel, bool, int32_t, int64_t, float, double>(r, "fill");
 }
 
 }  // namespace ember::cpu

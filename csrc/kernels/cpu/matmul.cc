@@ -7,7 +7,7 @@
 #include "kernels/cpu/matmul_gemm.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
-#include "ops/op_attrs.gen.h"
+#include "ops/attrs/linalg.gen.h"
 
 namespace ember::cpu {
 namespace {
@@ -70,7 +70,7 @@ class MatmulKernel final : public OpKernel {
 namespace ember {
 
 void RegisterCpuMatmulKernels(KernelRegistry& r) {
-  cpu::RegisterForTypes<cpu::MatmulKernel, float, double, int32_t, int64_t>(r, OpId::kMatmul);
+  cpu::RegisterForTypes<cpu::MatmulKernel, float, double, int32_t, int64_t>(r, "matmul");
 }
 
 }  // namespace ember

@@ -11,7 +11,7 @@
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 #include "kernels/cpu/transpose.h"
-#include "ops/op_attrs.gen.h"
+#include "ops/attrs/reduction.gen.h"
 #include "ops/shape_fns/shape_fns.h"
 
 namespace ember::cpu {
@@ -216,9 +216,9 @@ namespace ember {
 
 void RegisterCpuReductionKernels(KernelRegistry& r) {
   using cpu::Reduction;
-  cpu::RegisterForTypes<Reduction<cpu::SumReducer>::Kernel, float, double, int32_t, int64_t>(r, OpId::kReduceSum);
-  cpu::RegisterForTypes<Reduction<cpu::MeanReducer>::Kernel, float, double, int32_t, int64_t>(r, OpId::kReduceMean);
-  cpu::RegisterForTypes<Reduction<cpu::MaxReducer>::Kernel, float, double, int32_t, int64_t>(r, OpId::kReduceMax);
+  cpu::RegisterForTypes<Reduction<cpu::SumReducer>::Kernel, float, double, int32_t, int64_t>(r, "reduce_sum");
+  cpu::RegisterForTypes<Reduction<cpu::MeanReducer>::Kernel, float, double, int32_t, int64_t>(r, "reduce_mean");
+  cpu::RegisterForTypes<Reduction<cpu::MaxReducer>::Kernel, float, double, int32_t, int64_t>(r, "reduce_max");
 }
 
 }  // namespace ember

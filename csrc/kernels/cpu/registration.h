@@ -19,7 +19,7 @@ void RegisterFillKernels(KernelRegistry& registry);        // fill.cc
 
 // Registers K<T> for op on the CPU for each T in Ts.
 template <template <typename> class K, typename... Ts>
-void RegisterForTypes(KernelRegistry& registry, OpId op) {
+void RegisterForTypes(KernelRegistry& registry, const char* op) {
   (registry.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value}, &MakeKernel<K<Ts>>), ...);
 }
 

@@ -25,8 +25,8 @@ namespace ember {
 
 void RegisterCpuShapeKernels(KernelRegistry& r) {
   for (DType t : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
-    r.Register(OpId::kReshape, kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);
-    r.Register(OpId::kIdentity, kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);
+    r.Register("reshape", kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);
+    r.Register("identity", kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);
   }
   cpu::RegisterTransposeKernels(r);
   cpu::RegisterCastKernels(r);

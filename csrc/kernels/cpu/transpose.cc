@@ -7,7 +7,7 @@
 
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
-#include "ops/op_attrs.gen.h"
+#include "ops/attrs/shape.gen.h"
 #include "ops/shape_fns/shape_fns.h"
 
 namespace ember::cpu {
@@ -149,7 +149,7 @@ void PermuteCopy(Device* device, const void* in, void* out, size_t elem_size, co
 
 void RegisterTransposeKernels(KernelRegistry& r) {
   for (DType t : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
-    r.Register(OpId::kTranspose, kCpuDeviceType, {t}, &MakeKernel<TransposeKernel>);
+    r.Register("transpose", kCpuDeviceType, {t}, &MakeKernel<TransposeKernel>);
   }
 }
 

@@ -15,14 +15,14 @@ struct Unary {
 }  // namespace
 
 void RegisterUnaryKernels(KernelRegistry& r) {
-  RegisterForTypes<Unary<NegativeFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kNegative);
-  RegisterForTypes<Unary<AbsFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kAbs);
-  RegisterForTypes<Unary<ReluFn>::Kernel, float, double, int32_t, int64_t>(r, OpId::kRelu);
-  RegisterForTypes<Unary<ExpFn>::Kernel, float, double>(r, OpId::kExp);
-  RegisterForTypes<Unary<LogFn>::Kernel, float, double>(r, OpId::kLog);
-  RegisterForTypes<Unary<SqrtFn>::Kernel, float, double>(r, OpId::kSqrt);
-  RegisterForTypes<Unary<TanhFn>::Kernel, float, double>(r, OpId::kTanh);
-  RegisterForTypes<Unary<SigmoidFn>::Kernel, float, double>(r, OpId::kSigmoid);
+  RegisterForTypes<Unary<NegativeFn>::Kernel, float, double, int32_t, int64_t>(r, "negative");
+  RegisterForTypes<Unary<AbsFn>::Kernel, float, double, int32_t, int64_t>(r, "abs");
+  RegisterForTypes<Unary<ReluFn>::Kernel, float, double, int32_t, int64_t>(r, "relu");
+  RegisterForTypes<Unary<ExpFn>::Kernel, float, double>(r, "exp");
+  RegisterForTypes<Unary<LogFn>::Kernel, float, double>(r, "log");
+  RegisterForTypes<Unary<SqrtFn>::Kernel, float, double>(r, "sqrt");
+  RegisterForTypes<Unary<TanhFn>::Kernel, float, double>(r, "tanh");
+  RegisterForTypes<Unary<SigmoidFn>::Kernel, float, double>(r, "sigmoid");
 }
 
 }  // namespace ember::cpu
