@@ -22,6 +22,16 @@ _GETTERS = {
 }
 
 
+# The C++ element type kernels are instantiated with, per dtype name.
+CPP_ELEMENT_TYPES = {
+    "bool": "bool",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "float32": "float",
+    "float64": "double",
+}
+
+
 def dtype_enum(name: str) -> str:
     return "DType::k" + camel(name)
 
@@ -97,7 +107,11 @@ def generate_cpp(defs: OpDefs) -> dict[str, str]:
     # its own family (ops/attrs/<file stem>.gen.h), so adding an op to one
     # family does not recompile the kernels of every other family.
     families = sorted({op.family for op in defs.ops})
+    type_sets = [{"camel": camel(name), "name": name,
+                  "types": [CPP_ELEMENT_TYPES[d] for d in members]}
+                 for name, members in defs.type_sets]
     out = {
+        "ops/type_sets.gen.h": render("type_sets.gen.h.j2", type_sets=type_sets),
         "ops/op_ids.gen.h": render("op_ids.gen.h.j2", **ctx),
         "ops/op_attrs.gen.h": render("op_attrs_all.gen.h.j2", families=families),
         "ops/op_table.gen.cc": render("op_table.gen.cc.j2", **ctx),

@@ -15,13 +15,13 @@ struct Arithmetic {
 }  // namespace
 
 void RegisterArithmeticKernels(KernelRegistry& r) {
-  RegisterForTypes<Arithmetic<AddFn>::Kernel, float, double, int32_t, int64_t>(r, "add");
-  RegisterForTypes<Arithmetic<SubtractFn>::Kernel, float, double, int32_t, int64_t>(r, "subtract");
-  RegisterForTypes<Arithmetic<MultiplyFn>::Kernel, float, double, int32_t, int64_t>(r, "multiply");
-  RegisterForTypes<Arithmetic<MaximumFn>::Kernel, float, double, int32_t, int64_t>(r, "maximum");
-  RegisterForTypes<Arithmetic<MinimumFn>::Kernel, float, double, int32_t, int64_t>(r, "minimum");
+  RegisterForTypeSet<Arithmetic<AddFn>::Kernel>(r, "add", type_sets::Numeric{});
+  RegisterForTypeSet<Arithmetic<SubtractFn>::Kernel>(r, "subtract", type_sets::Numeric{});
+  RegisterForTypeSet<Arithmetic<MultiplyFn>::Kernel>(r, "multiply", type_sets::Numeric{});
+  RegisterForTypeSet<Arithmetic<MaximumFn>::Kernel>(r, "maximum", type_sets::Numeric{});
+  RegisterForTypeSet<Arithmetic<MinimumFn>::Kernel>(r, "minimum", type_sets::Numeric{});
   // Integer operands are cast to float64 by the runtime before divide.
-  RegisterForTypes<Arithmetic<DivideFn>::Kernel, float, double>(r, "divide");
+  RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "divide", type_sets::Float{});
 }
 
 }  // namespace ember::cpu

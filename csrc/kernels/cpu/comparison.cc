@@ -15,12 +15,12 @@ struct Comparison {
 }  // namespace
 
 void RegisterComparisonKernels(KernelRegistry& r) {
-  RegisterForTypes<Comparison<EqualFn>::Kernel, bool, float, double, int32_t, int64_t>(r, "equal");
-  RegisterForTypes<Comparison<NotEqualFn>::Kernel, bool, float, double, int32_t, int64_t>(r, "not_equal");
-  RegisterForTypes<Comparison<LessFn>::Kernel, float, double, int32_t, int64_t>(r, "less");
-  RegisterForTypes<Comparison<LessEqualFn>::Kernel, float, double, int32_t, int64_t>(r, "less_equal");
-  RegisterForTypes<Comparison<GreaterFn>::Kernel, float, double, int32_t, int64_t>(r, "greater");
-  RegisterForTypes<Comparison<GreaterEqualFn>::Kernel, float, double, int32_t, int64_t>(r, "greater_equal");
+  RegisterForTypeSet<Comparison<EqualFn>::Kernel>(r, "equal", type_sets::All{});
+  RegisterForTypeSet<Comparison<NotEqualFn>::Kernel>(r, "not_equal", type_sets::All{});
+  RegisterForTypeSet<Comparison<LessFn>::Kernel>(r, "less", type_sets::Numeric{});
+  RegisterForTypeSet<Comparison<LessEqualFn>::Kernel>(r, "less_equal", type_sets::Numeric{});
+  RegisterForTypeSet<Comparison<GreaterFn>::Kernel>(r, "greater", type_sets::Numeric{});
+  RegisterForTypeSet<Comparison<GreaterEqualFn>::Kernel>(r, "greater_equal", type_sets::Numeric{});
 }
 
 }  // namespace ember::cpu

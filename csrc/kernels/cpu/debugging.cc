@@ -3,6 +3,7 @@
 
 #include "devices/cpu/cpu_device.h"
 #include "ops/attrs/debugging.gen.h"
+#include "kernels/cpu/registration.h"
 #include "ops/op_kernel.h"
 
 namespace ember {
@@ -34,10 +35,7 @@ class CheckNumericsKernel final : public OpKernel {
 }  // namespace
 
 void RegisterCpuDebuggingKernels(KernelRegistry& registry) {
-  registry.Register("check_numerics", kCpuDeviceType, {DType::kFloat32},
-                    &MakeKernel<CheckNumericsKernel<float>>);
-  registry.Register("check_numerics", kCpuDeviceType, {DType::kFloat64},
-                    &MakeKernel<CheckNumericsKernel<double>>);
+  cpu::RegisterForTypeSet<CheckNumericsKernel>(registry, "check_numerics", type_sets::Float{});
 }
 
 }  // namespace ember

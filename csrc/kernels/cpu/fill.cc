@@ -63,8 +63,8 @@ void RegisterFillKernels(KernelRegistry& r) {
   for (DType t : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
     r.Register("zeros", kCpuDeviceType, {t}, &MakeKernel<ZerosKernel>);
   }
-  RegisterForTypes<OnesKernel, bool, int32_t, int64_t, float, double>(r, "ones");
-  RegisterForTypes<FillKernel, bool, int32_t, int64_t, float, double>(r, "fill");
+  RegisterForTypeSet<OnesKernel>(r, "ones", type_sets::All{});
+  RegisterForTypeSet<FillKernel>(r, "fill", type_sets::All{});
 }
 
 }  // namespace ember::cpu

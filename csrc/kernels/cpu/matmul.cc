@@ -70,7 +70,7 @@ class MatmulKernel final : public OpKernel {
 namespace ember {
 
 void RegisterCpuMatmulKernels(KernelRegistry& r) {
-  cpu::RegisterForTypes<cpu::MatmulKernel, float, double, int32_t, int64_t>(r, "matmul");
+  cpu::RegisterForTypeSet<cpu::MatmulKernel>(r, "matmul", type_sets::Numeric{});
 }
 
 }  // namespace ember

@@ -216,9 +216,9 @@ namespace ember {
 
 void RegisterCpuReductionKernels(KernelRegistry& r) {
   using cpu::Reduction;
-  cpu::RegisterForTypes<Reduction<cpu::SumReducer>::Kernel, float, double, int32_t, int64_t>(r, "reduce_sum");
-  cpu::RegisterForTypes<Reduction<cpu::MeanReducer>::Kernel, float, double, int32_t, int64_t>(r, "reduce_mean");
-  cpu::RegisterForTypes<Reduction<cpu::MaxReducer>::Kernel, float, double, int32_t, int64_t>(r, "reduce_max");
+  cpu::RegisterForTypeSet<Reduction<cpu::SumReducer>::Kernel>(r, "reduce_sum", type_sets::Numeric{});
+  cpu::RegisterForTypeSet<Reduction<cpu::MeanReducer>::Kernel>(r, "reduce_mean", type_sets::Numeric{});
+  cpu::RegisterForTypeSet<Reduction<cpu::MaxReducer>::Kernel>(r, "reduce_max", type_sets::Numeric{});
 }
 
 }  // namespace ember

@@ -7,6 +7,7 @@
 
 #include "core/dtype.h"
 #include "ops/op_kernel.h"
+#include "ops/type_sets.gen.h"
 
 namespace ember::cpu {
 
@@ -21,6 +22,13 @@ void RegisterFillKernels(KernelRegistry& registry);        // fill.cc
 template <template <typename> class K, typename... Ts>
 void RegisterForTypes(KernelRegistry& registry, const char* op) {
   (registry.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value}, &MakeKernel<K<Ts>>), ...);
+}
+
+// The same for a named dtype set of op_defs/_types.yaml, so the kernel's
+// dtypes follow the op definition's.
+template <template <typename> class K, typename... Ts>
+void RegisterForTypeSet(KernelRegistry& registry, const char* op, type_sets::TypeList<Ts...>) {
+  RegisterForTypes<K, Ts...>(registry, op);
 }
 
 }  // namespace ember::cpu

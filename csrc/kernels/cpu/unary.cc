@@ -15,14 +15,14 @@ struct Unary {
 }  // namespace
 
 void RegisterUnaryKernels(KernelRegistry& r) {
-  RegisterForTypes<Unary<NegativeFn>::Kernel, float, double, int32_t, int64_t>(r, "negative");
-  RegisterForTypes<Unary<AbsFn>::Kernel, float, double, int32_t, int64_t>(r, "abs");
-  RegisterForTypes<Unary<ReluFn>::Kernel, float, double, int32_t, int64_t>(r, "relu");
-  RegisterForTypes<Unary<ExpFn>::Kernel, float, double>(r, "exp");
-  RegisterForTypes<Unary<LogFn>::Kernel, float, double>(r, "log");
-  RegisterForTypes<Unary<SqrtFn>::Kernel, float, double>(r, "sqrt");
-  RegisterForTypes<Unary<TanhFn>::Kernel, float, double>(r, "tanh");
-  RegisterForTypes<Unary<SigmoidFn>::Kernel, float, double>(r, "sigmoid");
+  RegisterForTypeSet<Unary<NegativeFn>::Kernel>(r, "negative", type_sets::Numeric{});
+  RegisterForTypeSet<Unary<AbsFn>::Kernel>(r, "abs", type_sets::Numeric{});
+  RegisterForTypeSet<Unary<ReluFn>::Kernel>(r, "relu", type_sets::Numeric{});
+  RegisterForTypeSet<Unary<ExpFn>::Kernel>(r, "exp", type_sets::Float{});
+  RegisterForTypeSet<Unary<LogFn>::Kernel>(r, "log", type_sets::Float{});
+  RegisterForTypeSet<Unary<SqrtFn>::Kernel>(r, "sqrt", type_sets::Float{});
+  RegisterForTypeSet<Unary<TanhFn>::Kernel>(r, "tanh", type_sets::Float{});
+  RegisterForTypeSet<Unary<SigmoidFn>::Kernel>(r, "sigmoid", type_sets::Float{});
 }
 
 }  // namespace ember::cpu
