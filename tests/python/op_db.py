@@ -7,6 +7,8 @@ other value (lists, bools, strings, dtypes) is passed as is, as an attr.
 """
 
 import dataclasses
+import importlib
+import pathlib
 from typing import Callable, Optional
 
 import numpy as np
@@ -433,6 +435,14 @@ def _build():
         OpInfo("check_numerics", dbg.check_numerics, ref_check_numerics, check_numerics_samples,
                check_numerics_errors),
     ]
+    # Families added later keep their entries in op_db_<family>.py modules
+    # beside this file, each with `def entries(ember): -> list[OpInfo]`.
+    for path in sorted(pathlib.Path(__file__).parent.glob("op_db_*.py")):
+        module = importlib.import_module(path.stem)
+        entries.extend(module.entries(ember))
+    names = [e.name for e in entries]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    assert not duplicates, f"op_db: duplicate entries for {duplicates}"
     return {e.name: e for e in entries}
 
 
