@@ -63,9 +63,13 @@ def attr_value(attr: Attr) -> str:
 
 
 def _arg(op: Op, a: Arg) -> str:
+    type_var = op.type_var_index(a.type_var) if a.type_var is not None else -1
+    fixed = dtype_enum(a.fixed_dtype) if a.type_var is None else "DType::kBool"
+    if a.is_list:
+        return f'{{"{a.name}", {type_var}, {fixed}, /*is_list=*/true}}'
     if a.type_var is not None:
-        return f'{{"{a.name}", {op.type_var_index(a.type_var)}}}'
-    return f'{{"{a.name}", -1, {dtype_enum(a.fixed_dtype)}}}'
+        return f'{{"{a.name}", {type_var}}}'
+    return f'{{"{a.name}", -1, {fixed}}}'
 
 
 def _op_view(op: Op) -> dict:

@@ -29,7 +29,8 @@ def signature(op: Op, stub: bool = False) -> str:
     for pname in op.signature:
         p = op.param(pname)
         if isinstance(p, Arg):
-            parts.append(f"{p.name}: TensorLike" if stub else p.name)
+            kind = "Sequence[TensorLike]" if p.is_list else "TensorLike"
+            parts.append(f"{p.name}: {kind}" if stub else p.name)
             continue
         if stub:
             t = _PY_TYPES[p.type]
@@ -67,7 +68,9 @@ def docstring(op: Op) -> str:
     lines.append("Args:")
     for pname in op.signature:
         p = op.param(pname)
-        if isinstance(p, Arg):
+        if isinstance(p, Arg) and p.is_list:
+            desc = f"A list of `Tensor`s (or tensor-like values) of {_type_desc(op, p)}."
+        elif isinstance(p, Arg):
             desc = f"A `Tensor` (or tensor-like value) of {_type_desc(op, p)}."
         else:
             desc = f"{'An optional' if p.optional else 'A'} `{p.type}`."
@@ -79,7 +82,8 @@ def docstring(op: Op) -> str:
               "Returns:"]
     for o in op.outputs:
         extra = op.arg_doc(o.name)
-        lines.append(_wrap(f"A `Tensor` of {_type_desc(op, o)} (`{o.name}`)."
+        what = "A list of `Tensor`s" if o.is_list else "A `Tensor`"
+        lines.append(_wrap(f"{what} of {_type_desc(op, o)} (`{o.name}`)."
                            + (f" {extra}" if extra else ""), "  "))
     if op.type_vars:
         lines += ["", "Dtypes:"] + [_wrap(type_var_line(op, t), "  ") for t in op.type_vars]
@@ -96,7 +100,14 @@ def _op_view(op: Op) -> dict:
         "stub_signature": signature(op, stub=True),
         "docstring": docstring(op),
         "call_args": "".join(", " + a for a in args),
+        "returns": _returns(op),
     }
+
+
+def _returns(op: Op) -> str:
+    """The stub's return type: a list output is a list of tensors."""
+    kinds = ["list[Tensor]" if o.is_list else "Tensor" for o in op.outputs]
+    return kinds[0] if len(kinds) == 1 else f"tuple[{', '.join(kinds)}]"
 
 
 def _namespace_view(defs: OpDefs, ns: str) -> list[dict]:
@@ -135,7 +146,8 @@ def generate_docs(defs: OpDefs) -> str:
             "methods": ", ".join(f"`{t.name}`" for t in op.tensor_methods),
             "dtypes": [type_var_line(op, t) for t in op.type_vars],
             "params": [(p, op.arg_doc(p)) for p in op.signature if op.arg_doc(p)],
-            "outputs": [f"{o.name}: {o.type_name}" for o in op.outputs],
+            "outputs": [f"{o.name}: {'list(' + o.type_name + ')' if o.is_list else o.type_name}"
+                        for o in op.outputs],
             "shape_fn": op.shape_fn.name,
             "loc": str(op.loc),
         })

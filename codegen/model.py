@@ -71,6 +71,7 @@ class ShapeFnSpec:
     max_inputs: Optional[int]  # None: unbounded
     attrs: tuple[AttrReq, ...] = ()
     extra_attrs: bool = False  # may the op declare attrs beyond `attrs`?
+    num_outputs: Optional[int] = 1  # output arguments it sets; None: any number
 
     @property
     def cpp_name(self) -> str:
@@ -80,6 +81,7 @@ class ShapeFnSpec:
 # The shape functions in csrc/ops/shape_fns/shape_fns.h and what they read.
 SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("unchanged", 1, None, extra_attrs=True),
+    ShapeFnSpec("identity_n", 1, 1),
     ShapeFnSpec("broadcast_binary", 2, 2),
     ShapeFnSpec("matmul", 2, 2, (AttrReq("transpose_a", "bool", False),
                                  AttrReq("transpose_b", "bool", False))),
@@ -107,6 +109,7 @@ class Arg:
     type_var: Optional[str]
     fixed_dtype: Optional[str]  # set when type_var is None
     loc: Loc
+    is_list: bool = False  # declared `list(T)`: any number of tensors
 
     @property
     def type_name(self) -> str:
@@ -146,7 +149,7 @@ class Op:
     python_names: tuple[str, ...]  # "add", "math.add"
     tensor_methods: tuple[TensorMethod, ...]
     reusable_input: Optional[int]
-    output_is_view: bool  # output 0 views input 0's buffer (reshape, identity)
+    output_is_view: bool  # outputs view input buffers (reshape, identity, identity_n)
     signature: tuple[str, ...]  # Python parameter order (inputs and attrs)
     arg_docs: tuple[tuple[str, str], ...]
     loc: Loc
@@ -413,10 +416,14 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
             (arg_name, type_name), = item.items()
             if not isinstance(arg_name, str) or not _IDENT.match(arg_name):
                 raise err(item_line, f"bad {key[:-1]} name {arg_name!r}")
+            is_list = isinstance(type_name, str) and type_name.startswith("list(") \
+                and type_name.endswith(")")
+            if is_list:
+                type_name = type_name[5:-1]
             if type_name in tv_names:
-                args.append(Arg(arg_name, type_name, None, f.loc(item_line)))
+                args.append(Arg(arg_name, type_name, None, f.loc(item_line), is_list))
             elif type_name in DTYPES:
-                args.append(Arg(arg_name, None, type_name, f.loc(item_line)))
+                args.append(Arg(arg_name, None, type_name, f.loc(item_line), is_list))
             else:
                 raise err(item_line, f"{key[:-1]} {arg_name!r}: unknown type var or dtype "
                                      f"{type_name!r} (declared type vars: "
@@ -426,6 +433,9 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
     inputs, outputs = parse_args("inputs"), parse_args("outputs")
     if not outputs:
         raise err("outputs", "an op needs at least one output")
+    for out in outputs[:-1]:
+        if out.is_list:
+            raise err(out.loc.line, f"list output {out.name!r} must be the last output")
 
     attrs = _parse_attrs(f, m, what, err)
 
@@ -490,7 +500,7 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
         arity = 1 if mname in UNARY_METHODS else 2 if mname in BINARY_METHODS else None
         if arity is None:
             raise err(item_line, f"unknown tensor method {mname!r}")
-        if arity != len(inputs) or required_attrs:
+        if arity != len(inputs) or required_attrs or any(a.is_list for a in inputs):
             raise err(item_line, f"tensor method {mname!r} needs an op with {arity} input(s) "
                                  "and no required attrs")
         is_r = mname.startswith("__r") and mname in BINARY_METHODS
@@ -505,6 +515,8 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
         if not 0 <= reusable < len(inputs):
             raise err("reusable_input", f"reusable_input {reusable} is not an input index")
         src = inputs[reusable]
+        if src.is_list or outputs[0].is_list:
+            raise err("reusable_input", "reusable_input cannot involve a list argument")
         if src.type_name != outputs[0].type_name:
             raise err("reusable_input", f"reusable_input {reusable}: input {src.name!r} and "
                                         f"output {outputs[0].name!r} have different types")
@@ -610,8 +622,9 @@ def _check_shape_fn(m: YMap, inputs, outputs, attrs, err) -> ShapeFnSpec:
                 else f"at least {spec.min_inputs}" if spec.max_inputs is None
                 else f"{spec.min_inputs}..{spec.max_inputs}")
         raise err("shape_fn", f"shape_fn {fn_name!r} takes {want} input(s), op has {n}")
-    if len(outputs) != 1:
-        raise err("shape_fn", f"shape_fn {fn_name!r} sets exactly one output")
+    if spec.num_outputs is not None and len(outputs) != spec.num_outputs:
+        raise err("shape_fn", f"shape_fn {fn_name!r} sets exactly {spec.num_outputs} output(s), "
+                              f"op has {len(outputs)}")
     want_attrs = ", ".join(f"{r.name or '<any>'}: {r.type}{' (optional)' if r.optional else ''}"
                            for r in spec.attrs) or "none"
     mismatch = err("shape_fn", f"shape_fn {fn_name!r} requires leading attrs [{want_attrs}]"

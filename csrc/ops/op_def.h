@@ -19,22 +19,45 @@ enum class OpId : int32_t;
 
 struct OpDef;
 
+// Note [List arguments]: an input declared `list(T)` (concat's values,
+// add_n's inputs) takes any number of tensors, and an output declared
+// `list(T)` (split, unstack) yields a number of tensors the shape function
+// decides. Inputs are passed flat: input argument `a` covers the flat
+// inputs [arg_start(a), arg_start(a) + arg_size(a)). At most one output
+// may be a list, and it comes last.
+
 // Inputs and outputs of a shape function. Shape functions see only
 // metadata, never data, so they run the same in eager and graph mode.
 class ShapeContext {
  public:
+  // Fixed number of outputs, no list inputs (tests and simple callers).
   ShapeContext(const OpDef& op, const Shape* input_shapes, const DType* input_dtypes,
                int num_inputs, const AttrList& attrs, Shape* output_shapes)
       : op_(op), input_shapes_(input_shapes), input_dtypes_(input_dtypes),
-        num_inputs_(num_inputs), attrs_(attrs), output_shapes_(output_shapes) {}
+        num_inputs_(num_inputs), attrs_(attrs), fixed_outputs_(output_shapes) {}
+  // The runtime's form: `arg_starts` (null when no input is a list) has one
+  // entry per input argument plus an end, and the shape function of an op
+  // with a list output sizes `output_shapes` with set_num_outputs.
+  ShapeContext(const OpDef& op, const Shape* input_shapes, const DType* input_dtypes,
+               int num_inputs, const AttrList& attrs, std::vector<Shape>* output_shapes,
+               const int* arg_starts)
+      : op_(op), input_shapes_(input_shapes), input_dtypes_(input_dtypes),
+        num_inputs_(num_inputs), attrs_(attrs), outputs_(output_shapes), arg_starts_(arg_starts) {}
 
   const OpDef& op() const { return op_; }
   int num_inputs() const { return num_inputs_; }
   const Shape& input_shape(int i) const { return input_shapes_[i]; }
   DType input_dtype(int i) const { return input_dtypes_[i]; }
+  int arg_start(int arg) const { return arg_starts_ ? arg_starts_[arg] : arg; }
+  int arg_size(int arg) const { return arg_starts_ ? arg_starts_[arg + 1] - arg_starts_[arg] : 1; }
   const AttrList& attrs() const { return attrs_; }
   const AttrValue& attr(int i) const { return attrs_[i]; }
-  void set_output_shape(int i, Shape shape) { output_shapes_[i] = std::move(shape); }
+  void set_output_shape(int i, Shape shape) {
+    if (fixed_outputs_) fixed_outputs_[i] = std::move(shape);
+    else (*outputs_)[i] = std::move(shape);
+  }
+  // For an op whose last output is a list: the total number of outputs.
+  void set_num_outputs(int n) { if (outputs_) outputs_->resize(n); }
 
  private:
   const OpDef& op_;
@@ -42,7 +65,9 @@ class ShapeContext {
   const DType* input_dtypes_;
   int num_inputs_;
   const AttrList& attrs_;
-  Shape* output_shapes_;
+  Shape* fixed_outputs_ = nullptr;
+  std::vector<Shape>* outputs_ = nullptr;
+  const int* arg_starts_ = nullptr;
 };
 
 // Returns InvalidArgument describing the problem; execute() prefixes the
@@ -60,6 +85,7 @@ struct ArgDef {
   const char* name;
   int type_var = -1;                // index into OpDef::type_vars, or -1
   DType fixed_dtype = DType::kBool;  // used when type_var == -1
+  bool is_list = false;              // Note [List arguments]
 };
 
 struct AttrDef {
@@ -81,9 +107,16 @@ struct OpDef {
   // Output 0 may take over input `reusable_input`'s buffer when the runtime
   // holds the only reference and shape and dtype match (element-wise ops).
   int reusable_input = -1;
-  // Output 0 is a view of input 0's buffer (reshape, identity): the runtime
-  // does not preallocate it and the kernel calls KernelContext::set_output.
+  // Outputs are views of input buffers (reshape, identity, identity_n): the
+  // runtime preallocates none, and the kernel sets every output with
+  // KernelContext::set_output.
   bool output_is_view = false;
+
+  bool has_list_input() const {
+    for (const ArgDef& a : inputs) if (a.is_list) return true;
+    return false;
+  }
+  bool has_list_output() const { return !outputs.empty() && outputs.back().is_list; }
 };
 
 // All generated op definitions, indexed by OpId.

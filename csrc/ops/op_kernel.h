@@ -22,14 +22,19 @@ namespace ember {
 class KernelContext {
  public:
   KernelContext(const OpDef& op, Device* device, const AttrList& attrs,
-                std::vector<Tensor>* inputs, std::vector<Tensor>* outputs)
-      : op_(op), device_(device), attrs_(attrs), inputs_(inputs), outputs_(outputs) {}
+                std::vector<Tensor>* inputs, std::vector<Tensor>* outputs,
+                const int* arg_starts = nullptr)
+      : op_(op), device_(device), attrs_(attrs), inputs_(inputs), outputs_(outputs),
+        arg_starts_(arg_starts) {}
 
   const OpDef& op() const { return op_; }
   Device* device() const { return device_; }
   const AttrList& attrs() const { return attrs_; }
   int num_inputs() const { return static_cast<int>(inputs_->size()); }
   const Tensor& input(int i) const { return (*inputs_)[i]; }
+  // Flat range of input argument `arg` (Note [List arguments] in op_def.h).
+  int arg_start(int arg) const { return arg_starts_ ? arg_starts_[arg] : arg; }
+  int arg_size(int arg) const { return arg_starts_ ? arg_starts_[arg + 1] - arg_starts_[arg] : 1; }
   int num_outputs() const { return static_cast<int>(outputs_->size()); }
   Tensor& output(int i) { return (*outputs_)[i]; }
   // For ops whose output is a view of an input (reshape, identity): replace
@@ -42,6 +47,7 @@ class KernelContext {
   const AttrList& attrs_;
   std::vector<Tensor>* inputs_;
   std::vector<Tensor>* outputs_;
+  const int* arg_starts_;
 };
 
 // A kernel instance is built once per kernel-cache key (op, device, dtypes,

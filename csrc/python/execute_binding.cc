@@ -45,30 +45,112 @@ bool IsTemporary(PyObject* obj) {
 #endif
 }
 
-PyObject* WrapOutputs(ExecuteResult& result) {
-  if (result.outputs.size() == 1) return WrapHandle(std::move(result.outputs[0]));
-  PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(result.outputs.size()));
-  if (!tuple) return nullptr;
-  for (size_t i = 0; i < result.outputs.size(); ++i) {
-    PyObject* t = WrapHandle(std::move(result.outputs[i]));
+// Re-raises the pending Python error as "<op>: argument '<arg>': <message>",
+// keeping its type. Returns nullptr.
+PyObject* PrefixPythonError(const OpDef& op, const char* arg) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_Format(type ? type : PyExc_TypeError, "%s: argument '%s': %S", op.name, arg, value ? value : Py_None);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+  return nullptr;
+}
+
+// One Tensor for a single output; a list for a single list output; else a
+// tuple whose trailing list output, if any, is a list.
+PyObject* WrapOutputs(const OpDef& op, ExecuteResult& result) {
+  auto& outs = result.outputs;
+  if (!op.has_list_output() && outs.size() == 1) return WrapHandle(std::move(outs[0]));
+  const size_t fixed = op.has_list_output() ? op.outputs.size() - 1 : outs.size();
+  PyObject* list = nullptr;
+  if (op.has_list_output()) {
+    list = PyList_New(static_cast<Py_ssize_t>(outs.size() - fixed));
+    if (!list) return nullptr;
+    for (size_t i = fixed; i < outs.size(); ++i) {
+      PyObject* t = WrapHandle(std::move(outs[i]));
+      if (!t) return Py_DECREF(list), nullptr;
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i - fixed), t);
+    }
+    if (fixed == 0) return list;
+  }
+  PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(fixed + (list ? 1 : 0)));
+  if (!tuple) return Py_XDECREF(list), nullptr;
+  for (size_t i = 0; i < fixed; ++i) {
+    PyObject* t = WrapHandle(std::move(outs[i]));
     if (!t) {
+      Py_XDECREF(list);
       Py_DECREF(tuple);
       return nullptr;
     }
     PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(i), t);
   }
+  if (list) PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(fixed), list);
   return tuple;
 }
 
+// The op's inputs as one flat array (Note [List arguments]): list arguments
+// are expanded from any Python sequence.
+struct FlatInputs {
+  std::vector<PyObject*> values;  // borrowed from the arguments or `owned`
+  std::vector<int> arg_of;        // argument index of each flat input
+  std::vector<int> list_sizes;    // per argument; empty without list inputs
+  std::vector<PyObject*> owned;   // PySequence_Fast results to release
+
+  ~FlatInputs() {
+    for (PyObject* o : owned) Py_DECREF(o);
+  }
+  bool Build(const OpDef& op, PyObject* const* args) {
+    const int n_args = static_cast<int>(op.inputs.size());
+    const bool lists = op.has_list_input();
+    if (lists) list_sizes.assign(n_args, 1);
+    for (int a = 0; a < n_args; ++a) {
+      if (!op.inputs[a].is_list) {
+        values.push_back(args[a]);
+        arg_of.push_back(a);
+        continue;
+      }
+      if (IsTensor(args[a]) || !PySequence_Check(args[a])) {
+        PyErr_Format(PyExc_TypeError, "%s: argument '%s' expects a list of tensors, got %s", op.name,
+                     op.inputs[a].name, Py_TYPE(args[a])->tp_name);
+        return false;
+      }
+      PyObject* seq = PySequence_Fast(args[a], "");
+      if (!seq) return false;
+      owned.push_back(seq);
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      list_sizes[a] = static_cast<int>(n);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        values.push_back(PySequence_Fast_GET_ITEM(seq, i));
+        arg_of.push_back(a);
+      }
+    }
+    return true;
+  }
+};
+
 }  // namespace
 
-PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_inputs, PyObject* const* py_attrs,
+PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* py_attrs,
                     bool allow_donation) {
-  const int n = static_cast<int>(op.inputs.size());
   AttrList attrs(op.attrs.size());
   for (size_t i = 0; i < op.attrs.size(); ++i) {
     if (!ConvertAttr(op, op.attrs[i], py_attrs[i], &attrs[i])) return nullptr;
   }
+
+  // Ops without list inputs (nearly all) use the arguments in place.
+  FlatInputs flat;
+  PyObject* const* py_inputs = py_args;
+  int n = static_cast<int>(op.inputs.size());
+  const int* list_sizes = nullptr;
+  if (op.has_list_input()) {
+    if (!flat.Build(op, py_args)) return nullptr;
+    py_inputs = flat.values.data();
+    n = static_cast<int>(flat.values.size());
+    list_sizes = flat.list_sizes.data();
+    allow_donation = false;
+  }
+  auto arg_name = [&](int i) { return op.inputs[flat.arg_of.empty() ? i : flat.arg_of[i]].name; };
 
   // Fast path: every input already a tensor -> Execute binds the types.
   std::array<RefPtr<TensorHandle>, kMaxFastInputs> small_handles;
@@ -96,32 +178,29 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_inputs, PyObject* const
     // each non-tensor input directly in its bound dtype.
     std::vector<InputTypeInfo> infos(n);
     for (int i = 0; i < n; ++i) {
-      if (!ClassifyValue(py_inputs[i], &infos[i])) return nullptr;
+      if (!ClassifyValue(py_inputs[i], &infos[i])) return PrefixPythonError(op, arg_name(i));
     }
-    Status s = BindTypeVars(op, infos.data(), attrs, bindings.data());
+    std::vector<int> arg_starts;
+    if (list_sizes) {
+      arg_starts.assign(1, 0);
+      for (size_t a = 0; a < op.inputs.size(); ++a) arg_starts.push_back(arg_starts.back() + list_sizes[a]);
+    }
+    Status s = BindTypeVars(op, infos.data(), arg_starts.empty() ? nullptr : arg_starts.data(), attrs,
+                            bindings.data());
     if (!s.ok()) return SetPythonError(s.WithPrefix(std::string(op.name) + ": "));
     bindings_ptr = bindings.data();
     for (int i = 0; i < n; ++i) {
       if (handles[i]) continue;
-      DType want = ArgDType(op.inputs[i], bindings.data());
+      DType want = ArgDType(op.inputs[flat.arg_of.empty() ? i : flat.arg_of[i]], bindings.data());
       // Strong NumPy inputs keep their dtype here; Execute casts them.
       const DType* target = infos[i].weak ? &want : nullptr;
-      if (!ConvertValue(py_inputs[i], target, &handles[i])) {
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        PyErr_Format(type ? type : PyExc_TypeError, "%s: argument '%s': %S", op.name, op.inputs[i].name,
-                     value ? value : Py_None);
-        Py_XDECREF(type);
-        Py_XDECREF(value);
-        Py_XDECREF(tb);
-        return nullptr;
-      }
+      if (!ConvertValue(py_inputs[i], target, &handles[i])) return PrefixPythonError(op, arg_name(i));
     }
   }
 
   ExecuteResult result;
   TensorHandle** raw = reinterpret_cast<TensorHandle**>(handles);
-  Status s = Execute(op, raw, n, attrs, bindings_ptr, donated, &result);
+  Status s = Execute(op, raw, n, attrs, bindings_ptr, donated, &result, list_sizes);
   if (!s.ok()) return SetPythonError(s);
 
   if (result.inline_task) {
@@ -138,7 +217,7 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_inputs, PyObject* const
       if (out->IsError()) return SetPythonError(out->error());
     }
   }
-  return WrapOutputs(result);
+  return WrapOutputs(op, result);
 }
 
 PyObject* ExecuteFast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {

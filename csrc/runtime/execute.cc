@@ -1,6 +1,7 @@
 // This file implements Execute: one function per stage, run in order.
 #include "runtime/execute.h"
 
+#include <algorithm>
 #include <array>
 
 #include "ops/op_kernel.h"
@@ -15,11 +16,30 @@ namespace {
 
 Status Prefixed(const OpDef& op, const Status& s) { return s.WithPrefix(std::string(op.name) + ": "); }
 
-Status CheckArity(const OpDef& op, int num_inputs, const AttrList& attrs) {
-  if (num_inputs != static_cast<int>(op.inputs.size())) {
-    return InvalidArgument("expected " + std::to_string(op.inputs.size()) + " inputs, got " +
+// Computes the flat layout of the inputs (Note [List arguments]): one
+// start per input argument plus the end. Empty when no input is a list.
+Status InputLayout(const OpDef& op, int num_inputs, const int* list_sizes,
+                   std::vector<int>* arg_starts) {
+  if (!op.has_list_input()) {
+    if (num_inputs != static_cast<int>(op.inputs.size())) {
+      return InvalidArgument("expected " + std::to_string(op.inputs.size()) + " inputs, got " +
+                             std::to_string(num_inputs));
+    }
+    return Status::OK();
+  }
+  if (list_sizes == nullptr) return InvalidArgument("list input sizes missing");
+  arg_starts->assign(1, 0);
+  for (size_t a = 0; a < op.inputs.size(); ++a) {
+    arg_starts->push_back(arg_starts->back() + (op.inputs[a].is_list ? list_sizes[a] : 1));
+  }
+  if (arg_starts->back() != num_inputs) {
+    return InvalidArgument("expected " + std::to_string(arg_starts->back()) + " inputs, got " +
                            std::to_string(num_inputs));
   }
+  return Status::OK();
+}
+
+Status CheckAttrs(const OpDef& op, const AttrList& attrs) {
   if (attrs.size() != op.attrs.size()) {
     return InvalidArgument("expected " + std::to_string(op.attrs.size()) + " attributes, got " +
                            std::to_string(attrs.size()));
@@ -27,25 +47,33 @@ Status CheckArity(const OpDef& op, int num_inputs, const AttrList& attrs) {
   return Status::OK();
 }
 
-Status BindFromInputs(const OpDef& op, TensorHandle* const* inputs, const AttrList& attrs,
-                      DType* bindings) {
+Status BindFromInputs(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
+                      const int* arg_starts, const AttrList& attrs, DType* bindings) {
   std::array<InputTypeInfo, 16> small;
   std::vector<InputTypeInfo> large;
   InputTypeInfo* infos = small.data();
-  if (op.inputs.size() > small.size()) {
-    large.resize(op.inputs.size());
+  if (num_inputs > static_cast<int>(small.size())) {
+    large.resize(num_inputs);
     infos = large.data();
   }
-  for (size_t i = 0; i < op.inputs.size(); ++i) infos[i] = {inputs[i]->dtype(), false, DTypeKind::kBool};
-  return BindTypeVars(op, infos, attrs, bindings);
+  for (int i = 0; i < num_inputs; ++i) infos[i] = {inputs[i]->dtype(), false, DTypeKind::kBool};
+  return BindTypeVars(op, infos, arg_starts, attrs, bindings);
+}
+
+// The argument a flat input index belongs to.
+const ArgDef& InputArg(const OpDef& op, const int* arg_starts, int flat) {
+  if (arg_starts == nullptr) return op.inputs[flat];
+  size_t a = 0;
+  while (arg_starts[a + 1] <= flat) ++a;
+  return op.inputs[a];
 }
 
 // Inputs whose dtype differs from their bound dtype (mixed-dtype operands
 // after promotion) go through the cast op, asynchronously like any op.
-Status CastInputs(const OpDef& op, TensorHandle* const* inputs, const DType* bindings,
-                  std::vector<RefPtr<TensorHandle>>* cast_inputs) {
-  for (size_t i = 0; i < op.inputs.size(); ++i) {
-    DType want = ArgDType(op.inputs[i], bindings);
+Status CastInputs(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const int* arg_starts,
+                  const DType* bindings, std::vector<RefPtr<TensorHandle>>* cast_inputs) {
+  for (int i = 0; i < num_inputs; ++i) {
+    DType want = ArgDType(InputArg(op, arg_starts, i), bindings);
     if (inputs[i]->dtype() == want) {
       cast_inputs->push_back(RefPtr<TensorHandle>::Share(inputs[i]));
       continue;
@@ -59,7 +87,7 @@ Status CastInputs(const OpDef& op, TensorHandle* const* inputs, const DType* bin
 }
 
 Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs,
-                   const AttrList& attrs, std::vector<Shape>* output_shapes) {
+                   const int* arg_starts, const AttrList& attrs, std::vector<Shape>* output_shapes) {
   // Most ops have few inputs: keep their metadata on the stack.
   constexpr size_t kInline = 4;
   const size_t n = inputs.size();
@@ -80,30 +108,38 @@ Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inp
     dtypes[i] = inputs[i]->dtype();
   }
   output_shapes->resize(op.outputs.size());
-  ShapeContext ctx(op, shapes, dtypes, static_cast<int>(n), attrs, output_shapes->data());
-  return op.shape_fn(ctx);
+  ShapeContext ctx(op, shapes, dtypes, static_cast<int>(n), attrs, output_shapes, arg_starts);
+  EMBER_RETURN_IF_ERROR(op.shape_fn(ctx));
+  if (!op.has_list_output() && output_shapes->size() != op.outputs.size()) {
+    return Internal("shape function changed the number of outputs");
+  }
+  return Status::OK();
 }
 
 }  // namespace
 
 Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const AttrList& attrs,
-               const DType* bindings, uint32_t donated_mask, ExecuteResult* result) {
-  Status s = CheckArity(op, num_inputs, attrs);
+               const DType* bindings, uint32_t donated_mask, ExecuteResult* result,
+               const int* list_sizes) {
+  std::vector<int> layout;
+  Status s = InputLayout(op, num_inputs, list_sizes, &layout);
+  if (s.ok()) s = CheckAttrs(op, attrs);
   if (!s.ok()) return Prefixed(op, s);
+  const int* arg_starts = layout.empty() ? nullptr : layout.data();
 
   std::array<DType, kMaxTypeVars> bound{};
   if (bindings == nullptr) {
-    s = BindFromInputs(op, inputs, attrs, bound.data());
+    s = BindFromInputs(op, inputs, num_inputs, arg_starts, attrs, bound.data());
     if (!s.ok()) return Prefixed(op, s);
     bindings = bound.data();
   }
 
   std::vector<RefPtr<TensorHandle>> typed_inputs;
   typed_inputs.reserve(num_inputs);
-  EMBER_RETURN_IF_ERROR(CastInputs(op, inputs, bindings, &typed_inputs));
+  EMBER_RETURN_IF_ERROR(CastInputs(op, inputs, num_inputs, arg_starts, bindings, &typed_inputs));
 
   std::vector<Shape> output_shapes;
-  s = InferShapes(op, typed_inputs, attrs, &output_shapes);
+  s = InferShapes(op, typed_inputs, arg_starts, attrs, &output_shapes);
   if (!s.ok()) return Prefixed(op, s);
 
   const uint64_t type_key = PackTypeKey(bindings, static_cast<int>(op.type_vars.size()));
@@ -124,16 +160,18 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   if (kernel == nullptr) return Prefixed(op, s);
 
   result->outputs.clear();
-  result->outputs.reserve(op.outputs.size());
-  for (size_t i = 0; i < op.outputs.size(); ++i) {
-    result->outputs.push_back(TensorHandle::CreatePending(ArgDType(op.outputs[i], bindings),
-                                                          std::move(output_shapes[i]), device));
+  result->outputs.reserve(output_shapes.size());
+  for (size_t i = 0; i < output_shapes.size(); ++i) {
+    // Outputs past the declared ones belong to the trailing list output.
+    const ArgDef& arg = op.outputs[std::min(i, op.outputs.size() - 1)];
+    result->outputs.push_back(
+        TensorHandle::CreatePending(ArgDType(arg, bindings), std::move(output_shapes[i]), device));
   }
 
   const bool async = Context::Global().async();
   auto launch = std::make_unique<KernelLaunch>(op, device, std::move(kernel), attrs,
                                                std::move(typed_inputs), result->outputs,
-                                               donated_mask, async);
+                                               donated_mask, async, std::move(layout));
   if (async) {
     device->executor()->Enqueue(std::move(launch));
   } else {

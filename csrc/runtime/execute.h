@@ -23,12 +23,14 @@ struct ExecuteResult {
 // handles -> enqueue (async) or hand back (sync). Every error up to the
 // enqueue is returned here, synchronously, prefixed with the op name.
 //
+// `inputs` are flat; for ops with list inputs `list_sizes` gives, per input
+// argument, how many tensors a list argument has (Note [List arguments]).
 // `bindings` may be null: the variables are then bound from the inputs'
 // dtypes (all strong). `donated_mask` bit i promises that nobody but this
 // call will ever read input i again (see Note [Buffer donation]).
 Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
                const AttrList& attrs, const DType* bindings, uint32_t donated_mask,
-               ExecuteResult* result);
+               ExecuteResult* result, const int* list_sizes = nullptr);
 
 // Execute, then in sync mode run the kernel inline. For C++ callers.
 Status ExecuteAndRun(const OpDef& op, TensorHandle* const* inputs, int num_inputs,

@@ -21,7 +21,8 @@ void KernelLaunch::Run() {
   std::vector<Tensor> outputs;
   Status s = AllocateOutputs(inputs, &outputs);
   if (s.ok()) {
-    KernelContext ctx(op_, device_, attrs_, &inputs, &outputs);
+    KernelContext ctx(op_, device_, attrs_, &inputs, &outputs,
+                      arg_starts_.empty() ? nullptr : arg_starts_.data());
     s = kernel_->Compute(ctx);
   }
   if (!s.ok()) {
@@ -41,7 +42,7 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
   outputs->reserve(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorHandle& out = *outputs_[i];
-    if (i == 0 && op_.output_is_view) {
+    if (op_.output_is_view) {
       outputs->emplace_back(out.dtype(), out.shape(), nullptr);
       continue;
     }

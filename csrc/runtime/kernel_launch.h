@@ -16,10 +16,11 @@ class KernelLaunch final : public Task {
  public:
   KernelLaunch(const OpDef& op, Device* device, std::shared_ptr<const OpKernel> kernel,
                AttrList attrs, std::vector<RefPtr<TensorHandle>> inputs,
-               std::vector<RefPtr<TensorHandle>> outputs, uint32_t donated_mask, bool async)
+               std::vector<RefPtr<TensorHandle>> outputs, uint32_t donated_mask, bool async,
+               std::vector<int> arg_starts = {})
       : op_(op), device_(device), kernel_(std::move(kernel)), attrs_(std::move(attrs)),
         inputs_(std::move(inputs)), outputs_(std::move(outputs)),
-        donated_mask_(donated_mask), async_(async) {}
+        donated_mask_(donated_mask), async_(async), arg_starts_(std::move(arg_starts)) {}
 
   // Waits for the inputs, allocates the outputs, runs the kernel and
   // publishes the outputs (or the error) on the output handles.
@@ -37,6 +38,7 @@ class KernelLaunch final : public Task {
   std::vector<RefPtr<TensorHandle>> outputs_;
   uint32_t donated_mask_;
   bool async_;
+  std::vector<int> arg_starts_;  // empty unless an input is a list
 };
 
 }  // namespace ember

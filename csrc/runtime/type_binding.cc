@@ -10,8 +10,8 @@ namespace ember {
 // promoted along the lattice of PromoteTypes; weak inputs only raise the
 // *kind* (bool < int < float): float32 + 2.0 stays float32, int32 + 2.5
 // becomes float32. With only weak inputs the kind's default dtype is used.
-Status BindTypeVars(const OpDef& op, const InputTypeInfo* inputs, const AttrList& attrs,
-                    DType* bindings) {
+Status BindTypeVars(const OpDef& op, const InputTypeInfo* inputs, const int* arg_starts,
+                    const AttrList& attrs, DType* bindings) {
   const int num_vars = static_cast<int>(op.type_vars.size());
   if (num_vars > kMaxTypeVars) return Internal("too many type variables");
   for (int v = 0; v < num_vars; ++v) {
@@ -24,16 +24,20 @@ Status BindTypeVars(const OpDef& op, const InputTypeInfo* inputs, const AttrList
       bool have_strong = false;
       bool have_weak = false;
       DTypeKind weak_kind = DTypeKind::kBool;
-      for (size_t i = 0; i < op.inputs.size(); ++i) {
-        if (op.inputs[i].type_var != v) continue;
-        if (from_arg == nullptr) from_arg = op.inputs[i].name;
-        const InputTypeInfo& in = inputs[i];
-        if (in.weak) {
-          weak_kind = have_weak ? std::max(weak_kind, in.weak_kind) : in.weak_kind;
-          have_weak = true;
-        } else {
-          bound = have_strong ? PromoteTypes(bound, in.dtype) : in.dtype;
-          have_strong = true;
+      for (size_t a = 0; a < op.inputs.size(); ++a) {
+        if (op.inputs[a].type_var != v) continue;
+        if (from_arg == nullptr) from_arg = op.inputs[a].name;
+        const int begin = arg_starts ? arg_starts[a] : static_cast<int>(a);
+        const int end = arg_starts ? arg_starts[a + 1] : begin + 1;
+        for (int i = begin; i < end; ++i) {
+          const InputTypeInfo& in = inputs[i];
+          if (in.weak) {
+            weak_kind = have_weak ? std::max(weak_kind, in.weak_kind) : in.weak_kind;
+            have_weak = true;
+          } else {
+            bound = have_strong ? PromoteTypes(bound, in.dtype) : in.dtype;
+            have_strong = true;
+          }
         }
       }
       if (!have_strong) {

@@ -22,8 +22,10 @@ struct InputTypeInfo {
 
 // Fills bindings[0 .. op.type_vars.size()). TypeError, naming the op's
 // argument, when a binding falls outside the variable's allowed set.
-Status BindTypeVars(const OpDef& op, const InputTypeInfo* inputs, const AttrList& attrs,
-                    DType* bindings);
+// `inputs` is flat; `arg_starts` maps arguments to it (Note [List
+// arguments]) and may be null when no input is a list.
+Status BindTypeVars(const OpDef& op, const InputTypeInfo* inputs, const int* arg_starts,
+                    const AttrList& attrs, DType* bindings);
 
 // The dtype input/output `arg` has under `bindings`.
 inline DType ArgDType(const ArgDef& arg, const DType* bindings) {

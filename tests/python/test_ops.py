@@ -12,7 +12,16 @@ from op_db import OP_DB, samples_for
 def _to_ember(value):
     if isinstance(value, (np.ndarray, np.generic)):
         return ember.constant(np.asarray(value))
+    if isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) for v in value):
+        return [_to_ember(v) for v in value]  # a list argument (concat's values, ...)
     return value
+
+
+def _flat(value):
+    """Outputs as a flat list: a Tensor, a list output, or a tuple of them."""
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _flat(v)]
+    return [value]
 
 
 def _call(info, sample):
@@ -38,7 +47,24 @@ ERROR_CASES = list(_error_cases())
 
 
 def _expected(info, sample):
-    return np.asarray(info.ref(*sample.args, **sample.kwargs))
+    """The reference outputs, flat (see _flat)."""
+    return [np.asarray(e) for e in _flat(info.ref(*sample.args, **sample.kwargs))]
+
+
+def _check(info, sample, result, expected):
+    results = _flat(result)
+    assert len(results) == len(expected), f"{len(results)} outputs, reference has {len(expected)}"
+    for tensor, want in zip(results, expected):
+        assert isinstance(tensor, ember.Tensor)
+        assert tensor.dtype == want.dtype, f"dtype {tensor.dtype.name}, reference {want.dtype}"
+        actual = tensor.numpy()
+        assert actual.dtype == want.dtype
+        assert actual.shape == want.shape
+        rtol, atol = info.tolerance(want.dtype.name, sample)
+        if rtol == 0 and atol == 0:
+            np.testing.assert_array_equal(actual, want)
+        else:
+            np.testing.assert_allclose(actual, want, rtol=rtol, atol=atol)
 
 
 @pytest.mark.parametrize("op_name, dtype, index", SAMPLE_CASES)
@@ -47,16 +73,7 @@ def test_matches_reference(mode, op_name, dtype, index):
     sample = samples_for(info, dtype)[index]
     expected = _expected(info, sample)
     result = _call(info, sample)
-    assert isinstance(result, ember.Tensor)
-    assert result.dtype == expected.dtype, f"dtype {result.dtype.name}, reference {expected.dtype}"
-    actual = result.numpy()
-    assert actual.dtype == expected.dtype
-    assert actual.shape == expected.shape
-    rtol, atol = info.tolerance(expected.dtype.name, sample)
-    if rtol == 0 and atol == 0:
-        np.testing.assert_array_equal(actual, expected)
-    else:
-        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
+    _check(info, sample, result, expected)
 
 
 def _temporary(array):
@@ -64,8 +81,14 @@ def _temporary(array):
     return ember.negative(ember.negative(ember.constant(array)))
 
 
-DONATION_CASES = [c for c in SAMPLE_CASES if c.values[1] != "bool"
-                  and isinstance(samples_for(OP_DB[c.values[0]], c.values[1])[c.values[2]].args[0], np.ndarray)]
+def _donation_case(case):
+    info = OP_DB[case.values[0]]
+    sample = samples_for(info, case.values[1])[case.values[2]]
+    return (case.values[1] != "bool" and len(_expected(info, sample)) == 1
+            and bool(sample.args) and isinstance(sample.args[0], np.ndarray))
+
+
+DONATION_CASES = [c for c in SAMPLE_CASES if _donation_case(c)]
 
 
 @pytest.mark.parametrize("op_name, dtype, index", DONATION_CASES)
@@ -78,9 +101,7 @@ def test_matches_reference_with_temporary_input(mode, op_name, dtype, index):
     expected = _expected(info, sample)
     rest = [_to_ember(a) for a in sample.args[1:]]
     result = info.op(_temporary(sample.args[0]), *rest, **sample.kwargs)
-    rtol, atol = info.tolerance(expected.dtype.name, sample)
-    np.testing.assert_allclose(result.numpy(), expected, rtol=rtol, atol=atol)
-    assert result.dtype == expected.dtype
+    _check(info, sample, result, expected)
     for tensor, array in zip(rest, sample.args[1:]):
         if isinstance(tensor, ember.Tensor):
             np.testing.assert_array_equal(tensor.numpy(), array)
@@ -91,13 +112,16 @@ def test_shape_known_before_value(mode, op_name, dtype, index):
     info = OP_DB[op_name]
     sample = samples_for(info, dtype)[index]
     result = _call(info, sample)
-    # Metadata only: these must not need the kernel to have run.
-    shape, ndim, device = result.shape, result.ndim, result.device
     expected = _expected(info, sample)
-    assert isinstance(shape, tuple)
-    assert shape == expected.shape
-    assert ndim == expected.ndim
-    assert device == "cpu:0"
+    results = _flat(result)
+    assert len(results) == len(expected)
+    for tensor, want in zip(results, expected):
+        # Metadata only: these must not need the kernel to have run.
+        shape, ndim, device = tensor.shape, tensor.ndim, tensor.device
+        assert isinstance(shape, tuple)
+        assert shape == want.shape
+        assert ndim == want.ndim
+        assert device == "cpu:0"
     ember.sync()
 
 

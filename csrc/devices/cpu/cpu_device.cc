@@ -48,6 +48,7 @@ void InitCpuDevice() {
     RegisterCpuMatmulKernels(registry);
     RegisterCpuShapeKernels(registry);
     RegisterCpuDebuggingKernels(registry);
+    RegisterCpuListKernels(registry);
     return true;
   }();
   (void)done;

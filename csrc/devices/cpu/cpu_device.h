@@ -44,5 +44,6 @@ void RegisterCpuReductionKernels(KernelRegistry& registry);
 void RegisterCpuMatmulKernels(KernelRegistry& registry);
 void RegisterCpuShapeKernels(KernelRegistry& registry);
 void RegisterCpuDebuggingKernels(KernelRegistry& registry);
+void RegisterCpuListKernels(KernelRegistry& registry);
 
 }  // namespace ember

@@ -19,6 +19,8 @@ namespace ember::shape_fns {
 
 // Output 0 has input 0's shape (element-wise unary ops, cast, identity).
 Status Unchanged(ShapeContext& ctx);
+// identity_n: one output per (list) input, same shapes (lists.cc).
+Status IdentityN(ShapeContext& ctx);
 
 // Output 0 is the NumPy broadcast of inputs 0 and 1.
 Status BroadcastBinary(ShapeContext& ctx);
