@@ -17,6 +17,8 @@ namespace {
 
 constexpr int kMaxFastInputs = 8;
 
+PyTypeObject* g_variable_type = nullptr;
+
 // Releasing the GIL costs about as much as a tiny kernel; only do it when
 // the kernel may run long or has to wait.
 constexpr int64_t kReleaseGilElements = 1 << 15;
@@ -152,6 +154,31 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
   }
   auto arg_name = [&](int i) { return op.inputs[flat.arg_of.empty() ? i : flat.arg_of[i]].name; };
 
+  // Variables are read as their current value, and pin the op to their
+  // device. Their values are never donated: the variable still holds them.
+  std::vector<PyObject*> unwrapped;
+  std::vector<PyObject*> variable_values;  // owned references
+  struct ReleaseValues {
+    std::vector<PyObject*>& v;
+    ~ReleaseValues() { for (PyObject* o : v) Py_DECREF(o); }
+  } release_values{variable_values};
+  Device* resource_device = nullptr;
+  for (int i = 0; g_variable_type != nullptr && i < n; ++i) {
+    if (IsTensor(py_inputs[i]) || !PyObject_TypeCheck(py_inputs[i], g_variable_type)) continue;
+    PyObject* value = PyObject_GetAttrString(py_inputs[i], "_value");
+    if (value == nullptr) return PrefixPythonError(op, arg_name(i));
+    variable_values.push_back(value);
+    if (!IsTensor(value)) {
+      PyErr_Format(PyExc_TypeError, "%s: argument '%s': variable has no tensor value", op.name, arg_name(i));
+      return nullptr;
+    }
+    if (unwrapped.empty()) unwrapped.assign(py_inputs, py_inputs + n);
+    unwrapped[i] = value;
+    resource_device = HandleOf(value)->device();
+    allow_donation = false;
+  }
+  if (!unwrapped.empty()) py_inputs = unwrapped.data();
+
   // Fast path: every input already a tensor -> Execute binds the types.
   std::array<RefPtr<TensorHandle>, kMaxFastInputs> small_handles;
   std::vector<RefPtr<TensorHandle>> large_handles;
@@ -200,7 +227,7 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
 
   ExecuteResult result;
   TensorHandle** raw = reinterpret_cast<TensorHandle**>(handles);
-  Status s = Execute(op, raw, n, attrs, bindings_ptr, donated, &result, list_sizes);
+  Status s = Execute(op, raw, n, attrs, bindings_ptr, donated, &result, list_sizes, resource_device);
   if (!s.ok()) return SetPythonError(s);
 
   if (result.inline_task) {
@@ -218,6 +245,11 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
     }
   }
   return WrapOutputs(op, result);
+}
+
+void SetVariableType(PyTypeObject* type) {
+  Py_XINCREF(type);
+  g_variable_type = type;
 }
 
 PyObject* ExecuteFast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {

@@ -7,6 +7,10 @@
 
 namespace ember::python {
 
+// Registers ember.Variable: ops read a variable argument's current value
+// (its `_value` tensor) and run on the variable's device.
+void SetVariableType(PyTypeObject* type);
+
 // _C._execute(op_id, *inputs, *attrs): the generated bindings' fast path.
 PyObject* ExecuteFast(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
 

@@ -152,6 +152,9 @@ PYBIND11_MODULE(_C, m) {
     }
     return out;
   });
+  m.def("_set_variable_type", [](py::object cls) {
+    SetVariableType(reinterpret_cast<PyTypeObject*>(cls.ptr()));
+  });
   m.def("_set_dtype_objects", [](py::tuple objects) {
     std::vector<PyObject*> raw;
     for (auto o : objects) raw.push_back(o.ptr());

@@ -120,7 +120,7 @@ Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inp
 
 Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const AttrList& attrs,
                const DType* bindings, uint32_t donated_mask, ExecuteResult* result,
-               const int* list_sizes) {
+               const int* list_sizes, Device* resource_device) {
   std::vector<int> layout;
   Status s = InputLayout(op, num_inputs, list_sizes, &layout);
   if (s.ok()) s = CheckAttrs(op, attrs);
@@ -145,7 +145,7 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   const uint64_t type_key = PackTypeKey(bindings, static_cast<int>(op.type_vars.size()));
   Device* device = nullptr;
   s = PlaceOp(op, type_key, reinterpret_cast<TensorHandle* const*>(typed_inputs.data()), num_inputs,
-              &device);
+              resource_device, &device);
   if (!s.ok()) return Prefixed(op, s);
   for (const auto& in : typed_inputs) {
     if (in->device() != device) {

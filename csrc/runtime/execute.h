@@ -28,9 +28,12 @@ struct ExecuteResult {
 // `bindings` may be null: the variables are then bound from the inputs'
 // dtypes (all strong). `donated_mask` bit i promises that nobody but this
 // call will ever read input i again (see Note [Buffer donation]).
+// `resource_device`, when set, is where a variable input lives: the op is
+// placed there (Note [Placement rules]).
 Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
                const AttrList& attrs, const DType* bindings, uint32_t donated_mask,
-               ExecuteResult* result, const int* list_sizes = nullptr);
+               ExecuteResult* result, const int* list_sizes = nullptr,
+               Device* resource_device = nullptr);
 
 // Execute, then in sync mode run the kernel inline. For C++ callers.
 Status ExecuteAndRun(const OpDef& op, TensorHandle* const* inputs, int num_inputs,

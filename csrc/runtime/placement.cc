@@ -22,7 +22,15 @@ void Log(const OpDef& op, Device* device, const char* reason) {
 }  // namespace
 
 Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, int num_inputs,
-               Device** out) {
+               Device* resource_device, Device** out) {
+  if (resource_device != nullptr) {
+    if (!HasKernel(op, type_key, resource_device)) {
+      return NotFound("no kernel on " + resource_device->name() + ", where its variable input lives");
+    }
+    *out = resource_device;
+    Log(op, resource_device, "variable device");
+    return Status::OK();
+  }
   if (Device* scoped = CurrentScopeDevice()) {
     if (HasKernel(op, type_key, scoped)) {
       *out = scoped;

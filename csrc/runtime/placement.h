@@ -10,6 +10,8 @@
 namespace ember {
 
 // Note [Placement rules], first match wins:
+//  0. The device of a resource the op reads or writes (a Variable): the
+//     data cannot move, so a missing kernel there is an error.
 //  1. The innermost `ember.device(...)` scope, if that device has a kernel
 //     for (op, dtypes). Without one, fall through (soft placement; logged).
 //  2. The device of the first input that has a kernel there (keeps data
@@ -20,6 +22,6 @@ namespace ember {
 // ember.config.set_log_device_placement(True)) each decision is printed
 // to stderr with the rule that made it.
 Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, int num_inputs,
-               Device** out);
+               Device* resource_device, Device** out);
 
 }  // namespace ember

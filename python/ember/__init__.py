@@ -26,6 +26,10 @@ from ember._generated.ops import _install_tensor_methods  # noqa: E402
 
 _install_tensor_methods(Tensor)
 
+from ember.variables import Variable  # noqa: E402
+
+_install_tensor_methods(Variable)
+
 from ember import debugging, linalg, math, nn  # noqa: E402
 
 __version__ = "0.1.0"

@@ -16,6 +16,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     (use ``ember.cast``). ``dtype_hint`` applies only to Python values.
     """
     del name  # graph-mode only
+    from ember.variables import Variable  # variables.py imports this module
+
+    if isinstance(value, Variable):
+        value = value.read_value()
     if isinstance(value, Tensor):
         if dtype is not None and as_dtype(dtype) != value.dtype:
             raise ValueError(f"convert_to_tensor: requested dtype {as_dtype(dtype).name} for a tensor "

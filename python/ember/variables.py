@@ -1,0 +1,130 @@
+"""ember.Variable: a mutable tensor that lives on one device."""
+
+import threading
+
+import numpy as np
+
+from ember import _C
+from ember.creation import convert_to_tensor
+from ember.dtypes import as_dtype
+from ember.tensor import Tensor
+
+
+class Variable:
+    """A named, mutable tensor, usable wherever a tensor is (``tf.Variable``).
+
+    The value lives on the device that was current when the variable was
+    created (``with ember.device(...)``, else the initial value's device),
+    and every op that reads or writes it runs there. ``assign``,
+    ``assign_add`` and ``assign_sub`` replace the value; ops issued before
+    an assignment see the old value and ops issued after it the new one,
+    in async mode too. Shape and dtype are fixed at creation.
+    """
+
+    _next_id = 0
+
+    def __init__(self, initial_value, trainable=True, name=None, dtype=None, shape=None):
+        if callable(initial_value):
+            initial_value = initial_value()
+        value = convert_to_tensor(_read(initial_value), dtype=dtype)
+        scope = _C._current_device_scope()
+        if scope is not None and scope != value.device:
+            raise NotImplementedError(f"Variable: placing a value from {value.device} on {scope} needs "
+                                      "cross-device copies, which no device runtime provides yet")
+        if shape is not None and tuple(shape) != value.shape:
+            raise ValueError(f"Variable: initial value has shape {value.shape}, expected {tuple(shape)}")
+        Variable._next_id += 1
+        self._name = name or f"Variable{Variable._next_id}"
+        self._trainable = bool(trainable)
+        self._lock = threading.Lock()
+        # A view, so the caller's tensor and the variable never share identity.
+        self._value = _ops().identity(value)
+
+    # --- Metadata ----------------------------------------------------------
+    name = property(lambda self: self._name)
+    trainable = property(lambda self: self._trainable)
+    dtype = property(lambda self: self._value.dtype)
+    shape = property(lambda self: self._value.shape)
+    ndim = property(lambda self: self._value.ndim)
+    device = property(lambda self: self._value.device)
+
+    # --- Reading -----------------------------------------------------------
+    def read_value(self):
+        """The current value as a Tensor (later assignments do not change it)."""
+        return self._value
+
+    def value(self):
+        return self._value
+
+    def numpy(self):
+        return self._value.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value.__array__(dtype, copy)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __index__(self):
+        return self._value.__index__()
+
+    def __len__(self):
+        return len(self._value)
+
+    def __repr__(self):
+        value = np.array2string(self._value.numpy(), separator=", ", threshold=100)
+        return (f"<ember.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name} "
+                f"device={self.device} value={value}>")
+
+    # --- Writing -----------------------------------------------------------
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        """Replaces the value; ``value`` must have the variable's shape and dtype."""
+        del use_locking, name
+        new = convert_to_tensor(_read(value), dtype=self.dtype)
+        if new.shape != self.shape:
+            raise ValueError(f"assign: value of shape {new.shape} does not match the variable's "
+                             f"shape {self.shape}")
+        with self._lock:
+            self._value = _ops().identity(new)
+        return self if read_value else None
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """Adds ``delta`` (broadcast to the variable's shape) to the value."""
+        return self._update(_ops().add, delta, "assign_add", read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        """Subtracts ``delta`` (broadcast to the variable's shape) from the value."""
+        return self._update(_ops().subtract, delta, "assign_sub", read_value)
+
+    def _update(self, op, delta, what, read_value):
+        with self._lock:  # read-modify-write: one update at a time
+            new = op(self, delta)
+            if new.shape != self.shape or new.dtype != self.dtype:
+                raise ValueError(f"{what}: result of shape {new.shape} and dtype {new.dtype.name} does "
+                                 f"not match the variable ({self.shape}, {self.dtype.name})")
+            self._value = new
+        return self if read_value else None
+
+    # Element-wise __eq__ (installed with the other operators) makes
+    # variables unhashable, like tensors.
+    __hash__ = None
+    __array_priority__ = 100
+
+
+def _read(value):
+    return value.read_value() if isinstance(value, Variable) else value
+
+
+def _ops():
+    from ember._generated import ops
+
+    return ops
+
+
+_C._set_variable_type(Variable)
