@@ -29,11 +29,20 @@ CPP_ELEMENT_TYPES = {
     "int64": "int64_t",
     "float32": "float",
     "float64": "double",
+    "float16": "Eigen::half",
+    "bfloat16": "Eigen::bfloat16",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "uint8": "uint8_t",
+    "complex64": "std::complex<float>",
 }
+
+# DType enumerators whose spelling is not camel(name).
+_ENUM_NAMES = {"bfloat16": "BFloat16", "uint8": "UInt8"}
 
 
 def dtype_enum(name: str) -> str:
-    return "DType::k" + camel(name)
+    return "DType::k" + _ENUM_NAMES.get(name, camel(name))
 
 
 def dtype_set(allowed: tuple[str, ...]) -> str:

@@ -14,8 +14,9 @@ from typing import Any, Optional
 import yaml
 
 # Order matches the C++ enum values in csrc/core/dtype.h.
-DTYPES: tuple[str, ...] = ("bool", "int32", "int64", "float32", "float64")
-INT_DTYPES = frozenset({"bool", "int32", "int64"})
+DTYPES: tuple[str, ...] = ("bool", "int32", "int64", "float32", "float64", "float16", "bfloat16",
+                           "int8", "int16", "uint8", "complex64")
+INT_DTYPES = frozenset({"bool", "int32", "int64", "int8", "int16", "uint8"})
 
 # YAML attr type -> C++ AttrType enumerator.
 ATTR_TYPES: dict[str, str] = {
@@ -83,6 +84,8 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("unchanged", 1, None, extra_attrs=True),
     ShapeFnSpec("identity_n", 1, 1),
     ShapeFnSpec("broadcast_binary", 2, 2),
+    ShapeFnSpec("broadcast_all", 1, None),
+    ShapeFnSpec("add_n", 1, 1),
     ShapeFnSpec("matmul", 2, 2, (AttrReq("transpose_a", "bool", False),
                                  AttrReq("transpose_b", "bool", False))),
     ShapeFnSpec("reduce", 1, 1, (AttrReq("axis", "list(int)", True),
@@ -91,6 +94,70 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("transpose", 1, 1, (AttrReq("perm", "list(int)", True),)),
     ShapeFnSpec("shape_from_attr", 0, None, (AttrReq(None, "list(int)", False),),
                 extra_attrs=True),
+    # Reductions, scans, sorting and linear algebra (csrc/ops/shape_fns/{reduction,sorting,linalg}.cc).
+    ShapeFnSpec("arg_reduce", 1, 1, (AttrReq("axis", "int", True),
+                                     AttrReq("output_type", "dtype", False))),
+    ShapeFnSpec("scan", 1, 1, (AttrReq("axis", "int", False),), extra_attrs=True),
+    ShapeFnSpec("sort", 1, 1, (AttrReq("axis", "int", False),
+                               AttrReq("direction", "string", False)), extra_attrs=True),
+    ShapeFnSpec("top_k", 1, 1, (AttrReq("k", "int", False), AttrReq("sorted", "bool", False)),
+                num_outputs=2),
+    ShapeFnSpec("tensordot", 2, 2, (AttrReq("axes", "list(int)", False),)),
+    ShapeFnSpec("norm", 1, 1, (AttrReq("ord", "string", False), AttrReq("axis", "list(int)", True),
+                               AttrReq("keepdims", "bool", False))),
+    # Movement and indexing (csrc/ops/shape_fns/movement.cc).
+    ShapeFnSpec("expand_dims", 1, 1, (AttrReq("axis", "int", False),)),
+    ShapeFnSpec("squeeze", 1, 1, (AttrReq("axis", "list(int)", True),)),
+    ShapeFnSpec("tile", 1, 1, (AttrReq("multiples", "list(int)", False),)),
+    ShapeFnSpec("pad", 1, 1, (AttrReq("paddings", "list(int)", False),
+                              AttrReq("mode", "string", False)), extra_attrs=True),
+    ShapeFnSpec("broadcast_to", 1, 1, (AttrReq("shape", "list(int)", False),)),
+    ShapeFnSpec("slice", 1, 1, (AttrReq("begin", "list(int)", False),
+                                AttrReq("size", "list(int)", False))),
+    ShapeFnSpec("strided_slice", 1, 1, (
+        AttrReq("begin", "list(int)", False), AttrReq("end", "list(int)", False),
+        AttrReq("strides", "list(int)", True), AttrReq("begin_mask", "int", False),
+        AttrReq("end_mask", "int", False), AttrReq("ellipsis_mask", "int", False),
+        AttrReq("new_axis_mask", "int", False), AttrReq("shrink_axis_mask", "int", False))),
+    ShapeFnSpec("reverse", 1, 1, (AttrReq("axis", "list(int)", False),)),
+    ShapeFnSpec("roll", 1, 1, (AttrReq("shift", "list(int)", False),
+                               AttrReq("axis", "list(int)", False))),
+    ShapeFnSpec("gather", 2, 2, (AttrReq("axis", "int", True), AttrReq("batch_dims", "int", False))),
+    ShapeFnSpec("gather_nd", 2, 2, (AttrReq("batch_dims", "int", False),)),
+    ShapeFnSpec("scatter_nd", 2, 2, (AttrReq("shape", "list(int)", False),)),
+    ShapeFnSpec("tensor_scatter_nd_update", 3, 3),
+    ShapeFnSpec("one_hot", 1, 1, (AttrReq("depth", "int", False), AttrReq("on_value", "float", True),
+                                  AttrReq("off_value", "float", True), AttrReq("axis", "int", True)),
+                extra_attrs=True),
+    ShapeFnSpec("shape_vector", 1, 1, extra_attrs=True),
+    ShapeFnSpec("scalar", 0, None, extra_attrs=True),
+    ShapeFnSpec("range", 0, 0, (AttrReq("start", "float", False), AttrReq("limit", "float", False),
+                                AttrReq("delta", "float", False)), extra_attrs=True),
+    ShapeFnSpec("linspace", 2, 2, (AttrReq("num", "int", False), AttrReq("axis", "int", False))),
+    ShapeFnSpec("eye", 0, 0, (AttrReq("num_rows", "int", False), AttrReq("num_columns", "int", True),
+                              AttrReq("batch_shape", "list(int)", True)), extra_attrs=True),
+    ShapeFnSpec("concat", 1, 1, (AttrReq("axis", "int", False),)),
+    ShapeFnSpec("stack", 1, 1, (AttrReq("axis", "int", False),)),
+    ShapeFnSpec("unstack", 1, 1, (AttrReq("num", "int", True), AttrReq("axis", "int", False))),
+    ShapeFnSpec("split", 1, 1, (AttrReq("size_splits", "list(int)", False), AttrReq("axis", "int", False))),
+    # Neural-network ops (csrc/ops/shape_fns/nn.cc).
+    ShapeFnSpec("softmax", 1, 1, (AttrReq("axis", "int", False),)),
+    ShapeFnSpec("bias_add", 2, 2, (AttrReq("data_format", "string", True),)),
+    ShapeFnSpec("conv2d", 2, 2, (AttrReq("strides", "list(int)", False), AttrReq("padding", "string", False),
+                                 AttrReq("data_format", "string", False), AttrReq("dilations", "list(int)", True),
+                                 AttrReq("explicit_paddings", "list(int)", False))),
+    ShapeFnSpec("conv2d_transpose", 2, 2, (AttrReq("output_shape", "list(int)", False),
+                                           AttrReq("strides", "list(int)", False), AttrReq("padding", "string", False),
+                                           AttrReq("data_format", "string", False),
+                                           AttrReq("dilations", "list(int)", True),
+                                           AttrReq("explicit_paddings", "list(int)", False))),
+    ShapeFnSpec("pool2d", 1, 1, (AttrReq("ksize", "list(int)", False), AttrReq("strides", "list(int)", False),
+                                 AttrReq("padding", "string", False), AttrReq("data_format", "string", False),
+                                 AttrReq("explicit_paddings", "list(int)", False))),
+    ShapeFnSpec("layer_norm", 3, 3, (AttrReq("axis", "list(int)", False), AttrReq("epsilon", "float", False))),
+    ShapeFnSpec("sparse_softmax_xent", 2, 2),
+    ShapeFnSpec("softmax_xent", 2, 2, (AttrReq("axis", "int", False),)),
+    ShapeFnSpec("attention", 4, 4, (AttrReq("scale", "float", True),)),
 )}
 
 

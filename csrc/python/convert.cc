@@ -1,6 +1,7 @@
 // This file implements conversion from Python values to tensor handles.
 #include "python/convert.h"
 
+#include <complex>
 #include <cstring>
 
 #include "python/numpy_api.h"
@@ -10,11 +11,14 @@
 namespace ember::python {
 namespace {
 
-bool IsPythonScalar(PyObject* obj) { return PyBool_Check(obj) || PyLong_Check(obj) || PyFloat_Check(obj); }
+bool IsPythonScalar(PyObject* obj) {
+  return PyBool_Check(obj) || PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj);
+}
 
 DTypeKind ScalarKind(PyObject* obj) {
   if (PyBool_Check(obj)) return DTypeKind::kBool;
   if (PyLong_Check(obj)) return DTypeKind::kInt;
+  if (PyComplex_Check(obj)) return DTypeKind::kComplex;
   return DTypeKind::kFloat;
 }
 
@@ -26,46 +30,68 @@ RefPtr<TensorHandle> NewHostTensor(DType dtype, const Shape& shape, Buffer** buf
   return TensorHandle::CreateReady(Tensor(dtype, shape, std::move(buffer)), DeviceManager::Global().cpu());
 }
 
-// Writes one Python scalar as `dtype`. Integers out of range are errors,
-// never silent wrap-around.
-bool StoreScalar(PyObject* obj, DType dtype, void* dst) {
+// The range of an integer dtype, for exact conversion of Python ints.
+void IntRange(DType dtype, long long* lo, long long* hi) {
   switch (dtype) {
-    case DType::kBool: {
-      int v = PyObject_IsTrue(obj);
-      if (v < 0) return false;
-      *static_cast<bool*>(dst) = v;
-      return true;
-    }
-    case DType::kInt32:
-    case DType::kInt64: {
-      if (PyFloat_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "cannot convert float %R to %s without losing information", obj,
-                     DTypeName(dtype));
-        return false;
-      }
-      long long v = PyLong_AsLongLong(obj);
-      if (v == -1 && PyErr_Occurred()) return false;
-      if (dtype == DType::kInt32) {
-        if (v < INT32_MIN || v > INT32_MAX) {
-          PyErr_Format(PyExc_OverflowError, "value %lld is out of range for int32", v);
-          return false;
-        }
-        *static_cast<int32_t*>(dst) = static_cast<int32_t>(v);
-      } else {
-        *static_cast<int64_t*>(dst) = v;
-      }
-      return true;
-    }
-    case DType::kFloat32:
-    case DType::kFloat64: {
-      double v = PyFloat_AsDouble(obj);
-      if (v == -1.0 && PyErr_Occurred()) return false;
-      if (dtype == DType::kFloat32) *static_cast<float*>(dst) = static_cast<float>(v);
-      else *static_cast<double*>(dst) = v;
-      return true;
+    case DType::kInt8: *lo = INT8_MIN, *hi = INT8_MAX; return;
+    case DType::kInt16: *lo = INT16_MIN, *hi = INT16_MAX; return;
+    case DType::kInt32: *lo = INT32_MIN, *hi = INT32_MAX; return;
+    case DType::kUInt8: *lo = 0, *hi = UINT8_MAX; return;
+    default: *lo = INT64_MIN, *hi = INT64_MAX; return;
+  }
+}
+
+template <typename T>
+bool Put(T value, void* dst) {
+  std::memcpy(dst, &value, sizeof(T));
+  return true;
+}
+
+// Writes one Python scalar as `dtype`. Integers out of range are errors,
+// never silent wrap-around; a float never becomes an integer and a complex
+// never becomes a real implicitly.
+bool StoreScalar(PyObject* obj, DType dtype, void* dst) {
+  const DTypeKind kind = KindOf(dtype);
+  if (kind == DTypeKind::kBool) {
+    int v = PyObject_IsTrue(obj);
+    if (v < 0) return false;
+    return Put<bool>(v != 0, dst);
+  }
+  if (kind == DTypeKind::kComplex) {
+    Py_complex c = PyComplex_AsCComplex(obj);
+    if (c.real == -1.0 && PyErr_Occurred()) return false;
+    return Put(std::complex<float>(static_cast<float>(c.real), static_cast<float>(c.imag)), dst);
+  }
+  if (PyComplex_Check(obj) || (kind != DTypeKind::kFloat && PyFloat_Check(obj))) {
+    PyErr_Format(PyExc_TypeError, "cannot convert %s %R to %s without losing information",
+                 PyComplex_Check(obj) ? "complex" : "float", obj, DTypeName(dtype));
+    return false;
+  }
+  if (kind == DTypeKind::kFloat) {
+    double v = PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred()) return false;
+    switch (dtype) {
+      case DType::kFloat16: return Put(DoubleToHalfBits(v), dst);
+      case DType::kBFloat16: return Put(DoubleToBFloat16Bits(v), dst);
+      case DType::kFloat32: return Put(static_cast<float>(v), dst);
+      default: return Put(v, dst);
     }
   }
-  return false;
+  long long v = PyLong_AsLongLong(obj);
+  if (v == -1 && PyErr_Occurred()) return false;
+  long long lo, hi;
+  IntRange(dtype, &lo, &hi);
+  if (v < lo || v > hi) {
+    PyErr_Format(PyExc_OverflowError, "value %lld is out of range for %s", v, DTypeName(dtype));
+    return false;
+  }
+  switch (dtype) {
+    case DType::kInt8: return Put(static_cast<int8_t>(v), dst);
+    case DType::kInt16: return Put(static_cast<int16_t>(v), dst);
+    case DType::kInt32: return Put(static_cast<int32_t>(v), dst);
+    case DType::kUInt8: return Put(static_cast<uint8_t>(v), dst);
+    default: return Put(static_cast<int64_t>(v), dst);
+  }
 }
 
 // Python ints too large for int32 default to int64 (as in TensorFlow).
@@ -82,7 +108,8 @@ DType DefaultScalarDType(PyObject* obj) {
 bool ConvertArray(PyArrayObject* array, DType dtype, RefPtr<TensorHandle>* out) {
   // One copy into an aligned buffer we own: the caller may mutate its
   // array while an asynchronous op still reads ours.
-  PyArray_Descr* descr = PyArray_DescrFromType(NumpyTypeFor(dtype));
+  PyArray_Descr* descr = NumpyDescrFor(dtype);
+  if (!descr) return false;
   PyObject* contiguous = PyArray_FromAny(reinterpret_cast<PyObject*>(array), descr, 0, 0,
                                          NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
                                          nullptr);
@@ -101,14 +128,24 @@ bool ConvertArray(PyArrayObject* array, DType dtype, RefPtr<TensorHandle>* out) 
   return true;
 }
 
+// The dtype of an array NumPy made from a Python list: its own, except
+// that complex128 (Python complex) is accepted as complex64's kind.
+bool ListArrayDType(PyArrayObject* array, DType* out) {
+  if (PyArray_TYPE(array) == NPY_CDOUBLE) {
+    *out = DType::kComplex64;
+    return true;
+  }
+  return DTypeFromNumpy(PyArray_TYPE(array), out);
+}
+
 // Lists: NumPy parses the nesting; Ember's default dtypes then apply
-// (Python floats -> float32, ints -> int32 unless too large).
+// (Python floats -> float32, ints -> int32 unless too large, complex ->
+// complex64).
 PyArrayObject* ListToArray(PyObject* obj) {
   PyObject* array = PyArray_FromAny(obj, nullptr, 0, 0, NPY_ARRAY_DEFAULT, nullptr);
   if (!array) return nullptr;
-  int type_num = PyArray_TYPE(reinterpret_cast<PyArrayObject*>(array));
   DType d;
-  if (!DTypeFromNumpy(type_num, &d)) {
+  if (!ListArrayDType(reinterpret_cast<PyArrayObject*>(array), &d)) {
     Py_DECREF(array);
     PyErr_SetString(PyExc_TypeError, "cannot convert a list of mixed or non-numeric values to a tensor");
     return nullptr;
@@ -116,11 +153,12 @@ PyArrayObject* ListToArray(PyObject* obj) {
   return reinterpret_cast<PyArrayObject*>(array);
 }
 
-bool FitsInt32(PyArrayObject* array) {
+// Whether every element of an integer array lies in [lo, hi].
+bool FitsRange(PyArrayObject* array, long long lo, long long hi) {
   if (PyArray_SIZE(array) == 0) return true;
   PyObject* mn = PyArray_Min(array, NPY_RAVEL_AXIS, nullptr);
   PyObject* mx = PyArray_Max(array, NPY_RAVEL_AXIS, nullptr);
-  bool fits = mn && mx && PyLong_AsLongLong(mn) >= INT32_MIN && PyLong_AsLongLong(mx) <= INT32_MAX;
+  bool fits = mn && mx && PyLong_AsLongLong(mn) >= lo && PyLong_AsLongLong(mx) <= hi;
   Py_XDECREF(mn);
   Py_XDECREF(mx);
   PyErr_Clear();
@@ -129,11 +167,34 @@ bool FitsInt32(PyArrayObject* array) {
 
 DType ListDefaultDType(PyArrayObject* array) {
   DType d = DType::kFloat32;
-  DTypeFromNumpy(PyArray_TYPE(array), &d);
+  ListArrayDType(array, &d);
   if (d == DType::kFloat64) return DType::kFloat32;
   // Keep int64 only if some value does not fit int32.
-  if (d == DType::kInt64 && FitsInt32(array)) return DType::kInt32;
+  if (d == DType::kInt64 && FitsRange(array, INT32_MIN, INT32_MAX)) return DType::kInt32;
   return d;
+}
+
+bool IsIntegerKind(DType d) { return KindOf(d) == DTypeKind::kInt || KindOf(d) == DTypeKind::kUInt; }
+
+// Lists convert exactly or not at all: floats never become integers,
+// complex values never become reals, and Python ints must fit.
+bool CheckListTarget(PyArrayObject* array, DType d) {
+  const bool is_complex = PyArray_ISCOMPLEX(array);
+  if ((IsIntegerKind(d) && (PyArray_ISFLOAT(array) || is_complex)) ||
+      (KindOf(d) == DTypeKind::kFloat && is_complex)) {
+    PyErr_Format(PyExc_TypeError, "cannot convert a list of %s to %s without losing information",
+                 is_complex ? "complex values" : "floats", DTypeName(d));
+    return false;
+  }
+  if (IsIntegerKind(d) && d != DType::kInt64 && PyArray_ISINTEGER(array)) {
+    long long lo, hi;
+    IntRange(d, &lo, &hi);
+    if (!FitsRange(array, lo, hi)) {
+      PyErr_Format(PyExc_OverflowError, "a value in the list is out of range for %s", DTypeName(d));
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -149,12 +210,9 @@ bool ClassifyValue(PyObject* obj, InputTypeInfo* info) {
                                               : PyArray_DescrFromScalar(obj);
     DType d;
     bool ok = DTypeFromNumpy(descr->type_num, &d);
+    if (!ok) SetUnsupportedNumpyDTypeError(descr);
     if (!PyArray_Check(obj)) Py_DECREF(descr);
-    if (!ok) {
-      PyErr_SetString(PyExc_TypeError,
-                      "unsupported NumPy dtype; ember supports bool, int32, int64, float32, float64");
-      return false;
-    }
+    if (!ok) return false;
     *info = {d, false, DTypeKind::kBool};
     return true;
   }
@@ -166,7 +224,7 @@ bool ClassifyValue(PyObject* obj, InputTypeInfo* info) {
     PyArrayObject* array = ListToArray(obj);
     if (!array) return false;
     DType d;
-    DTypeFromNumpy(PyArray_TYPE(array), &d);
+    ListArrayDType(array, &d);
     Py_DECREF(array);
     *info = {DType::kBool, true, KindOf(d)};
     return true;
@@ -190,15 +248,16 @@ bool ConvertValue(PyObject* obj, const DType* dtype, RefPtr<TensorHandle>* out) 
   if (PyArray_Check(obj) || PyArray_IsScalar(obj, Generic)) {
     PyObject* array = PyArray_FromAny(obj, nullptr, 0, 0, 0, nullptr);
     if (!array) return false;
+    PyArrayObject* a = reinterpret_cast<PyArrayObject*>(array);
     DType d;
-    bool ok = dtype ? (d = *dtype, true) : DTypeFromNumpy(PyArray_TYPE(reinterpret_cast<PyArrayObject*>(array)), &d);
-    if (!ok) {
+    if (dtype) {
+      d = *dtype;
+    } else if (!DTypeFromNumpy(PyArray_TYPE(a), &d)) {
+      SetUnsupportedNumpyDTypeError(PyArray_DESCR(a));
       Py_DECREF(array);
-      PyErr_SetString(PyExc_TypeError,
-                      "unsupported NumPy dtype; ember supports bool, int32, int64, float32, float64");
       return false;
     }
-    ok = ConvertArray(reinterpret_cast<PyArrayObject*>(array), d, out);
+    bool ok = ConvertArray(a, d, out);
     Py_DECREF(array);
     return ok;
   }
@@ -206,20 +265,7 @@ bool ConvertValue(PyObject* obj, const DType* dtype, RefPtr<TensorHandle>* out) 
     PyArrayObject* array = ListToArray(obj);
     if (!array) return false;
     DType d = dtype ? *dtype : ListDefaultDType(array);
-    if (KindOf(d) == DTypeKind::kInt && PyArray_ISFLOAT(array)) {
-      Py_DECREF(array);
-      PyErr_Format(PyExc_TypeError, "cannot convert a list of floats to %s without losing information",
-                   DTypeName(d));
-      return false;
-    }
-    // Python ints are exact: a value out of range is an error, never a
-    // silent wrap-around (as for a single scalar in StoreScalar).
-    if (d == DType::kInt32 && PyArray_ISINTEGER(array) && !FitsInt32(array)) {
-      Py_DECREF(array);
-      PyErr_SetString(PyExc_OverflowError, "a value in the list is out of range for int32");
-      return false;
-    }
-    bool ok = ConvertArray(array, d, out);
+    bool ok = CheckListTarget(array, d) && ConvertArray(array, d, out);
     Py_DECREF(array);
     return ok;
   }

@@ -14,8 +14,17 @@
 
 namespace ember::python {
 
-// NumPy type number <-> DType. Returns false for unsupported NumPy types.
+// NumPy type number <-> DType (numpy_dtypes.cc). Returns false for
+// unsupported NumPy types. bfloat16 is ml_dtypes.bfloat16, a NumPy
+// user-defined type whose number is looked up on first use.
 bool DTypeFromNumpy(int type_num, DType* out);
+// -1 for bfloat16 when ml_dtypes cannot be imported.
 int NumpyTypeFor(DType dtype);
+// A new reference to the NumPy descriptor for `dtype`, or null with a
+// Python TypeError (bfloat16 without ml_dtypes).
+PyArray_Descr* NumpyDescrFor(DType dtype);
+
+// Sets TypeError("unsupported NumPy dtype <name>; ember supports ...").
+void SetUnsupportedNumpyDTypeError(PyArray_Descr* descr);
 
 }  // namespace ember::python

@@ -170,7 +170,9 @@ bool ParseDTypeObject(PyObject* obj, DType* out) {
   if (obj == reinterpret_cast<PyObject*>(&PyBool_Type)) { *out = DType::kBool; return true; }
   if (obj == reinterpret_cast<PyObject*>(&PyLong_Type)) { *out = DType::kInt32; return true; }
   if (obj == reinterpret_cast<PyObject*>(&PyFloat_Type)) { *out = DType::kFloat32; return true; }
-  // NumPy dtypes and scalar types (np.float32, np.dtype('int64')).
+  if (obj == reinterpret_cast<PyObject*>(&PyComplex_Type)) { *out = DType::kComplex64; return true; }
+  // NumPy dtypes and scalar types (np.float32, np.dtype('int64'),
+  // ml_dtypes.bfloat16).
   PyArray_Descr* descr = nullptr;
   if (PyArray_DescrConverter2(obj, &descr) && descr != nullptr) {
     bool ok = DTypeFromNumpy(descr->type_num, out);
@@ -182,30 +184,6 @@ bool ParseDTypeObject(PyObject* obj, DType* out) {
   PyErr_Format(PyExc_TypeError, "cannot interpret %s as an ember dtype", repr ? PyUnicode_AsUTF8(repr) : "?");
   Py_XDECREF(repr);
   return false;
-}
-
-bool DTypeFromNumpy(int type_num, DType* out) {
-  switch (type_num) {
-    case NPY_BOOL: *out = DType::kBool; return true;
-    case NPY_INT32: *out = DType::kInt32; return true;
-    case NPY_INT64: *out = DType::kInt64; return true;
-    case NPY_FLOAT32: *out = DType::kFloat32; return true;
-    case NPY_FLOAT64: *out = DType::kFloat64; return true;
-    default:
-      if (type_num == NPY_LONGLONG) { *out = DType::kInt64; return true; }
-      return false;
-  }
-}
-
-int NumpyTypeFor(DType dtype) {
-  switch (dtype) {
-    case DType::kBool: return NPY_BOOL;
-    case DType::kInt32: return NPY_INT32;
-    case DType::kInt64: return NPY_INT64;
-    case DType::kFloat32: return NPY_FLOAT32;
-    case DType::kFloat64: return NPY_FLOAT64;
-  }
-  return NPY_FLOAT32;
 }
 
 }  // namespace ember::python

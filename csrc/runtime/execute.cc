@@ -73,10 +73,17 @@ const ArgDef& InputArg(const OpDef& op, const int* arg_starts, int flat) {
 Status CastInputs(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const int* arg_starts,
                   const DType* bindings, std::vector<RefPtr<TensorHandle>>* cast_inputs) {
   for (int i = 0; i < num_inputs; ++i) {
-    DType want = ArgDType(InputArg(op, arg_starts, i), bindings);
+    const ArgDef& arg = InputArg(op, arg_starts, i);
+    DType want = ArgDType(arg, bindings);
     if (inputs[i]->dtype() == want) {
       cast_inputs->push_back(RefPtr<TensorHandle>::Share(inputs[i]));
       continue;
+    }
+    // Promotion only joins the operands of one type variable; a tensor for
+    // an argument of fixed dtype must already have it.
+    if (arg.type_var < 0) {
+      return Prefixed(op, TypeError(std::string("argument '") + arg.name + "' must be " + DTypeName(want) +
+                                    ", got dtype " + DTypeName(inputs[i]->dtype())));
     }
     std::vector<RefPtr<TensorHandle>> out;
     AttrList cast_attrs{AttrValue(want)};

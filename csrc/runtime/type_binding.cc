@@ -40,12 +40,18 @@ Status BindTypeVars(const OpDef& op, const InputTypeInfo* inputs, const int* arg
           }
         }
       }
+      if (!have_strong && !have_weak && from_arg != nullptr) {
+        return InvalidArgument(std::string("argument '") + from_arg + "' is an empty list; cannot infer " +
+                               var.name);
+      }
       if (!have_strong) {
         bound = DefaultDTypeForKind(weak_kind);
       } else if (have_weak && KindOf(bound) < weak_kind) {
         bound = PromoteTypes(bound, DefaultDTypeForKind(weak_kind));
       }
-      if (var.int_promotion >= 0 && KindOf(bound) != DTypeKind::kFloat) {
+      const DTypeKind kind = KindOf(bound);
+      if (var.int_promotion >= 0 &&
+          (kind == DTypeKind::kBool || kind == DTypeKind::kInt || kind == DTypeKind::kUInt)) {
         bound = static_cast<DType>(var.int_promotion);
       }
     }

@@ -10,10 +10,12 @@ follow TensorFlow's public API::
 """
 
 from ember import _C
-from ember.dtypes import DType, as_dtype, bool, float32, float64, int32, int64  # noqa: A004
+from ember.dtypes import (  # noqa: A004
+    ALL_DTYPES as _ALL_DTYPES, DType, as_dtype, bfloat16, bool, complex64, float16, float32, float64, int8,
+    int16, int32, int64, uint8)
 from ember.tensor import Tensor
 
-_C._set_dtype_objects((bool, int32, int64, float32, float64))
+_C._set_dtype_objects(_ALL_DTYPES)  # in C++ enum order
 
 from ember import config  # noqa: E402
 from ember.creation import constant, convert_to_tensor  # noqa: E402
@@ -25,11 +27,15 @@ from ember._generated import *  # noqa: E402,F401,F403
 from ember._generated.ops import _install_tensor_methods  # noqa: E402
 
 _install_tensor_methods(Tensor)
+from ember.movement import ones_like, pad, range, split, zeros_like  # noqa: E402,A004 - TF signatures over the generated ops
 
 from ember.variables import Variable  # noqa: E402
 
 _install_tensor_methods(Variable)
 
 from ember import debugging, linalg, math, nn  # noqa: E402
+from ember import random  # noqa: E402
+from ember import bitwise  # noqa: E402
+from ember.linalg import norm, tensordot  # noqa: E402,F811 - TF-style argument handling
 
 __version__ = "0.1.0"

@@ -1,40 +1,62 @@
-"""Ember's element types: ``ember.float32`` and friends."""
+"""Ember's element types: ``ember.float32`` and friends.
+
+bfloat16 values cross to and from NumPy as ``ml_dtypes.bfloat16`` arrays
+(the ml_dtypes package registers that dtype with NumPy).
+"""
 
 import builtins
 
 import numpy as np
 
+try:
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # pragma: no cover - ml_dtypes is a declared dependency
+    _ml_dtypes = None
+
 
 class DType:
     """An element type. Compare with ``==`` against DTypes, names or NumPy dtypes."""
 
-    __slots__ = ("name", "_code", "_numpy")
+    __slots__ = ("name", "_code", "_numpy", "_kind", "_size")
 
-    def __init__(self, name, code, numpy_dtype):
+    def __init__(self, name, code, numpy_dtype, kind, size):
         self.name = name
-        self._code = code
-        self._numpy = np.dtype(numpy_dtype)
+        self._code = code  # the C++ enum value (csrc/core/dtype.h)
+        self._numpy = None if numpy_dtype is None else np.dtype(numpy_dtype)
+        self._kind = kind  # "b", "i", "u", "f" or "c", as NumPy's dtype.kind
+        self._size = size
 
     @property
     def as_numpy_dtype(self):
+        """The NumPy scalar type (``ml_dtypes.bfloat16`` for bfloat16)."""
+        if self._numpy is None:
+            raise TypeError(f"{self.name} needs the ml_dtypes package, which could not be imported")
         return self._numpy.type
 
     @property
     def size(self):
         """Bytes per element."""
-        return self._numpy.itemsize
+        return self._size
 
     @property
     def is_floating(self):
-        return self._numpy.kind == "f"
+        return self._kind == "f"
 
     @property
     def is_integer(self):
-        return self._numpy.kind in "iu"
+        return self._kind in "iu"
+
+    @property
+    def is_unsigned(self):
+        return self._kind in "ub"
+
+    @property
+    def is_complex(self):
+        return self._kind == "c"
 
     @property
     def is_bool(self):
-        return self._numpy.kind == "b"
+        return self._kind == "b"
 
     def __eq__(self, other):
         if isinstance(other, DType):
@@ -54,16 +76,23 @@ class DType:
         return as_dtype, (self.name,)
 
 
-# The order matches the C++ enum DType (csrc/core/dtype.h).
-bool = DType("bool", 0, np.bool_)  # noqa: A001 - TensorFlow's name
-int32 = DType("int32", 1, np.int32)
-int64 = DType("int64", 2, np.int64)
-float32 = DType("float32", 3, np.float32)
-float64 = DType("float64", 4, np.float64)
+# The order matches the C++ enum DType (csrc/core/dtype.h): new dtypes are
+# appended, so existing codes never change.
+bool = DType("bool", 0, np.bool_, "b", 1)  # noqa: A001 - TensorFlow's name
+int32 = DType("int32", 1, np.int32, "i", 4)
+int64 = DType("int64", 2, np.int64, "i", 8)
+float32 = DType("float32", 3, np.float32, "f", 4)
+float64 = DType("float64", 4, np.float64, "f", 8)
+float16 = DType("float16", 5, np.float16, "f", 2)
+bfloat16 = DType("bfloat16", 6, None if _ml_dtypes is None else _ml_dtypes.bfloat16, "f", 2)
+int8 = DType("int8", 7, np.int8, "i", 1)
+int16 = DType("int16", 8, np.int16, "i", 2)
+uint8 = DType("uint8", 9, np.uint8, "u", 1)
+complex64 = DType("complex64", 10, np.complex64, "c", 8)
 
-ALL_DTYPES = (bool, int32, int64, float32, float64)
+ALL_DTYPES = (bool, int32, int64, float32, float64, float16, bfloat16, int8, int16, uint8, complex64)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NAME.update({"float": float32, "double": float64})
+_BY_NAME.update({"half": float16, "float": float32, "double": float64})
 
 
 def as_dtype(value):
@@ -80,6 +109,8 @@ def as_dtype(value):
         return int32
     if value is builtins.float:
         return float32
+    if value is builtins.complex:
+        return complex64
     try:
         name = np.dtype(value).name
     except TypeError:

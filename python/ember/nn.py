@@ -1,4 +1,169 @@
-"""The ember.nn namespace (generated from op_defs/)."""
+"""The ember.nn namespace: the generated op bindings (op_defs/nn.yaml) plus
+Python-level composites and TensorFlow-style argument handling.
 
+The ops take padding as a string ('SAME', 'VALID', 'EXPLICIT' with flat
+explicit_paddings); the wrappers here also accept TensorFlow's explicit list
+of [before, after] pairs. Composites (depthwise_conv2d, batch_normalization,
+fused_batch_norm, embedding_lookup) are built from existing ops.
+"""
+
+from ember._generated import ops as _ops
 from ember._generated.nn import *  # noqa: F401,F403
-from ember._generated.nn import __all__  # noqa: F401
+from ember._generated.nn import __all__ as _generated_all
+
+from ember.random import dropout  # noqa: E402,F401 - built from the random ops
+
+__all__ = sorted(set(_generated_all) | {"batch_normalization", "depthwise_conv2d", "dropout",
+                                         "embedding_lookup", "fused_batch_norm"})
+
+
+def _padding_attrs(op, padding):
+    """Returns (padding, explicit_paddings) for the ops from a string or a list of 4 [before, after] pairs."""
+    if isinstance(padding, str):
+        return padding, ()
+    try:
+        pairs = [list(p) for p in padding]
+    except TypeError:
+        pairs = None
+    if pairs is None or len(pairs) != 4 or any(len(p) != 2 for p in pairs):
+        raise ValueError(f"{op}: padding must be 'SAME', 'VALID' or a list of 4 [before, after] pairs, "
+                         f"got {padding!r}")
+    return "EXPLICIT", [int(v) for p in pairs for v in p]
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
+    """Computes a 2-D convolution; see the generated op's docs (``ember.nn.conv2d`` in ops.md).
+
+    padding is 'SAME', 'VALID' or explicit [[0, 0], [top, bottom], [left, right], [0, 0]]
+    (in the data format's dim order). filters are [height, width, in_channels / groups,
+    out_channels]; groups are inferred from the input's channels.
+    """
+    del name
+    padding, explicit = _padding_attrs("conv2d", padding)
+    return _ops.conv2d(input, filters, strides, padding, data_format, dilations, explicit)
+
+
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",  # noqa: A002
+                     dilations=None, name=None):
+    """Computes the transpose of conv2d; filters are [height, width, output_channels, input_channels]."""
+    del name
+    padding, explicit = _padding_attrs("conv2d_transpose", padding)
+    return _ops.conv2d_transpose(input, filters, output_shape, strides, padding, data_format, dilations,
+                                 explicit)
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """Computes the maximum over 2-D windows (padding: 'SAME', 'VALID' or explicit pairs)."""
+    del name
+    padding, explicit = _padding_attrs("max_pool2d", padding)
+    return _ops.max_pool2d(input, ksize, strides, padding, data_format, explicit)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """Computes the average over 2-D windows; padded positions are not counted."""
+    del name
+    padding, explicit = _padding_attrs("avg_pool2d", padding)
+    return _ops.avg_pool2d(input, ksize, strides, padding, data_format, explicit)
+
+
+def scaled_dot_product_attention(query, key, value, mask=None, scale=None, name=None):
+    """softmax(query @ key^T * scale + mask) @ value.
+
+    mask: None, a bool tensor (True = keep) or an additive float tensor, broadcastable to
+    [batch..., Lq, Lk]. scale None means 1 / sqrt(dim).
+    """
+    del name
+    return _ops.scaled_dot_product_attention(query, key, value, True if mask is None else mask, scale)
+
+
+def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
+    """Depthwise 2-D convolution: filter [height, width, in_channels, channel_multiplier].
+
+    Output channel c * channel_multiplier + m applies filter[..., c, m] to input channel c
+    (a conv2d with one group per input channel).
+    """
+    import ember
+
+    del name
+    data_format = data_format or "NHWC"
+    input = ember.convert_to_tensor(input)  # noqa: A001
+    filter = ember.convert_to_tensor(filter, dtype_hint=input.dtype)  # noqa: A001
+    if filter.ndim != 4 or input.ndim != 4:
+        raise ValueError(f"depthwise_conv2d: input and filter must be 4-D, got {input.shape} and {filter.shape}")
+    channels = input.shape[1 if data_format.startswith("NC") else 3]
+    h, w, c, m = filter.shape
+    if c != channels:
+        raise ValueError(f"depthwise_conv2d: filter {filter.shape} must have the input's {channels} channels "
+                         "in dim 2")
+    return conv2d(input, ember.reshape(filter, [h, w, 1, c * m]), strides, padding, data_format, dilations)
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting (as TensorFlow's).
+
+    offset and scale may be None.
+    """
+    import ember
+
+    del name
+    x = ember.convert_to_tensor(x)
+    mean, variance, offset, scale = (None if v is None else ember.convert_to_tensor(v, dtype_hint=x.dtype)
+                                     for v in (mean, variance, offset, scale))
+    inv = 1.0 / ember.sqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv = inv * scale
+    shift = -(mean * inv) if offset is None else offset - mean * inv
+    return x * inv + shift
+
+
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
+                     is_training=False, name=None):
+    """Batch normalization of a 4-D x over its channel dim; returns (y, batch_mean, batch_variance).
+
+    Inference (is_training=False) uses mean and variance and returns them unchanged. Training
+    normalizes with the batch's mean and (biased) variance and, like TensorFlow, returns the
+    batch mean and the unbiased (Bessel-corrected) batch variance.
+    """
+    import ember
+
+    del name
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"fused_batch_norm: data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
+    x = ember.convert_to_tensor(x)
+    if x.ndim != 4:
+        raise ValueError(f"fused_batch_norm: x must be 4-D, got shape {x.shape}")
+    channels_first = data_format == "NCHW"
+    c = x.shape[1 if channels_first else 3]
+    params = [ember.convert_to_tensor(p, dtype_hint=x.dtype) for p in (scale, offset)]
+    if is_training:
+        axes = [0, 2, 3] if channels_first else [0, 1, 2]
+        batch_mean = ember.reduce_mean(x, axis=axes)
+        centered = x - (ember.reshape(batch_mean, [c, 1, 1]) if channels_first else batch_mean)
+        batch_var = ember.reduce_mean(centered * centered, axis=axes)
+        count = x.shape[0] * x.shape[2] * x.shape[3] if channels_first else x.shape[0] * x.shape[1] * x.shape[2]
+        mean_used, var_used = batch_mean, batch_var
+        out_var = batch_var * (count / max(count - 1, 1))
+    else:
+        if mean is None or variance is None:
+            raise ValueError("fused_batch_norm: mean and variance are required when is_training=False")
+        mean_used = ember.convert_to_tensor(mean, dtype_hint=x.dtype)
+        var_used = ember.convert_to_tensor(variance, dtype_hint=x.dtype)
+        batch_mean, out_var = mean_used, var_used
+    for what, p in zip(("scale", "offset", "mean", "variance"), (*params, mean_used, var_used)):
+        if p.shape != (c,):
+            raise ValueError(f"fused_batch_norm: {what} must have shape ({c},), got {p.shape}")
+    inv = params[0] / ember.sqrt(var_used + epsilon)
+    shift = params[1] - mean_used * inv
+    if channels_first:
+        inv, shift = ember.reshape(inv, [c, 1, 1]), ember.reshape(shift, [c, 1, 1])
+    return x * inv + shift, batch_mean, out_var
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """Looks up rows of params (a tensor) by ids: ember.gather(params, ids, axis=0)."""
+    import ember
+
+    del name
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup: max_norm is not supported")
+    return ember.gather(params, ids, axis=0)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ember import _C
+from ember import _C, indexing
 
 
 class _TensorMethods:
@@ -39,6 +39,14 @@ class _TensorMethods:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
+
+    def __getitem__(self, key):
+        """NumPy-style indexing: ints, slices, ``...``, ``None``, integer arrays, boolean masks
+        (see ember/indexing.py). Returns a new tensor."""
+        return indexing.getitem(self, key)
+
+    def __iter__(self):
+        return indexing.iterate(self)
 
     def _scalar(self, kind):
         array = self._numpy()

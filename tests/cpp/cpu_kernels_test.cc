@@ -549,7 +549,8 @@ TEST(CpuKernelsTest, EveryPromisedKernelIsRegistered) {
       EXPECT_NE(Registry().Find(OpId::kCast, kCpuDeviceType, PackTypeKey(key, 2)), nullptr);
     }
   }
-  EXPECT_EQ(Registry().List().size(), 16u * 4 + 6 * 2 + 8 * 5 + 25);
+  // Completeness against op_defs/ is checked from Python (test_coverage.py),
+  // which reads the op table instead of a hand-kept count.
 }
 
 }  // namespace

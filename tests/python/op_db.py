@@ -11,6 +11,7 @@ import importlib
 import pathlib
 from typing import Callable, Optional
 
+import ml_dtypes  # noqa: F401 - registers bfloat16 with NumPy (np.dtype("bfloat16"))
 import numpy as np
 
 from ember import _C
@@ -18,11 +19,19 @@ from ember import _C
 LARGE = 70_000  # above the CPU kernels' parallel threshold
 
 # (rtol, atol) per dtype name; integers and bool compare exactly.
+# float16 and bfloat16 allow about one unit in the last place (2^-10, 2^-7);
+# complex64 compares like float32 (assert_allclose takes |a - b|).
 DEFAULT_TOLS = {
+    "float16": (1e-3, 1e-3),
+    "bfloat16": (1e-2, 1e-2),
     "float32": (1e-5, 1e-6),
     "float64": (1e-12, 1e-12),
+    "complex64": (1e-5, 1e-6),
+    "int8": (0, 0),
+    "int16": (0, 0),
     "int32": (0, 0),
     "int64": (0, 0),
+    "uint8": (0, 0),
     "bool": (0, 0),
 }
 
@@ -79,10 +88,22 @@ class OpInfo:
 def make(rng, shape, dtype, kind="any"):
     """An array of the given shape and dtype. kind: 'any', 'positive' (> 0.5),
     'nonzero' (|x| >= 0.5), 'coarse' (few distinct values, so that
-    comparisons see ties)."""
+    comparisons see ties). Unsigned 'any' values are >= 0; complex values
+    draw the real part as above and the imaginary part from [-1, 1]
+    ('coarse': from a few halves)."""
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return rng.random(shape) > 0.5
+    if dtype.kind == "c":
+        real = make(rng, shape, np.float64, kind)
+        imag = (rng.integers(-2, 3, shape) * 0.5) if kind == "coarse" else rng.uniform(-1.0, 1.0, shape)
+        return np.asarray(real + 1j * imag).astype(dtype)
+    if dtype.kind == "u":
+        if kind in ("positive", "nonzero"):
+            return rng.integers(1, 10, shape).astype(dtype)
+        if kind == "coarse":
+            return rng.integers(0, 5, shape).astype(dtype)
+        return rng.integers(0, 20, shape).astype(dtype)
     if dtype.kind == "i":
         if kind == "positive":
             return rng.integers(1, 10, shape).astype(dtype)
@@ -91,6 +112,7 @@ def make(rng, shape, dtype, kind="any"):
         if kind == "coarse":
             return rng.integers(-2, 3, shape).astype(dtype)
         return rng.integers(-10, 10, shape).astype(dtype)
+    # Floats, bfloat16 (NumPy kind 'V') included: drawn in float64, then rounded.
     if kind == "positive":
         return rng.uniform(0.5, 2.0, shape).astype(dtype)
     if kind == "nonzero":
@@ -202,8 +224,37 @@ def ref_reshape(x, shape):
     return np.reshape(x, shape)
 
 
+def _np_kind(dtype):
+    """NumPy's dtype.kind, with bfloat16 ('V' in NumPy) as 'f'."""
+    dtype = np.dtype(dtype)
+    return "f" if dtype == np.dtype("bfloat16") else dtype.kind
+
+
 def ref_cast(x, dtype):
-    return x.astype(np.dtype(dtype))
+    """Note [Cast semantics] in csrc/kernels/cpu/cast_convert.h: complex to real
+    keeps the real part; float to integer truncates and saturates (NaN -> 0);
+    integers wrap; the rest is NumPy's astype."""
+    dst = np.dtype(dtype)
+    src_kind, dst_kind = _np_kind(x.dtype), _np_kind(dst)
+    if src_kind in "fc" and x.dtype != np.float64:
+        x = x.astype(np.complex128 if src_kind == "c" else np.float64)
+    if dst_kind == "b":
+        return x != 0
+    if src_kind == "c" and dst_kind != "c":
+        x = np.real(x)
+    if src_kind in "fc" and dst_kind in "iu":
+        info = np.iinfo(dst)
+        t = np.trunc(x)
+        high = t >= float(info.max) + 1.0  # float(max) + 1 is exactly 2^k
+        low = t <= float(info.min) - 1.0
+        out = np.zeros(x.shape, dst)  # NaN -> 0
+        inside = ~(high | low | np.isnan(t))
+        out[inside] = t[inside].astype(dst)
+        out[high], out[low] = info.max, info.min
+        return out
+    if dst == np.dtype("bfloat16") and src_kind != "f":
+        x = x.astype(np.float32)  # ml_dtypes casts to bfloat16 only from some dtypes
+    return x.astype(dst)
 
 
 def ref_fill(dims, value):
@@ -316,10 +367,17 @@ def transpose_errors():
 
 def cast_samples(dtype, rng):
     src = np.dtype(dtype)
-    if src.kind == "f":  # fractional values of both signs: truncation toward zero, nonzero -> True
-        values = np.array([-2.75, -1.5, -0.25, 0.0, 0.25, 1.5, 2.75, 100.0], src)
-    elif src.kind == "i":
-        values = np.array([-3, -1, 0, 1, 2, 7, 1000, -1000], src)
+    kind = _np_kind(src)
+    if kind in "fc":  # fractional values of both signs: truncation toward zero, nonzero -> True
+        values = np.array([-2.75, -1.5, -0.25, 0.0, 0.25, 1.5, 2.75, 100.0])
+        if kind == "c":  # (0, 2j) is nonzero: it casts to True
+            values = values + 1j * np.array([1.0, -2.0, 0.0, 2.0, 0.0, -0.5, 3.0, 0.0])
+        values = values.astype(src)
+    elif kind == "u":  # 200 and 255 wrap to negative int8
+        values = np.array([0, 1, 2, 3, 7, 100, 200, 255], src)
+    elif kind == "i":  # int8 holds +-100; wider ones wrap +-1000 into int8/uint8
+        big = 100 if src.itemsize == 1 else 1000
+        values = np.array([-3, -1, 0, 1, 2, 7, big, -big], src)
     else:
         values = np.array([True, False, True, True, False, False, True, False])
     for dst in _C._op_info("cast")["type_vars"]["DstT"]:
@@ -331,7 +389,7 @@ def cast_samples(dtype, rng):
 
 def cast_errors():
     x = np.ones(3, np.float32)
-    yield ErrorInput("unknown_dtype", (x, "complex"), {}, TypeError, r"^cast: .*dtype")
+    yield ErrorInput("unknown_dtype", (x, "complex128"), {}, TypeError, r"^cast: .*dtype")
     yield ErrorInput("dtype_not_dtype", (x, 5), {}, TypeError, r"^cast: .*dtype")
 
 

@@ -41,9 +41,7 @@ def test_every_db_entry_is_a_real_op(name):
     info = OP_DB[name]
     assert callable(info.op)
     assert len(info.dtypes) > 0
-    assert set(info.dtypes) - set(info.extra_dtypes) <= {d.name for d in
-                                                         (ember.bool, ember.int32, ember.int64,
-                                                          ember.float32, ember.float64)}
+    assert set(info.dtypes) - set(info.extra_dtypes) <= {d.name for d in ember.dtypes.ALL_DTYPES}
 
 
 def test_every_promised_cpu_kernel_is_registered():
@@ -60,7 +58,8 @@ def test_cast_has_every_dtype_pair():
     info = _C._op_info("cast")
     assert set(info["type_vars"]) == {"SrcT", "DstT"}
     pairs = {tuple(d) for op, dev, d in _C._registered_kernels() if op == "cast" and dev == "cpu"}
-    dtypes = ["bool", "int32", "int64", "float32", "float64"]
+    dtypes = [d.name for d in ember.dtypes.ALL_DTYPES]
+    assert len(dtypes) == 11
     assert pairs == set(itertools.product(dtypes, dtypes))
 
 

@@ -81,10 +81,14 @@ def _temporary(array):
     return ember.negative(ember.negative(ember.constant(array)))
 
 
+_NEGATIVE_DTYPES = frozenset(ember._C._op_info("negative")["type_vars"]["T"])
+
+
 def _donation_case(case):
     info = OP_DB[case.values[0]]
     sample = samples_for(info, case.values[1])[case.values[2]]
-    return (case.values[1] != "bool" and len(_expected(info, sample)) == 1
+    # _temporary needs negative, which does not take every dtype.
+    return (case.values[1] in _NEGATIVE_DTYPES and len(_expected(info, sample)) == 1
             and bool(sample.args) and isinstance(sample.args[0], np.ndarray))
 
 

@@ -2,6 +2,7 @@
 
 import re
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -34,7 +35,28 @@ def test_dtype_objects():
     assert ember.int32.size == 4 and ember.bool.is_bool and ember.int64.is_integer
     assert repr(ember.float32) == "ember.float32"
     with pytest.raises(TypeError):
-        ember.as_dtype("float16")
+        ember.as_dtype("float128")
+    with pytest.raises(TypeError):
+        ember.as_dtype(np.complex128)
+
+
+ALL_DTYPES = [ember.bool, ember.int32, ember.int64, ember.float32, ember.float64, ember.float16,
+              ember.bfloat16, ember.int8, ember.int16, ember.uint8, ember.complex64]
+
+
+def test_new_dtype_objects():
+    # Codes are the C++ enum values: existing ones never change.
+    assert [d._code for d in ALL_DTYPES] == list(range(11))
+    assert ember.dtypes.ALL_DTYPES == tuple(ALL_DTYPES)
+    assert ember.as_dtype("half") is ember.float16 and ember.as_dtype(np.float16) is ember.float16
+    assert ember.as_dtype(ml_dtypes.bfloat16) is ember.bfloat16 and ember.bfloat16 == "bfloat16"
+    assert ember.as_dtype(np.dtype(np.complex64)) is ember.complex64 and ember.as_dtype(complex) is ember.complex64
+    assert ember.as_dtype("uint8") is ember.uint8 and ember.uint8 == np.uint8
+    assert ember.bfloat16.is_floating and ember.bfloat16.size == 2
+    assert ember.bfloat16.as_numpy_dtype is ml_dtypes.bfloat16
+    assert ember.complex64.is_complex and not ember.complex64.is_floating and ember.complex64.size == 8
+    assert ember.uint8.is_integer and ember.uint8.is_unsigned and not ember.int8.is_unsigned
+    assert [d.size for d in ALL_DTYPES] == [1, 4, 8, 4, 8, 2, 2, 1, 2, 1, 8]
 
 
 # --- repr / str --------------------------------------------------------------
@@ -223,6 +245,95 @@ def test_mixed_dtype_promotion(mode, i, j):
     assert ember.equal(x, y).dtype == ember.bool
 
 
+# The full lattice (docs/dtypes.md, Note [Type promotion] in csrc/core/dtype.cc),
+# row dtype joined with column dtype, in the order of PROMOTION_ORDER.
+PROMOTION_ORDER = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+                   "float64", "complex64"]
+PROMOTION_TABLE = """
+bool      uint8     int8      int16 int32 int64 float16 bfloat16 float32 float64 complex64
+uint8     uint8     int16     int16 int32 int64 float16 bfloat16 float32 float64 complex64
+int8      int16     int8      int16 int32 int64 float16 bfloat16 float32 float64 complex64
+int16     int16     int16     int16 int32 int64 float16 bfloat16 float32 float64 complex64
+int32     int32     int32     int32 int32 int64 float16 bfloat16 float32 float64 complex64
+int64     int64     int64     int64 int64 int64 float16 bfloat16 float32 float64 complex64
+float16   float16   float16   float16 float16 float16 float16 float32 float32 float64 complex64
+bfloat16  bfloat16  bfloat16  bfloat16 bfloat16 bfloat16 float32 bfloat16 float32 float64 complex64
+float32   float32   float32   float32 float32 float32 float32 float32 float32 float64 complex64
+float64   float64   float64   float64 float64 float64 float64 float64 float64 float64 complex64
+complex64 complex64 complex64 complex64 complex64 complex64 complex64 complex64 complex64 complex64 complex64
+"""
+EXPECTED_JOIN = {(a, b): row.split()[j] for a, row in zip(PROMOTION_ORDER, PROMOTION_TABLE.split("\n")[1:-1])
+                 for j, b in enumerate(PROMOTION_ORDER)}
+
+
+def _bound_dtype(x, y):
+    """The dtype add binds T to: its result's, or the one its TypeError names
+    (add does not take every dtype; the binding happens before that check)."""
+    try:
+        return ember.add(x, y).dtype.name
+    except TypeError as e:
+        match = re.search(r"^add: dtype (\w+) is not supported", str(e))
+        assert match, str(e)
+        return match.group(1)
+
+
+def test_promotion_table_is_a_commutative_lattice():
+    for a in PROMOTION_ORDER:
+        assert EXPECTED_JOIN[a, a] == a and EXPECTED_JOIN[a, "bool"] == a
+        for b in PROMOTION_ORDER:
+            assert EXPECTED_JOIN[a, b] == EXPECTED_JOIN[b, a]
+            for c in PROMOTION_ORDER:  # associative
+                assert EXPECTED_JOIN[EXPECTED_JOIN[a, b], c] == EXPECTED_JOIN[a, EXPECTED_JOIN[b, c]]
+
+
+@pytest.mark.parametrize("a", PROMOTION_ORDER)
+def test_promotion_table_every_pair(mode, a):
+    x = ember.zeros([2], a)
+    for b in PROMOTION_ORDER:
+        y = ember.zeros([2], b)
+        assert _bound_dtype(x, y) == EXPECTED_JOIN[a, b], (a, b)
+        assert _bound_dtype(y, x) == EXPECTED_JOIN[a, b], (b, a)
+    # NumPy arrays are strong operands too.
+    assert _bound_dtype(x, np.zeros(2, ember.float16.as_numpy_dtype)) == EXPECTED_JOIN[a, "float16"]
+
+
+def test_mixed_new_dtypes_compute_in_the_join(mode):
+    x = ember.constant(np.array([1.5, 2.0], np.float16))
+    y = ember.constant(np.array([0.25, 1.0], ml_dtypes.bfloat16))
+    z = x + y  # float32: neither 16-bit float holds the other
+    assert z.dtype == ember.float32 and z.numpy().tolist() == [1.75, 3.0]
+    u = ember.constant(np.array([200, 1], np.uint8))
+    assert (u + ember.constant([1, -1], dtype=ember.int32)).numpy().tolist() == [201, 0]
+    assert (ember.constant(np.array([3], np.int8)) + np.float32(0.5)).numpy().tolist() == [3.5]
+
+
+# (tensor dtype, Python value) -> bound dtype: a weak value keeps the tensor's
+# dtype unless its kind (bool < int < float < complex) is higher.
+WEAK_CASES = [
+    ("float16", 1.0, "float16"), ("float16", 1, "float16"), ("float16", True, "float16"),
+    ("bfloat16", 2.5, "bfloat16"), ("bfloat16", [1.0, 2.0], "bfloat16"),
+    ("uint8", 1, "uint8"), ("uint8", 1.5, "float32"), ("int8", 1, "int8"), ("int16", [1, 2], "int16"),
+    ("int8", 2.5, "float32"), ("bool", 1, "int32"),
+    ("complex64", 1.0, "complex64"), ("complex64", 1, "complex64"),
+    ("float32", 1j, "complex64"), ("float16", 1j, "complex64"), ("int32", 2j, "complex64"),
+    ("float64", 1j, "complex64"), ("float32", [1j, 2], "complex64"),
+]
+
+
+@pytest.mark.parametrize("tensor_dtype, value, expected", WEAK_CASES)
+def test_weak_values_with_new_dtypes(mode, tensor_dtype, value, expected):
+    t = ember.zeros([2], tensor_dtype)
+    assert _bound_dtype(t, value) == expected
+    assert _bound_dtype(value, t) == expected
+
+
+def test_weak_complex_values_compute(mode):
+    # Only weak inputs: the kind's default dtype (add takes no complex yet, so fill and identity).
+    np.testing.assert_array_equal(ember.fill([2], 1 + 2j).numpy(), np.array([1 + 2j] * 2, np.complex64))
+    assert ember.identity(2j).dtype == ember.complex64
+    assert ember.identity([1, 2j]).dtype == ember.complex64
+
+
 def test_bool_promotes_for_arithmetic(mode):
     result = ember.constant([True, False]) + ember.constant([1, 1])
     assert result.dtype == ember.int32 and result.numpy().tolist() == [2, 1]
@@ -286,10 +397,114 @@ def test_lossy_float_list_to_int_raises():
         ember.constant([1.5, 2.0], dtype=ember.int32)
 
 
-@pytest.mark.parametrize("np_dtype", [np.float16, np.uint8, np.complex64, np.int8])
+@pytest.mark.parametrize("np_dtype", [np.uint16, np.uint32, np.uint64, np.complex128, np.longdouble,
+                                      ml_dtypes.float8_e4m3fn])
 def test_unsupported_numpy_dtype_raises_type_error(np_dtype):
-    with pytest.raises(TypeError, match="dtype"):
+    with pytest.raises(TypeError, match="unsupported NumPy dtype .*; ember supports bool, float16, bfloat16"):
         ember.constant(np.ones(2, np_dtype))
+    with pytest.raises(TypeError, match="unsupported NumPy dtype"):
+        ember.add(ember.constant([1.0]), np.ones(1, np_dtype))
+
+
+# --- Every dtype: NumPy round trips, Python values, casts ---------------------
+
+
+def _values(dtype):
+    return {
+        ember.bool: [True, False, True],
+        ember.uint8: [0, 7, 255],
+        ember.int8: [-128, 5, 127],
+        ember.int16: [-32768, 5, 32767],
+        ember.int32: [-2 ** 31, 5, 2 ** 31 - 1],
+        ember.int64: [-2 ** 63, 5, 2 ** 63 - 1],
+        ember.float16: [-65504.0, 0.5, 2.0 ** -24],
+        ember.bfloat16: [-3.0e38, 0.5, 2.0 ** -133],
+        ember.float32: [-3.0e38, 0.5, 1.0e-45],
+        ember.float64: [-1.0e308, 0.5, 5.0e-324],
+        ember.complex64: [1 + 2j, -0.5j, 3.0],
+    }[dtype]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=lambda d: d.name)
+def test_numpy_round_trip_every_dtype(mode, dtype):
+    array = np.array(_values(dtype), dtype.as_numpy_dtype).reshape(3, 1)
+    t = ember.constant(array)
+    assert t.dtype == dtype and t.shape == (3, 1)
+    out = t.numpy()
+    assert out.dtype == array.dtype  # bfloat16 comes back as ml_dtypes.bfloat16
+    np.testing.assert_array_equal(out, array)
+    # Through ops that take every dtype: copies, views and a cast round trip.
+    np.testing.assert_array_equal(ember.transpose(t).numpy(), array.T)
+    np.testing.assert_array_equal(ember.reshape(t, [3]).numpy(), array.reshape(3))
+    np.testing.assert_array_equal(ember.identity(t).numpy(), array)
+    np.testing.assert_array_equal(ember.fill([2], array[1].reshape(())).numpy(), np.full(2, array[1, 0]))
+    np.testing.assert_array_equal(ember.ones([2], dtype).numpy(), np.ones(2, array.dtype))
+    np.testing.assert_array_equal(ember.zeros([2], dtype).numpy(), np.zeros(2, array.dtype))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=lambda d: d.name)
+def test_python_values_convert_to_every_dtype(mode, dtype):
+    values = _values(dtype)
+    t = ember.constant(values, dtype=dtype)
+    np.testing.assert_array_equal(t.numpy(), np.array(values, dtype.as_numpy_dtype))
+    scalar = ember.constant(values[1], dtype=dtype)
+    assert scalar.dtype == dtype and scalar.numpy() == np.array(values[1], dtype.as_numpy_dtype)
+
+
+@pytest.mark.parametrize("dtype, value", [(ember.float16, 0.1), (ember.float16, 1e-6), (ember.float16, 65519.0),
+                                          (ember.float16, 65520.0), (ember.float16, -2.0 ** -25),
+                                          (ember.bfloat16, 0.1), (ember.bfloat16, 1e-40), (ember.bfloat16, 3.4e38),
+                                          (ember.bfloat16, float("nan")), (ember.float16, float("-inf"))])
+def test_python_floats_round_to_nearest_half(dtype, value):
+    # Python scalars are rounded in C++ (no Eigen there); NumPy / ml_dtypes agree.
+    got = ember.constant(value, dtype=dtype).numpy()
+    with np.errstate(over="ignore"):
+        want = np.array(value, np.float32).astype(dtype.as_numpy_dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.astype(np.float32), want.astype(np.float32))  # NaN-aware
+
+
+@pytest.mark.parametrize("value, dtype", [(256, ember.uint8), (-1, ember.uint8), (128, ember.int8),
+                                          (-2 ** 15 - 1, ember.int16), ([0, 300], ember.uint8),
+                                          ([-129], ember.int8)])
+def test_narrow_integer_overflow_raises(value, dtype):
+    with pytest.raises(OverflowError, match=dtype.name):
+        ember.constant(value, dtype=dtype)
+
+
+def test_complex_python_values():
+    assert ember.constant(1 + 2j).dtype == ember.complex64
+    assert ember.constant([1, 2.5, 3j]).dtype == ember.complex64
+    assert ember.constant(np.complex64(1j)).dtype == ember.complex64
+    np.testing.assert_array_equal(ember.constant([1j, 2]).numpy(), np.array([1j, 2], np.complex64))
+    for dtype in (ember.float32, ember.int32, ember.bfloat16):
+        with pytest.raises(TypeError, match="complex"):
+            ember.constant(1j, dtype=dtype)
+        with pytest.raises(TypeError, match="complex"):
+            ember.constant([1j], dtype=dtype)
+    with pytest.raises(TypeError, match="float"):
+        ember.constant([1.5], dtype=ember.uint8)
+    # An explicit dtype on a NumPy array casts, as for other dtypes.
+    np.testing.assert_array_equal(ember.constant(np.array([1 + 1j]), dtype=ember.complex64).numpy(),
+                                  np.array([1 + 1j], np.complex64))
+
+
+def test_cast_edge_values(mode):
+    x = ember.constant([float("nan"), 1e10, -1e10, -0.9, 255.9, 3.5])
+    assert ember.cast(x, ember.uint8).numpy().tolist() == [0, 255, 0, 0, 255, 3]
+    assert ember.cast(x, ember.int8).numpy().tolist() == [0, 127, -128, 0, 127, 3]
+    assert ember.cast(x, ember.int32).numpy().tolist() == [0, 2 ** 31 - 1, -2 ** 31, 0, 255, 3]
+    assert ember.cast(x, ember.int64).numpy().tolist() == [0, 10 ** 10, -10 ** 10, 0, 255, 3]
+    assert ember.cast(x, ember.bool).numpy().tolist() == [True] * 6
+    c = ember.constant([1.5 - 2j, 0j, 2j])
+    assert ember.cast(c, ember.float32).numpy().tolist() == [1.5, 0.0, 0.0]
+    assert ember.cast(c, ember.int16).numpy().tolist() == [1, 0, 0]
+    assert ember.cast(c, ember.bool).numpy().tolist() == [True, False, True]
+    assert ember.cast(ember.constant([300, -1]), ember.uint8).numpy().tolist() == [44, 255]
+    h = ember.cast(ember.constant([1.0, 65504.0, 1e5, 1e-8]), ember.float16)
+    np.testing.assert_array_equal(h.numpy(), np.array([1.0, 65504.0, np.inf, 0.0], np.float16))
+    b = ember.cast(h, ember.bfloat16)
+    assert b.dtype == ember.bfloat16 and b.numpy().astype(np.float32).tolist() == [1.0, 65536.0, np.inf, 0.0]
 
 
 @pytest.mark.parametrize("value", ["abc", object(), [[1, 2], [3]]])

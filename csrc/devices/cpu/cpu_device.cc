@@ -45,9 +45,13 @@ void InitCpuDevice() {
     KernelRegistry& registry = KernelRegistry::Global();
     RegisterCpuElementwiseKernels(registry);
     RegisterCpuReductionKernels(registry);
+    RegisterCpuAxisKernels(registry);
     RegisterCpuMatmulKernels(registry);
     RegisterCpuShapeKernels(registry);
+    RegisterCpuMovementKernels(registry);
     RegisterCpuDebuggingKernels(registry);
+    RegisterCpuNnKernels(registry);
+    RegisterCpuRandomKernels(registry);
     RegisterCpuListKernels(registry);
     return true;
   }();

@@ -41,9 +41,13 @@ void InitCpuDevice();
 // Explicit per-family registration (csrc/kernels/cpu/*.cc).
 void RegisterCpuElementwiseKernels(KernelRegistry& registry);
 void RegisterCpuReductionKernels(KernelRegistry& registry);
+void RegisterCpuAxisKernels(KernelRegistry& registry);
 void RegisterCpuMatmulKernels(KernelRegistry& registry);
 void RegisterCpuShapeKernels(KernelRegistry& registry);
+void RegisterCpuMovementKernels(KernelRegistry& registry);
 void RegisterCpuDebuggingKernels(KernelRegistry& registry);
+void RegisterCpuNnKernels(KernelRegistry& registry);
+void RegisterCpuRandomKernels(KernelRegistry& registry);
 void RegisterCpuListKernels(KernelRegistry& registry);
 
 }  // namespace ember

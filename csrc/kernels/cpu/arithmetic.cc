@@ -20,8 +20,13 @@ void RegisterArithmeticKernels(KernelRegistry& r) {
   RegisterForTypeSet<Arithmetic<MultiplyFn>::Kernel>(r, "multiply", type_sets::Numeric{});
   RegisterForTypeSet<Arithmetic<MaximumFn>::Kernel>(r, "maximum", type_sets::Numeric{});
   RegisterForTypeSet<Arithmetic<MinimumFn>::Kernel>(r, "minimum", type_sets::Numeric{});
-  // Integer operands are cast to float64 by the runtime before divide.
+  // Integer operands are cast to float64 by the runtime before divide and
+  // truediv.
   RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "divide", type_sets::Float{});
+  RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "truediv", type_sets::Float{});
+  RegisterForTypeSet<Arithmetic<SquaredDifferenceFn>::Kernel>(r, "squared_difference",
+                                                              type_sets::Numeric{});
+  RegisterForTypeSet<Arithmetic<Atan2Fn>::Kernel>(r, "atan2", type_sets::Float{});
 }
 
 }  // namespace ember::cpu

@@ -93,4 +93,76 @@ void BroadcastRowWalker::Next() {
   }
 }
 
+NaryBroadcastPlan MakeNaryBroadcastPlan(const Shape* const* operands, int num_operands,
+                                        const Shape& out) {
+  NaryBroadcastPlan plan;
+  plan.num_operands = num_operands;
+  plan.num_elements = out.NumElements();
+  if (plan.num_elements == 0) return plan;
+
+  // Collapse: bit k of a pattern = operand k broadcasts along the dim.
+  Shape patterns;
+  const int rank = out.rank();
+  for (int i = 0; i < rank; ++i) {
+    const int64_t d = out.dim(i);
+    if (d == 1) continue;
+    int64_t pattern = 0;
+    for (int k = 0; k < num_operands; ++k) {
+      const Shape& s = *operands[k];
+      const int ik = i - (rank - s.rank());
+      if (ik < 0 || s.dim(ik) == 1) pattern |= int64_t{1} << k;
+    }
+    const int n = patterns.rank();
+    if (n > 0 && patterns.dim(n - 1) == pattern) {
+      plan.dims.set_dim(n - 1, plan.dims.dim(n - 1) * d);
+    } else {
+      patterns.AddDim(pattern);
+      plan.dims.AddDim(d);
+    }
+  }
+  if (plan.dims.rank() == 0) {  // one element: every operand is a scalar run
+    plan.dims.AddDim(1);
+    patterns.AddDim((int64_t{1} << num_operands) - 1);
+  }
+
+  const int n = plan.dims.rank();
+  for (int k = 0; k < num_operands; ++k) {
+    plan.strides[k].Resize(n);
+    int64_t stride = 1;
+    for (int i = n - 1; i >= 0; --i) {
+      const bool broadcasts = (patterns.dim(i) >> k) & 1;
+      plan.strides[k].set_dim(i, broadcasts ? 0 : stride);
+      if (!broadcasts) stride *= plan.dims.dim(i);
+    }
+  }
+  return plan;
+}
+
+NaryBroadcastRowWalker::NaryBroadcastRowWalker(const NaryBroadcastPlan& plan, int64_t first_row)
+    : plan_(plan) {
+  const int outer = plan.rank() - 1;
+  index_.Resize(outer);
+  int64_t rest = first_row;
+  for (int d = outer - 1; d >= 0; --d) {
+    const int64_t size = plan.dims.dim(d);
+    const int64_t i = rest % size;
+    rest /= size;
+    index_.set_dim(d, i);
+    for (int k = 0; k < plan.num_operands; ++k) offsets_[k] += i * plan.strides[k].dim(d);
+  }
+}
+
+void NaryBroadcastRowWalker::Next() {
+  for (int d = index_.rank() - 1; d >= 0; --d) {
+    const int64_t i = index_.dim(d) + 1;
+    if (i < plan_.dims.dim(d)) {
+      index_.set_dim(d, i);
+      for (int k = 0; k < plan_.num_operands; ++k) offsets_[k] += plan_.strides[k].dim(d);
+      return;
+    }
+    index_.set_dim(d, 0);
+    for (int k = 0; k < plan_.num_operands; ++k) offsets_[k] -= (i - 1) * plan_.strides[k].dim(d);
+  }
+}
+
 }  // namespace ember::cpu

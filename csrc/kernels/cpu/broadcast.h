@@ -1,7 +1,9 @@
 // This file declares BroadcastPlan and BroadcastRowWalker: how CPU kernels
-// iterate two NumPy-broadcast operands without per-rank templates.
+// iterate two NumPy-broadcast operands without per-rank templates; and
+// NaryBroadcastPlan, the same for up to kMaxBroadcastOperands operands.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/shape.h"
@@ -106,6 +108,73 @@ void ForEachBroadcastElement(const BroadcastPlan& plan, int64_t first, int64_t l
       j = 0;
       walker.Next();
     }
+  }
+}
+
+// Note [N-ary broadcast plan]
+// Ops with more than two operands (where, clip_by_value) collapse dims the
+// same way as Note [Broadcast plan], with one "broadcasts here" bit per
+// operand: adjacent output dims merge when every operand either spans both
+// or broadcasts along both. The last collapsed dim is the inner run, along
+// which each operand's stride is 1 or 0 (0: one element repeated). There are
+// no separate flat kinds: same-shape and scalar operands collapse to a
+// single run, and kernels split work by output element, not by row, so one
+// long run still spreads over threads. Binary ops keep the two-operand
+// BroadcastPlan, whose flat cases vectorize without a stride test.
+inline constexpr int kMaxBroadcastOperands = 4;
+
+struct NaryBroadcastPlan {
+  int num_operands = 0;
+  int64_t num_elements = 0;
+  // Collapsed output dims, outermost first (rank >= 1 unless the output is
+  // empty), and each operand's element stride along them.
+  Shape dims;
+  Shape strides[kMaxBroadcastOperands];
+
+  int rank() const { return dims.rank(); }
+  int64_t inner_size() const { return dims.dim(rank() - 1); }
+  int64_t inner_stride(int operand) const { return strides[operand].dim(rank() - 1); }
+};
+
+// `out` must be the broadcast of the `num_operands` (<= kMaxBroadcastOperands)
+// shapes, all fully known.
+NaryBroadcastPlan MakeNaryBroadcastPlan(const Shape* const* operands, int num_operands,
+                                        const Shape& out);
+
+// Visits the rows (every collapsed dim but the last) of a plan in row-major
+// order, tracking where each row starts in each operand.
+class NaryBroadcastRowWalker {
+ public:
+  NaryBroadcastRowWalker(const NaryBroadcastPlan& plan, int64_t first_row);
+
+  int64_t offset(int operand) const { return offsets_[operand]; }
+  void Next();
+
+ private:
+  const NaryBroadcastPlan& plan_;
+  Shape index_;  // position along each outer dim
+  int64_t offsets_[kMaxBroadcastOperands] = {};
+};
+
+// Calls fn(out_offset, offsets, n) for the runs that make up output
+// elements [first, last): n consecutive output elements starting at
+// out_offset, where operand k starts at offsets[k] and advances by
+// plan.inner_stride(k) (0 or 1) per element.
+template <typename RunFn>
+void ForEachNaryBroadcastRun(const NaryBroadcastPlan& plan, int64_t first, int64_t last, RunFn&& fn) {
+  if (first >= last) return;
+  const int64_t inner = plan.inner_size();
+  NaryBroadcastRowWalker walker(plan, first / inner);
+  int64_t j = first % inner;
+  int64_t offsets[kMaxBroadcastOperands];
+  for (int64_t pos = first; pos < last; walker.Next()) {
+    const int64_t n = std::min(inner - j, last - pos);
+    for (int k = 0; k < plan.num_operands; ++k) {
+      offsets[k] = walker.offset(k) + j * plan.inner_stride(k);
+    }
+    fn(pos, static_cast<const int64_t*>(offsets), n);
+    pos += n;
+    j = 0;
   }
 }
 

@@ -1,58 +1,64 @@
-// This file implements the cast CPU kernels (every pair of dtypes).
-#include <type_traits>
+// This file implements the cast CPU kernel (every pair of dtypes); the
+// per-pair loops live in cast_integer.cc and cast_float.cc.
+#include "kernels/cpu/cast.h"
 
-#include "kernels/cpu/eigen.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 
 namespace ember::cpu {
 namespace {
 
-template <typename Src, typename Dst>
+const CastTable& Casts() {
+  static const CastTable* table = [] {
+    auto* t = new CastTable();
+    AddIntegerSourceCasts(*t);
+    AddFloatSourceCasts(*t);
+    return t;
+  }();
+  return *table;
+}
+
 class CastKernel final : public OpKernel {
  public:
-  explicit CastKernel(const KernelInit&) {}
+  // type_bindings: {SrcT, DstT}.
+  explicit CastKernel(const KernelInit& init)
+      : same_(init.type_bindings[0] == init.type_bindings[1]),
+        fn_(Casts().fn[static_cast<int>(init.type_bindings[0])][static_cast<int>(init.type_bindings[1])]) {}
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& input = ctx.input(0);
-    if constexpr (std::is_same_v<Src, Dst>) {
+    if (same_) {
       // Nothing to convert: the output is a view of the input.
       ctx.set_output(0, Tensor(input.dtype(), ctx.output(0).shape(), input.buffer()));
-    } else {
-      const Src* in = input.data<Src>();
-      Dst* out = ctx.output(0).data<Dst>();
-      ParallelFor(ctx, input.NumElements(), kCheapOpCycles, [=](int64_t first, int64_t last) {
-        const int64_t n = last - first;
-        Eigen::Map<const Eigen::Array<Src, Eigen::Dynamic, 1>> src(in + first, n);
-        Eigen::Map<Eigen::Array<Dst, Eigen::Dynamic, 1>> dst(out + first, n);
-        if constexpr (std::is_same_v<Dst, bool>) {
-          dst = src != Src(0);
-        } else {
-          // Float to int truncates toward zero (static_cast, as TensorFlow).
-          dst = src.template cast<Dst>();
-        }
-      });
+      return Status::OK();
     }
+    if (fn_ == nullptr) return Internal("cast: no conversion loop for this dtype pair");
+    const void* in = input.raw_data();
+    void* out = ctx.output(0).raw_data();
+    const CastFn fn = fn_;
+    ParallelFor(ctx, input.NumElements(), kCheapOpCycles,
+                [=](int64_t first, int64_t last) { fn(in, out, first, last); });
     return Status::OK();
   }
+
+ private:
+  bool same_;
+  CastFn fn_;
 };
 
 template <typename Src, typename... Dsts>
-void RegisterCastsFrom(KernelRegistry& r) {
-  (r.Register("cast", kCpuDeviceType, {DTypeOf<Src>::value, DTypeOf<Dsts>::value},
-              &MakeKernel<CastKernel<Src, Dsts>>),
+void RegisterCastsFrom(KernelRegistry& r, type_sets::TypeList<Dsts...>) {
+  (r.Register("cast", kCpuDeviceType, {DTypeOf<Src>::value, DTypeOf<Dsts>::value}, &MakeKernel<CastKernel>),
    ...);
 }
 
-template <typename... Ts>
-void RegisterAllCasts(KernelRegistry& r) {
-  (RegisterCastsFrom<Ts, Ts...>(r), ...);
+template <typename... Srcs>
+void RegisterAllCasts(KernelRegistry& r, type_sets::TypeList<Srcs...> every) {
+  (RegisterCastsFrom<Srcs>(r, every), ...);
 }
 
 }  // namespace
 
-void RegisterCastKernels(KernelRegistry& r) {
-  RegisterAllCasts<bool, int32_t, int64_t, float, double>(r);
-}
+void RegisterCastKernels(KernelRegistry& r) { RegisterAllCasts(r, type_sets::Every{}); }
 
 }  // namespace ember::cpu

@@ -1,6 +1,6 @@
-// This file defines UnaryKernel and BinaryKernel, the templates behind every
-// element-wise CPU kernel. Include it only from the .cc files that
-// instantiate them (unary.cc, arithmetic.cc, comparison.cc).
+// This file defines UnaryKernel, BinaryKernel and CheckedBinaryKernel, the
+// templates behind every element-wise CPU kernel. Include it only from the
+// .cc files that instantiate them (unary.cc, arithmetic.cc, ...).
 #pragma once
 
 #include "kernels/cpu/eigen.h"
@@ -20,18 +20,19 @@ auto Splat(T value, int64_t n) {
   return Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, value);
 }
 
-// Output may be input 0's buffer: every element is read before it is
-// written at the same index, so exact aliasing is safe.
-template <typename T, typename F>
+// Out is T except for predicates (is_nan: float -> bool). Output may be
+// input 0's buffer: every element is read before it is written at the same
+// index, so exact aliasing is safe.
+template <typename T, typename F, typename Out = T>
 class UnaryKernel final : public OpKernel {
  public:
   explicit UnaryKernel(const KernelInit&) {}
   Status Compute(KernelContext& ctx) const override {
     const T* in = ctx.input(0).data<T>();
-    T* out = ctx.output(0).data<T>();
+    Out* out = ctx.output(0).data<Out>();
     ParallelFor(ctx, ctx.output(0).NumElements(), F::kCycles, [in, out](int64_t first, int64_t last) {
       const int64_t n = last - first;
-      MutVec<T>(out + first, n) = F()(ConstVec<T>(in + first, n));
+      MutVec<Out>(out + first, n) = F()(ConstVec<T>(in + first, n));
     });
     return Status::OK();
   }
@@ -90,6 +91,32 @@ class BinaryKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     RunBroadcastBinary<T, Out, F>(ctx.device(), lhs.data<T>(), lhs.shape(), rhs.data<T>(),
                                   rhs.shape(), out.data<Out>(), out.shape());
+    return Status::OK();
+  }
+};
+
+// A BinaryKernel<T, T, F> whose right operand may hold values the op
+// rejects for some T (integer division by zero, negative integer
+// exponents): F::Invalid<T>(y) returns the error message or null. The whole
+// right operand is checked before any output is written, and the functor
+// may then assume valid values. Data-dependent, so the error is the
+// kernel's, not the shape function's.
+template <typename T, typename F>
+class CheckedBinaryKernel final : public OpKernel {
+ public:
+  explicit CheckedBinaryKernel(const KernelInit&) {}
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& lhs = ctx.input(0);
+    const Tensor& rhs = ctx.input(1);
+    Tensor& out = ctx.output(0);
+    if (out.NumElements() == 0) return Status::OK();
+    // With a non-empty output every rhs element is used somewhere.
+    const T* y = rhs.data<T>();
+    for (int64_t i = 0, n = rhs.NumElements(); i < n; ++i) {
+      if (const char* error = F::template Invalid<T>(y[i])) return InvalidArgument(error);
+    }
+    RunBroadcastBinary<T, T, F>(ctx.device(), lhs.data<T>(), lhs.shape(), y, rhs.shape(),
+                                out.data<T>(), out.shape());
     return Status::OK();
   }
 };

@@ -2,6 +2,9 @@
 // structs that apply to Eigen array expressions.
 #pragma once
 
+#include <cmath>
+#include <type_traits>
+
 #include "kernels/cpu/eigen.h"
 
 namespace ember::cpu {
@@ -43,6 +46,141 @@ struct SigmoidFn {
   static constexpr double kCycles = 20;
   template <typename A> auto operator()(const A& a) const { return a.logistic(); }
 };
+// NaN stays NaN (NumPy and TF); integers give -1, 0 or 1.
+struct SignFn {
+  static constexpr double kCycles = 2;
+  template <typename A> auto operator()(const A& a) const {
+    using T = typename A::Scalar;
+    return (a > T(0)).select(T(1), (a < T(0)).select(T(-1), a));
+  }
+};
+struct SquareFn {
+  static constexpr double kCycles = 1;
+  template <typename A> auto operator()(const A& a) const { return a.square(); }
+};
+struct ReciprocalFn {
+  static constexpr double kCycles = 4;
+  template <typename A> auto operator()(const A& a) const { return a.inverse(); }
+};
+struct RsqrtFn {
+  static constexpr double kCycles = 6;
+  template <typename A> auto operator()(const A& a) const { return a.rsqrt(); }
+};
+struct FloorFn {
+  static constexpr double kCycles = 1;
+  template <typename A> auto operator()(const A& a) const { return a.floor(); }
+};
+struct CeilFn {
+  static constexpr double kCycles = 1;
+  template <typename A> auto operator()(const A& a) const { return a.ceil(); }
+};
+// Half to even, like TF's round and NumPy's rint (Eigen's round() would
+// round half away from zero). Integers are already round.
+struct RoundFn {
+  static constexpr double kCycles = 1;
+  template <typename A> auto operator()(const A& a) const {
+    if constexpr (std::is_integral_v<typename A::Scalar>) {
+      return a;
+    } else {
+      return a.rint();
+    }
+  }
+};
+struct LogicalNotFn {
+  static constexpr double kCycles = 1;
+  template <typename A> auto operator()(const A& a) const { return !a; }
+};
+// Float -> bool predicates.
+struct IsNanFn {
+  static constexpr double kCycles = 1;
+  template <typename A> auto operator()(const A& a) const { return a.isNaN(); }
+};
+struct IsInfFn {
+  static constexpr double kCycles = 1;
+  template <typename A> auto operator()(const A& a) const { return a.isInf(); }
+};
+struct IsFiniteFn {
+  static constexpr double kCycles = 1;
+  template <typename A> auto operator()(const A& a) const { return a.isFinite(); }
+};
+
+// Transcendental (elementwise_math.cc).
+struct Expm1Fn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.expm1(); }
+};
+struct Log1pFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.log1p(); }
+};
+struct SinFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.sin(); }
+};
+struct CosFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.cos(); }
+};
+struct TanFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.tan(); }
+};
+struct AsinFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.asin(); }
+};
+struct AcosFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.acos(); }
+};
+struct AtanFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.atan(); }
+};
+struct SinhFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.sinh(); }
+};
+struct CoshFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.cosh(); }
+};
+struct AsinhFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.asinh(); }
+};
+struct AcoshFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.acosh(); }
+};
+struct AtanhFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const { return a.atanh(); }
+};
+// erf and erfc come from the C library: Eigen's versions need the
+// unsupported SpecialFunctions module, which is slow to compile.
+struct ErfFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const {
+    using T = typename A::Scalar;
+    return a.unaryExpr([](T x) { return static_cast<T>(std::erf(x)); });
+  }
+};
+struct ErfcFn {
+  static constexpr double kCycles = 20;
+  template <typename A> auto operator()(const A& a) const {
+    using T = typename A::Scalar;
+    return a.unaryExpr([](T x) { return static_cast<T>(std::erfc(x)); });
+  }
+};
+// log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|).
+struct SoftplusFn {
+  static constexpr double kCycles = 40;
+  template <typename A> auto operator()(const A& a) const {
+    using T = typename A::Scalar;
+    return a.max(T(0)) + (-a.abs()).exp().log1p();
+  }
+};
 
 // Binary. Either side may be a Constant (a broadcast scalar).
 struct AddFn {
@@ -72,6 +210,66 @@ struct MinimumFn {
   static constexpr double kCycles = 1;
   template <typename A, typename B> auto operator()(const A& a, const B& b) const {
     return a.template min<Eigen::PropagateNaN>(b);
+  }
+};
+
+struct SquaredDifferenceFn {
+  static constexpr double kCycles = 2;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const {
+    return (a - b).square();
+  }
+};
+// Floats only; integer pow is IntPow (elementwise_intdiv.cc).
+struct PowFn {
+  static constexpr double kCycles = 40;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const {
+    using T = typename A::Scalar;
+    return a.binaryExpr(b, [](T x, T y) { return static_cast<T>(std::pow(x, y)); });
+  }
+};
+// atan2(y, x): the angle of the point (x, y).
+struct Atan2Fn {
+  static constexpr double kCycles = 40;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const {
+    using T = typename A::Scalar;
+    return a.binaryExpr(b, [](T y, T x) { return static_cast<T>(std::atan2(y, x)); });
+  }
+};
+
+// Logical (bool operands).
+struct LogicalAndFn {
+  static constexpr double kCycles = 1;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const { return a && b; }
+};
+struct LogicalOrFn {
+  static constexpr double kCycles = 1;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const { return a || b; }
+};
+struct LogicalXorFn {
+  static constexpr double kCycles = 1;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const { return a != b; }
+};
+
+// Bitwise (integer operands).
+struct BitwiseAndFn {
+  static constexpr double kCycles = 1;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const {
+    using T = typename A::Scalar;
+    return a.binaryExpr(b, [](T x, T y) { return static_cast<T>(x & y); });
+  }
+};
+struct BitwiseOrFn {
+  static constexpr double kCycles = 1;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const {
+    using T = typename A::Scalar;
+    return a.binaryExpr(b, [](T x, T y) { return static_cast<T>(x | y); });
+  }
+};
+struct BitwiseXorFn {
+  static constexpr double kCycles = 1;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const {
+    using T = typename A::Scalar;
+    return a.binaryExpr(b, [](T x, T y) { return static_cast<T>(x ^ y); });
   }
 };
 

@@ -1,5 +1,5 @@
 // This file implements the batched, broadcasting matmul CPU kernel and
-// RegisterCpuMatmulKernels.
+// RegisterCpuMatmulKernels (which also registers tensordot.cc's kernel).
 #include <algorithm>
 
 #include "devices/cpu/cpu_device.h"
@@ -65,12 +65,18 @@ class MatmulKernel final : public OpKernel {
 };
 
 }  // namespace
+
+void RegisterTensordotKernels(KernelRegistry& r);  // tensordot.cc
+
 }  // namespace ember::cpu
 
 namespace ember {
 
 void RegisterCpuMatmulKernels(KernelRegistry& r) {
   cpu::RegisterForTypeSet<cpu::MatmulKernel>(r, "matmul", type_sets::Numeric{});
+  // Note [Pending op definitions] in sort.cc.
+  const OpDef* tensordot;
+  if (FindOpDef("tensordot", &tensordot).ok()) cpu::RegisterTensordotKernels(r);
 }
 
 }  // namespace ember

@@ -17,6 +17,12 @@ void RegisterComparisonKernels(KernelRegistry& registry);  // comparison.cc
 void RegisterTransposeKernels(KernelRegistry& registry);   // transpose.cc
 void RegisterCastKernels(KernelRegistry& registry);        // cast.cc
 void RegisterFillKernels(KernelRegistry& registry);        // fill.cc
+void RegisterMathKernels(KernelRegistry& registry);        // elementwise_math.cc
+void RegisterDivisionKernels(KernelRegistry& registry);    // elementwise_division.cc
+void RegisterLogicalKernels(KernelRegistry& registry);     // logical.cc
+void RegisterBitwiseKernels(KernelRegistry& registry);     // bitwise.cc
+void RegisterSelectKernels(KernelRegistry& registry);      // select.cc
+void RegisterAddNKernels(KernelRegistry& registry);        // add_n.cc
 
 // Registers K<T> for op on the CPU for each T in Ts.
 template <template <typename> class K, typename... Ts>

@@ -24,7 +24,8 @@ class ViewKernel final : public OpKernel {
 namespace ember {
 
 void RegisterCpuShapeKernels(KernelRegistry& r) {
-  for (DType t : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
+  for (int i = 0; i < kNumDTypes; ++i) {  // the `every` set
+    const DType t = static_cast<DType>(i);
     r.Register("reshape", kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);
     r.Register("identity", kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);
   }

@@ -148,7 +148,8 @@ void PermuteCopy(Device* device, const void* in, void* out, size_t elem_size, co
 }
 
 void RegisterTransposeKernels(KernelRegistry& r) {
-  for (DType t : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
+  for (int i = 0; i < kNumDTypes; ++i) {  // the `every` set
+    const DType t = static_cast<DType>(i);
     r.Register("transpose", kCpuDeviceType, {t}, &MakeKernel<TransposeKernel>);
   }
 }

@@ -12,6 +12,12 @@ struct Unary {
   using Kernel = UnaryKernel<T, F>;
 };
 
+template <typename F>
+struct Predicate {
+  template <typename T>
+  using Kernel = UnaryKernel<T, F, bool>;
+};
+
 }  // namespace
 
 void RegisterUnaryKernels(KernelRegistry& r) {
@@ -23,6 +29,17 @@ void RegisterUnaryKernels(KernelRegistry& r) {
   RegisterForTypeSet<Unary<SqrtFn>::Kernel>(r, "sqrt", type_sets::Float{});
   RegisterForTypeSet<Unary<TanhFn>::Kernel>(r, "tanh", type_sets::Float{});
   RegisterForTypeSet<Unary<SigmoidFn>::Kernel>(r, "sigmoid", type_sets::Float{});
+  RegisterForTypeSet<Unary<SignFn>::Kernel>(r, "sign", type_sets::Numeric{});
+  RegisterForTypeSet<Unary<SquareFn>::Kernel>(r, "square", type_sets::Numeric{});
+  RegisterForTypeSet<Unary<RoundFn>::Kernel>(r, "round", type_sets::Numeric{});
+  RegisterForTypeSet<Unary<ReciprocalFn>::Kernel>(r, "reciprocal", type_sets::Float{});
+  RegisterForTypeSet<Unary<RsqrtFn>::Kernel>(r, "rsqrt", type_sets::Float{});
+  RegisterForTypeSet<Unary<FloorFn>::Kernel>(r, "floor", type_sets::Float{});
+  RegisterForTypeSet<Unary<CeilFn>::Kernel>(r, "ceil", type_sets::Float{});
+  RegisterForTypes<Unary<LogicalNotFn>::Kernel, bool>(r, "logical_not");
+  RegisterForTypeSet<Predicate<IsNanFn>::Kernel>(r, "is_nan", type_sets::Float{});
+  RegisterForTypeSet<Predicate<IsInfFn>::Kernel>(r, "is_inf", type_sets::Float{});
+  RegisterForTypeSet<Predicate<IsFiniteFn>::Kernel>(r, "is_finite", type_sets::Float{});
 }
 
 }  // namespace ember::cpu

@@ -1,5 +1,5 @@
 // This file implements the element-wise shape functions: Unchanged and
-// NumPy broadcasting.
+// NumPy broadcasting of two or more inputs.
 #include <algorithm>
 
 #include "ops/shape_fns/shape_fns.h"
@@ -43,6 +43,36 @@ Status BroadcastBinary(ShapeContext& ctx) {
   Shape out;
   EMBER_RETURN_IF_ERROR(BroadcastShapes(ctx.input_shape(0), ctx.input_shape(1), &out));
   ctx.set_output_shape(0, std::move(out));
+  return Status::OK();
+}
+
+Status BroadcastAll(ShapeContext& ctx) {
+  Shape out = ctx.input_shape(0);
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    Shape next;
+    if (!BroadcastShapes(out, ctx.input_shape(i), &next).ok()) {
+      std::string shapes;
+      for (int j = 0; j < ctx.num_inputs(); ++j) {
+        shapes += (j ? " vs. " : "") + ctx.input_shape(j).ToString();
+      }
+      return InvalidArgument("Incompatible shapes: " + shapes);
+    }
+    out = std::move(next);
+  }
+  ctx.set_output_shape(0, std::move(out));
+  return Status::OK();
+}
+
+Status AddN(ShapeContext& ctx) {
+  if (ctx.num_inputs() == 0) return InvalidArgument("needs at least one input tensor");
+  const Shape& first = ctx.input_shape(0);
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    if (ctx.input_shape(i) != first) {
+      return InvalidArgument("all inputs must have the same shape: inputs[0] is " + first.ToString() +
+                             ", inputs[" + std::to_string(i) + "] is " + ctx.input_shape(i).ToString());
+    }
+  }
+  ctx.set_output_shape(0, first);
   return Status::OK();
 }
 

@@ -46,3 +46,46 @@ Status Reduce(ShapeContext& ctx) {
 }
 
 }  // namespace ember::shape_fns
+
+namespace ember::shape_fns {
+namespace {
+
+// Normalizes a single axis attr value into [0, rank).
+Status NormalizeAxis(int64_t axis, int rank, int* out) {
+  if (axis < -rank || axis >= rank) {
+    return InvalidArgument("axis " + std::to_string(axis) + " is out of range for input of rank " +
+                           std::to_string(rank) + " (axis must be in [" + std::to_string(-rank) +
+                           ", " + std::to_string(rank) + "))");
+  }
+  *out = static_cast<int>(axis < 0 ? axis + rank : axis);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ArgReduce(ShapeContext& ctx) {
+  const Shape& in = ctx.input_shape(0);
+  const int64_t axis_attr = ctx.attr(0).is_none() ? 0 : ctx.attr(0).as_int();
+  int axis;
+  EMBER_RETURN_IF_ERROR(NormalizeAxis(axis_attr, in.rank(), &axis));
+  if (in.dim(axis) == 0) {
+    return InvalidArgument("Reduction axis " + std::to_string(axis_attr) + " is empty in shape " +
+                           in.ToString());
+  }
+  Shape out;
+  for (int i = 0; i < in.rank(); ++i) {
+    if (i != axis) out.AddDim(in.dim(i));
+  }
+  ctx.set_output_shape(0, std::move(out));
+  return Status::OK();
+}
+
+Status Scan(ShapeContext& ctx) {
+  const Shape& in = ctx.input_shape(0);
+  int axis;
+  EMBER_RETURN_IF_ERROR(NormalizeAxis(ctx.attr(0).as_int(), in.rank(), &axis));
+  ctx.set_output_shape(0, in);
+  return Status::OK();
+}
+
+}  // namespace ember::shape_fns

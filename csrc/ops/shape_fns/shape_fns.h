@@ -21,16 +21,36 @@ namespace ember::shape_fns {
 Status Unchanged(ShapeContext& ctx);
 // identity_n: one output per (list) input, same shapes (lists.cc).
 Status IdentityN(ShapeContext& ctx);
+// add_n: one or more inputs of one shape (elementwise.cc).
+Status AddN(ShapeContext& ctx);
 
 // Output 0 is the NumPy broadcast of inputs 0 and 1.
 Status BroadcastBinary(ShapeContext& ctx);
 
+// Output 0 is the NumPy broadcast of every input (where, clip_by_value).
+Status BroadcastAll(ShapeContext& ctx);
+
 // Batched matrix product. Attrs: 0 transpose_a, 1 transpose_b (bool).
 // Both inputs need rank >= 2; batch dims broadcast.
 Status Matmul(ShapeContext& ctx);
+// tensordot. Attr 0: axes ([N] = last N of a with first N of b, or a's axes
+// followed by as many of b's). TensordotAxes validates and splits them.
+Status Tensordot(ShapeContext& ctx);
+Status TensordotAxes(const Shape& a, const Shape& b, const std::vector<int64_t>& axes,
+                     std::vector<int>* a_axes, std::vector<int>* b_axes);
+// linalg.norm. Attrs: 0 ord (string), 1 axis (optional list(int), <= 2), 2 keepdims.
+Status Norm(ShapeContext& ctx);
 
 // Reductions. Attrs: 0 axis (None = all axes, [] = none), 1 keepdims.
 Status Reduce(ShapeContext& ctx);
+// argmax/argmin. Attrs: 0 axis (optional int; None = 0), 1 output_type.
+Status ArgReduce(ShapeContext& ctx);
+// cumsum/cumprod: output 0 has input 0's shape. Attr 0: axis (int).
+Status Scan(ShapeContext& ctx);
+// sort/argsort (sorting.cc). Attrs: 0 axis (int), 1 direction (string).
+Status Sort(ShapeContext& ctx);
+// top_k: outputs 0 and 1 are input.shape[:-1] + [k]. Attrs: 0 k, 1 sorted.
+Status TopK(ShapeContext& ctx);
 
 // Attr 0: the new shape, with at most one -1 to infer.
 Status Reshape(ShapeContext& ctx);
@@ -40,6 +60,42 @@ Status Transpose(ShapeContext& ctx);
 
 // Output 0's shape is attr 0 (list(int), no negative dims): zeros, ones, fill.
 Status ShapeFromAttr(ShapeContext& ctx);
+
+// Neural-network ops (nn.cc; attrs documented there, geometry in nn.h).
+Status Softmax(ShapeContext& ctx);            // attr axis; output = input 0
+Status BiasAdd(ShapeContext& ctx);            // attr data_format (optional)
+Status Conv2d(ShapeContext& ctx);             // strides, padding, data_format, dilations, explicit_paddings
+Status Conv2dTranspose(ShapeContext& ctx);    // output_shape, then conv2d's attrs
+Status Pool2d(ShapeContext& ctx);             // ksize, strides, padding, data_format, explicit_paddings
+Status LayerNorm(ShapeContext& ctx);          // x, gamma, beta; axis, epsilon
+Status SparseSoftmaxXent(ShapeContext& ctx);  // labels [b...], logits [b..., classes]
+Status SoftmaxXent(ShapeContext& ctx);        // labels, logits; axis
+Status Attention(ShapeContext& ctx);          // query, key, value, mask; scale
+
+// Movement and indexing ops (movement.cc; index arithmetic in movement.h).
+Status ExpandDims(ShapeContext& ctx);             // attr axis
+Status Squeeze(ShapeContext& ctx);                // attr axis (optional list)
+Status Tile(ShapeContext& ctx);                   // attr multiples
+Status Pad(ShapeContext& ctx);                    // attrs paddings (flat), mode
+Status BroadcastTo(ShapeContext& ctx);            // attr shape
+Status Slice(ShapeContext& ctx);                  // attrs begin, size
+Status StridedSlice(ShapeContext& ctx);           // begin, end, strides, 5 masks
+Status Reverse(ShapeContext& ctx);                // attr axis
+Status Roll(ShapeContext& ctx);                   // attrs shift, axis
+Status Gather(ShapeContext& ctx);                 // params, indices; axis, batch_dims
+Status GatherNd(ShapeContext& ctx);               // params, indices; batch_dims
+Status ScatterNd(ShapeContext& ctx);              // indices, updates; shape
+Status TensorScatterNdUpdate(ShapeContext& ctx);  // tensor, indices, updates
+Status OneHot(ShapeContext& ctx);                 // indices; depth, on, off, axis
+Status ShapeVector(ShapeContext& ctx);            // [rank of input 0] (shape)
+Status Scalar(ShapeContext& ctx);                 // [] (size, rank)
+Status Range(ShapeContext& ctx);                  // attrs start, limit, delta
+Status Linspace(ShapeContext& ctx);               // start, stop; num, axis
+Status Eye(ShapeContext& ctx);                    // num_rows, num_columns, batch_shape
+Status Concat(ShapeContext& ctx);                 // values (list); axis
+Status Stack(ShapeContext& ctx);                  // values (list); axis
+Status Unstack(ShapeContext& ctx);                // value; num, axis (list output)
+Status Split(ShapeContext& ctx);                  // value; size_splits, axis (list output)
 
 // NumPy broadcasting of two shapes. An unknown dim (-1) against 1 or
 // another unknown stays unknown; against a known d != 1 it becomes d

@@ -1,0 +1,126 @@
+// This file implements the CPU kernels of the movement ops over lists of
+// tensors: concat, stack, unstack, split. Each list element is one strided
+// copy into (or out of) its block of the single tensor.
+#include "kernels/cpu/movement_copy.h"
+#include "ops/attrs/movement.gen.h"
+
+namespace ember::cpu {
+namespace {
+
+std::vector<int64_t> Without(const std::vector<int64_t>& v, int i) {
+  std::vector<int64_t> out = v;
+  out.erase(out.begin() + i);
+  return out;
+}
+
+class ConcatKernel final : public OpKernel {
+ public:
+  explicit ConcatKernel(const KernelInit& init) : attrs_(init.attrs) {}
+  Status Compute(KernelContext& ctx) const override {
+    Tensor& out = ctx.output(0);
+    const int rank = out.rank();
+    const int axis = static_cast<int>(attrs_.axis < 0 ? attrs_.axis + rank : attrs_.axis);
+    const std::vector<int64_t> out_strides = ContiguousStrides(out.shape());
+    int64_t at = 0;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const Tensor& in = ctx.input(i);
+      CopyPlan plan;
+      plan.dims = in.shape().ToVector();
+      plan.src_strides = ContiguousStrides(in.shape());
+      plan.dst_strides = out_strides;
+      plan.dst_offset = at * out_strides[axis];
+      StridedCopy(ctx.device(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      at += in.dim(axis);
+    }
+    return Status::OK();
+  }
+
+ private:
+  ConcatAttrs attrs_;
+};
+
+class StackKernel final : public OpKernel {
+ public:
+  explicit StackKernel(const KernelInit& init) : attrs_(init.attrs) {}
+  Status Compute(KernelContext& ctx) const override {
+    Tensor& out = ctx.output(0);
+    const int rank = out.rank();
+    const int axis = static_cast<int>(attrs_.axis < 0 ? attrs_.axis + rank : attrs_.axis);
+    const std::vector<int64_t> out_strides = ContiguousStrides(out.shape());
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const Tensor& in = ctx.input(i);
+      CopyPlan plan;
+      plan.dims = in.shape().ToVector();
+      plan.src_strides = ContiguousStrides(in.shape());
+      plan.dst_strides = Without(out_strides, axis);
+      plan.dst_offset = i * out_strides[axis];
+      StridedCopy(ctx.device(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+    }
+    return Status::OK();
+  }
+
+ private:
+  StackAttrs attrs_;
+};
+
+class UnstackKernel final : public OpKernel {
+ public:
+  explicit UnstackKernel(const KernelInit& init) : attrs_(init.attrs) {}
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& in = ctx.input(0);
+    const int axis = static_cast<int>(attrs_.axis < 0 ? attrs_.axis + in.rank() : attrs_.axis);
+    const std::vector<int64_t> strides = ContiguousStrides(in.shape());
+    for (int i = 0; i < ctx.num_outputs(); ++i) {
+      Tensor& out = ctx.output(i);
+      CopyPlan plan;
+      plan.dims = out.shape().ToVector();
+      plan.src_strides = Without(strides, axis);
+      plan.src_offset = i * strides[axis];
+      plan.dst_strides = ContiguousStrides(out.shape());
+      StridedCopy(ctx.device(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+    }
+    return Status::OK();
+  }
+
+ private:
+  UnstackAttrs attrs_;
+};
+
+class SplitKernel final : public OpKernel {
+ public:
+  explicit SplitKernel(const KernelInit& init) : attrs_(init.attrs) {}
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& in = ctx.input(0);
+    int axis;
+    std::vector<int64_t> sizes;
+    EMBER_RETURN_IF_ERROR(shape_fns::SplitSizes(in.shape(), attrs_.size_splits, attrs_.axis, &axis, &sizes));
+    const std::vector<int64_t> strides = ContiguousStrides(in.shape());
+    int64_t at = 0;
+    for (int i = 0; i < ctx.num_outputs(); ++i) {
+      Tensor& out = ctx.output(i);
+      CopyPlan plan;
+      plan.dims = out.shape().ToVector();
+      plan.src_strides = strides;
+      plan.src_offset = at * strides[axis];
+      plan.dst_strides = ContiguousStrides(out.shape());
+      StridedCopy(ctx.device(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      at += sizes[i];
+    }
+    return Status::OK();
+  }
+
+ private:
+  SplitAttrs attrs_;
+};
+
+}  // namespace
+
+void RegisterMovementConcatKernels(KernelRegistry& r) {
+  const type_sets::All all;
+  RegisterForEachDType(r, "concat", &MakeKernel<ConcatKernel>, all);
+  RegisterForEachDType(r, "stack", &MakeKernel<StackKernel>, all);
+  RegisterForEachDType(r, "unstack", &MakeKernel<UnstackKernel>, all);
+  RegisterForEachDType(r, "split", &MakeKernel<SplitKernel>, all);
+}
+
+}  // namespace ember::cpu

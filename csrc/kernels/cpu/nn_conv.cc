@@ -1,0 +1,274 @@
+// This file implements the 2-D convolution CPU kernels: conv2d (im2col +
+// GEMM, with direct paths for 1x1 and depthwise filters) and
+// conv2d_transpose (GEMM + col2im).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/eigen.h"
+#include "kernels/cpu/matmul_gemm.h"
+#include "kernels/cpu/nn_kernels.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/registration.h"
+#include "kernels/cpu/transpose.h"
+#include "ops/attrs/nn.gen.h"
+#include "ops/shape_fns/nn.h"
+
+namespace ember::cpu {
+namespace {
+
+using shape_fns::Window2D;
+
+template <typename T>
+using InVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using OutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// Elements of one im2col block: big enough for an efficient GEMM, small
+// enough to stay in L2/L3 per thread.
+constexpr int64_t kColBlockElements = 1 << 17;
+
+// Resolves the window of a conv2d-like op from its attrs (already
+// validated by the shape function, so errors here are not expected).
+Status ConvWindow(const Shape& spatial_source, int64_t k_h, int64_t k_w, const std::vector<int64_t>& strides,
+                  const std::optional<std::vector<int64_t>>& dilations, const std::string& padding,
+                  const std::vector<int64_t>& explicit_paddings, bool nchw, Window2D* w) {
+  int64_t sh, sw, dh = 1, dw = 1;
+  EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(strides, nchw, "strides", &sh, &sw));
+  if (dilations) EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(*dilations, nchw, "dilations", &dh, &dw));
+  return shape_fns::MakeWindow2D(spatial_source, nchw, k_h, k_w, sh, sw, dh, dw, padding, explicit_paddings,
+                                 false, w);
+}
+
+// Note [Conv2d plan]
+// Computed in NHWC (NCHW is transpose-copied in and out). Output pixels
+// of one image and one group are split into blocks of rows; each block's
+// patches are gathered (im2col) into a [rows, k_h * k_w * group_channels]
+// matrix whose column order matches the HWIO filter's flattening, so the
+// block's output is one GEMM with the filter viewed as [K, out_channels].
+// A 1x1 stride-1 unpadded filter needs no gather: the whole input is the
+// matrix. Depthwise filters (one input channel per group) use a direct
+// loop instead, as per-group GEMMs would have K = k_h * k_w only.
+template <typename T>
+void Conv2dNhwc(Device* device, const T* x, const T* f, T* y, const Window2D& w, int64_t cin_g,
+                int64_t cout) {
+  const int64_t n_img = w.batch, h = w.in_h, wd = w.in_w, c = w.channels;
+  const int64_t oh = w.out_h, ow = w.out_w, m = oh * ow;
+  const int64_t groups = c / cin_g, cout_g = cout / groups;
+  const int64_t kw_n = w.k_w, k = w.k_h * w.k_w * cin_g;
+
+  if (w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 && groups == 1 && w.pad_top == 0 &&
+      w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0) {
+    const MatmulDims dims{n_img * m, c, cout, false, false};
+    ParallelFor(device, n_img * m, 2.0 * c * cout, [&](int64_t first, int64_t last) {
+      MatmulRows<T>(x, f, y, dims, first, last);
+    });
+    return;
+  }
+
+  if (cin_g == 1 && groups > 1) {
+    const int64_t mult = cout_g;
+    ParallelFor(device, n_img * oh, 2.0 * ow * w.k_h * w.k_w * cout, [&](int64_t first, int64_t last) {
+      for (int64_t row = first; row < last; ++row) {
+        const int64_t b = row / oh, py = row % oh;
+        for (int64_t px = 0; px < ow; ++px) {
+          T* out = y + ((b * oh + py) * ow + px) * cout;
+          OutVec<T> acc(out, cout);
+          acc.setZero();
+          for (int64_t ky = 0; ky < w.k_h; ++ky) {
+            const int64_t iy = py * w.stride_h - w.pad_top + ky * w.dilation_h;
+            if (iy < 0 || iy >= h) continue;
+            for (int64_t kx = 0; kx < kw_n; ++kx) {
+              const int64_t ix = px * w.stride_w - w.pad_left + kx * w.dilation_w;
+              if (ix < 0 || ix >= wd) continue;
+              const T* xv = x + ((b * h + iy) * wd + ix) * c;
+              const T* fv = f + (ky * kw_n + kx) * cout;
+              if (mult == 1) {
+                acc += InVec<T>(xv, c) * InVec<T>(fv, c);
+              } else {
+                for (int64_t ch = 0; ch < c; ++ch) {
+                  for (int64_t j = 0; j < mult; ++j) out[ch * mult + j] += xv[ch] * fv[ch * mult + j];
+                }
+              }
+            }
+          }
+        }
+      }
+    });
+    return;
+  }
+
+  // Filters per group, each [K, cout_g] contiguous (the layout GEMM needs).
+  std::vector<T> packed;
+  const T* filters = f;
+  if (groups > 1) {
+    packed.resize(groups * k * cout_g);
+    for (int64_t g = 0; g < groups; ++g) {
+      for (int64_t kk = 0; kk < k; ++kk) {
+        std::memcpy(&packed[(g * k + kk) * cout_g], f + kk * cout + g * cout_g, cout_g * sizeof(T));
+      }
+    }
+    filters = packed.data();
+  }
+  // Rows per block: bounded by the scratch budget, and small enough that
+  // there are a few blocks per thread even for one small image.
+  int64_t rows = std::max<int64_t>(1, std::min<int64_t>(m, kColBlockElements / std::max<int64_t>(k, 1)));
+  const int64_t images = n_img * groups;
+  if (images < 16) rows = std::min(rows, std::max<int64_t>(4, (m * images + 15) / 16));
+  rows = std::min(rows, m);
+  const int64_t blocks = (m + rows - 1) / rows;
+  ParallelFor(device, images * blocks, 2.0 * rows * k * cout_g, [&](int64_t first, int64_t last) {
+    std::vector<T> col(rows * k);
+    std::vector<T> tmp(groups > 1 ? rows * cout_g : 0);
+    for (int64_t unit = first; unit < last; ++unit) {
+      const int64_t image = unit / blocks, blk = unit % blocks;
+      const int64_t b = image / groups, g = image % groups;
+      const int64_t p0 = blk * rows, p1 = std::min(m, p0 + rows);
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t py = p / ow, px = p % ow;
+        T* dst = col.data() + (p - p0) * k;
+        for (int64_t ky = 0; ky < w.k_h; ++ky) {
+          const int64_t iy = py * w.stride_h - w.pad_top + ky * w.dilation_h;
+          for (int64_t kx = 0; kx < kw_n; ++kx, dst += cin_g) {
+            const int64_t ix = px * w.stride_w - w.pad_left + kx * w.dilation_w;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= wd) {
+              std::fill(dst, dst + cin_g, T(0));
+            } else {
+              std::memcpy(dst, x + ((b * h + iy) * wd + ix) * c + g * cin_g, cin_g * sizeof(T));
+            }
+          }
+        }
+      }
+      const int64_t n_rows = p1 - p0;
+      const MatmulDims dims{n_rows, k, cout_g, false, false};
+      if (groups == 1) {
+        MatmulRows<T>(col.data(), filters, y + (b * m + p0) * cout, dims, 0, n_rows);
+      } else {
+        MatmulRows<T>(col.data(), filters + g * k * cout_g, tmp.data(), dims, 0, n_rows);
+        for (int64_t r = 0; r < n_rows; ++r) {
+          std::memcpy(y + (b * m + p0 + r) * cout + g * cout_g, tmp.data() + r * cout_g, cout_g * sizeof(T));
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+class Conv2dKernel final : public OpKernel {
+ public:
+  explicit Conv2dKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& filters = ctx.input(1);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    bool nchw;
+    EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(attrs_.data_format, &nchw));
+    Window2D w;
+    EMBER_RETURN_IF_ERROR(ConvWindow(input.shape(), filters.dim(0), filters.dim(1), attrs_.strides,
+                                     attrs_.dilations, attrs_.padding, attrs_.explicit_paddings, nchw, &w));
+    const int64_t cin_g = filters.dim(2), cout = filters.dim(3);
+    Device* device = ctx.device();
+    if (input.NumElements() == 0 || cin_g == 0) {
+      std::fill(output.data<T>(), output.data<T>() + output.NumElements(), T(0));
+      return Status::OK();
+    }
+    if (!nchw) {
+      Conv2dNhwc<T>(device, input.data<T>(), filters.data<T>(), output.data<T>(), w, cin_g, cout);
+      return Status::OK();
+    }
+    std::vector<T> x(input.NumElements()), y(output.NumElements());
+    PermuteCopy(device, input.data<T>(), x.data(), sizeof(T), input.shape(), kNchwToNhwc);
+    Conv2dNhwc<T>(device, x.data(), filters.data<T>(), y.data(), w, cin_g, cout);
+    PermuteCopy(device, y.data(), output.data<T>(), sizeof(T), NchwAsNhwc(output.shape()), kNhwcToNchw);
+    return Status::OK();
+  }
+
+ private:
+  Conv2dAttrs attrs_;
+};
+
+// Note [Conv2d transpose plan]
+// Per image, in NHWC: cols[in_pixels, k_h * k_w * out_c] = input[in_pixels,
+// in_c] x filters^T (filters [k_h, k_w, out_c, in_c] are a [K, in_c]
+// matrix), then each output pixel gathers the columns of the input pixels
+// whose window covers it (col2im as a gather, so output rows split over
+// threads without write conflicts).
+template <typename T>
+void Conv2dTransposeNhwc(Device* device, const T* in, const T* f, T* out, const Window2D& w, int64_t cin) {
+  // w describes the forward conv of the output: w.in_* = output dims,
+  // w.out_* = input dims.
+  const int64_t oh = w.in_h, ow = w.in_w, cout = w.channels;
+  const int64_t ih = w.out_h, iw = w.out_w;
+  const int64_t k = w.k_h * w.k_w * cout;
+  std::vector<T> cols(ih * iw * k);
+  for (int64_t b = 0; b < w.batch; ++b) {
+    const MatmulDims dims{ih * iw, cin, k, false, true};
+    const T* x = in + b * ih * iw * cin;
+    ParallelFor(device, ih * iw, 2.0 * cin * k, [&](int64_t first, int64_t last) {
+      MatmulRows<T>(x, f, cols.data(), dims, first, last);
+    });
+    T* y = out + b * oh * ow * cout;
+    ParallelFor(device, oh, 1.0 * ow * w.k_h * w.k_w * cout, [&](int64_t first, int64_t last) {
+      for (int64_t py = first; py < last; ++py) {
+        for (int64_t px = 0; px < ow; ++px) {
+          OutVec<T> acc(y + (py * ow + px) * cout, cout);
+          acc.setZero();
+          for (int64_t ky = 0; ky < w.k_h; ++ky) {
+            const int64_t ty = py + w.pad_top - ky * w.dilation_h;
+            if (ty < 0 || ty % w.stride_h != 0 || ty / w.stride_h >= ih) continue;
+            const int64_t sy = ty / w.stride_h;
+            for (int64_t kx = 0; kx < w.k_w; ++kx) {
+              const int64_t tx = px + w.pad_left - kx * w.dilation_w;
+              if (tx < 0 || tx % w.stride_w != 0 || tx / w.stride_w >= iw) continue;
+              const int64_t sx = tx / w.stride_w;
+              acc += InVec<T>(cols.data() + (sy * iw + sx) * k + (ky * w.k_w + kx) * cout, cout);
+            }
+          }
+        }
+      }
+    });
+  }
+}
+
+template <typename T>
+class Conv2dTransposeKernel final : public OpKernel {
+ public:
+  explicit Conv2dTransposeKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& filters = ctx.input(1);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    bool nchw;
+    EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(attrs_.data_format, &nchw));
+    Window2D w;
+    EMBER_RETURN_IF_ERROR(ConvWindow(output.shape(), filters.dim(0), filters.dim(1), attrs_.strides,
+                                     attrs_.dilations, attrs_.padding, attrs_.explicit_paddings, nchw, &w));
+    const int64_t cin = filters.dim(3);
+    Device* device = ctx.device();
+    if (!nchw) {
+      Conv2dTransposeNhwc<T>(device, input.data<T>(), filters.data<T>(), output.data<T>(), w, cin);
+      return Status::OK();
+    }
+    std::vector<T> x(input.NumElements()), y(output.NumElements());
+    PermuteCopy(device, input.data<T>(), x.data(), sizeof(T), input.shape(), kNchwToNhwc);
+    Conv2dTransposeNhwc<T>(device, x.data(), filters.data<T>(), y.data(), w, cin);
+    PermuteCopy(device, y.data(), output.data<T>(), sizeof(T), NchwAsNhwc(output.shape()), kNhwcToNchw);
+    return Status::OK();
+  }
+
+ private:
+  Conv2dTransposeAttrs attrs_;
+};
+
+}  // namespace
+
+void RegisterNnConvKernels(KernelRegistry& r) {
+  RegisterForTypeSet<Conv2dKernel>(r, "conv2d", type_sets::Float{});
+  RegisterForTypeSet<Conv2dTransposeKernel>(r, "conv2d_transpose", type_sets::Float{});
+}
+
+}  // namespace ember::cpu

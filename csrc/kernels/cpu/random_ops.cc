@@ -1,0 +1,256 @@
+// This file implements the stateless random CPU kernels (uniform, uniform
+// int, normal, truncated normal) and RegisterCpuRandomKernels.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "devices/cpu/cpu_device.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/philox.h"
+#include "kernels/cpu/registration.h"
+#include "ops/attrs/random.gen.h"
+#include "ops/shape_fns/shape_fns.h"
+
+namespace ember::cpu {
+namespace {
+
+// Rough costs per Philox block, for ParallelFor's split.
+constexpr double kBlockCycles = 60;            // 10 rounds of two 32x32->64 multiplies
+constexpr double kBoxMullerPairCycles = 100;  // log, sqrt, sin, cos in double
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+
+// The truncation bound of stateless_truncated_normal, in standard deviations.
+constexpr double kTruncateAt = 2.0;
+// Philox blocks reserved per output group of stateless_truncated_normal
+// (Note [Truncated normal streams]).
+constexpr uint64_t kTruncatedBlocksPerGroup = 256;
+
+Status CheckSeed(const std::vector<int64_t>& seed) {
+  if (seed.size() != 2) {
+    return InvalidArgument("seed must have 2 elements, got " +
+                           shape_fns::IntListToString(seed));
+  }
+  return Status::OK();
+}
+
+// double -> T without undefined behaviour for values outside float's range.
+template <typename T>
+T ToFloat(double v) {
+  if constexpr (std::is_same_v<T, float>) {
+    constexpr double kMax = std::numeric_limits<float>::max();
+    if (v > kMax) return std::numeric_limits<float>::infinity();
+    if (v < -kMax) return -std::numeric_limits<float>::infinity();
+  }
+  return static_cast<T>(v);
+}
+
+// How one float dtype consumes a block of 4 words: float32 takes one word
+// per uniform, float64 two (first word low).
+template <typename T>
+struct UnitTraits;
+
+template <>
+struct UnitTraits<float> {
+  static constexpr int kPerBlock = 4;
+  static double Unit(const philox::Counter& w, int j) { return philox::UnitFloat(w[j]); }
+};
+
+template <>
+struct UnitTraits<double> {
+  static constexpr int kPerBlock = 2;
+  static double Unit(const philox::Counter& w, int j) {
+    return philox::UnitDouble(philox::Join(w[2 * j], w[2 * j + 1]));
+  }
+};
+
+// Box-Muller: two standard normals from uniforms u1, u2 in [0, 1) per pair
+// of slots. 1 - u1 is in (0, 1], so the log is finite.
+template <typename T>
+void BlockNormals(const philox::Counter& w, double* z) {
+  using U = UnitTraits<T>;
+  for (int j = 0; j < U::kPerBlock; j += 2) {
+    const double r = std::sqrt(-2.0 * std::log(1.0 - U::Unit(w, j)));
+    const double theta = kTwoPi * U::Unit(w, j + 1);
+    z[j] = r * std::cos(theta);
+    z[j + 1] = r * std::sin(theta);
+  }
+}
+
+// Calls fill(words, first, count) for each block of the stream; block b
+// covers output elements [b * kPerBlock, b * kPerBlock + count).
+template <int kPerBlock, typename Fill>
+void ForEachBlock(KernelContext& ctx, const philox::Stream& stream, int64_t n,
+                  double cycles_per_block, const Fill& fill) {
+  const int64_t blocks = (n + kPerBlock - 1) / kPerBlock;
+  ParallelFor(ctx, blocks, cycles_per_block, [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) {
+      const int64_t start = b * kPerBlock;
+      fill(stream.Block(static_cast<uint64_t>(b)), start,
+           static_cast<int>(std::min<int64_t>(kPerBlock, n - start)));
+    }
+  });
+}
+
+template <typename T>
+class UniformKernel final : public OpKernel {
+ public:
+  explicit UniformKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(CheckSeed(attrs_.seed));
+    using U = UnitTraits<T>;
+    const philox::Stream stream(attrs_.seed[0], attrs_.seed[1]);
+    const T lo = ToFloat<T>(attrs_.minval);
+    const T hi = ToFloat<T>(attrs_.maxval);
+    const double span = static_cast<double>(hi) - static_cast<double>(lo);
+    // lo + span * u can round up to hi; keep the result in [lo, hi).
+    const bool clamp = lo < hi;
+    const T below_hi = std::nextafter(hi, lo);
+    T* out = ctx.output(0).data<T>();
+    ForEachBlock<U::kPerBlock>(ctx, stream, ctx.output(0).NumElements(), kBlockCycles + 8,
+                               [&](const philox::Counter& w, int64_t first, int count) {
+      for (int j = 0; j < count; ++j) {
+        T v = ToFloat<T>(static_cast<double>(lo) + span * U::Unit(w, j));
+        if (clamp && v >= hi) v = below_hi;
+        out[first + j] = v;
+      }
+    });
+    return Status::OK();
+  }
+
+ private:
+  StatelessRandomUniformAttrs attrs_;
+};
+
+template <typename T>
+class UniformIntKernel final : public OpKernel {
+ public:
+  explicit UniformIntKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(CheckSeed(attrs_.seed));
+    const int64_t minval = attrs_.minval, maxval = attrs_.maxval;
+    if (minval < std::numeric_limits<T>::min() || maxval > std::numeric_limits<T>::max()) {
+      return InvalidArgument("minval and maxval must be within the range of " +
+                             std::string(DTypeName(DTypeOf<T>::value)) + ", got minval = " +
+                             std::to_string(minval) + " and maxval = " + std::to_string(maxval));
+    }
+    if (minval >= maxval) {
+      return InvalidArgument("Need minval < maxval, got minval = " + std::to_string(minval) +
+                             " and maxval = " + std::to_string(maxval));
+    }
+    const philox::Stream stream(attrs_.seed[0], attrs_.seed[1]);
+    // Unsigned arithmetic: maxval - minval may exceed int64's range.
+    const uint64_t base = static_cast<uint64_t>(minval);
+    const uint64_t range = static_cast<uint64_t>(maxval) - base;
+    T* out = ctx.output(0).data<T>();
+    const int64_t n = ctx.output(0).NumElements();
+    if constexpr (sizeof(T) == 4) {
+      // range < 2^32: one word per value.
+      ForEachBlock<4>(ctx, stream, n, kBlockCycles + 40,
+                      [&](const philox::Counter& w, int64_t first, int count) {
+        for (int j = 0; j < count; ++j) out[first + j] = static_cast<T>(base + w[j] % range);
+      });
+    } else {
+      ForEachBlock<2>(ctx, stream, n, kBlockCycles + 80,
+                      [&](const philox::Counter& w, int64_t first, int count) {
+        for (int j = 0; j < count; ++j) {
+          out[first + j] =
+              static_cast<T>(base + philox::Join(w[2 * j], w[2 * j + 1]) % range);
+        }
+      });
+    }
+    return Status::OK();
+  }
+
+ private:
+  StatelessRandomUniformIntAttrs attrs_;
+};
+
+template <typename T>
+class NormalKernel final : public OpKernel {
+ public:
+  explicit NormalKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(CheckSeed(attrs_.seed));
+    constexpr int kPerBlock = UnitTraits<T>::kPerBlock;
+    const philox::Stream stream(attrs_.seed[0], attrs_.seed[1]);
+    const double mean = attrs_.mean, stddev = attrs_.stddev;
+    T* out = ctx.output(0).data<T>();
+    ForEachBlock<kPerBlock>(ctx, stream, ctx.output(0).NumElements(),
+                            kBlockCycles + kBoxMullerPairCycles * kPerBlock / 2,
+                            [&](const philox::Counter& w, int64_t first, int count) {
+      double z[kPerBlock];
+      BlockNormals<T>(w, z);
+      for (int j = 0; j < count; ++j) out[first + j] = ToFloat<T>(mean + stddev * z[j]);
+    });
+    return Status::OK();
+  }
+
+ private:
+  StatelessRandomNormalAttrs attrs_;
+};
+
+// Note [Truncated normal streams]: output group g (the kPerBlock elements
+// starting at g * kPerBlock) draws from blocks g * 256, g * 256 + 1, ...
+// and keeps, in order, the normals within 2 standard deviations. A group
+// needs about 1.05 blocks on average, so running out of its 256 blocks has
+// probability below 0.05^1000; the remaining values would then be the mean.
+// Each value thus depends only on (seed, element index), whatever the thread
+// count, and no group reads another group's blocks.
+template <typename T>
+class TruncatedNormalKernel final : public OpKernel {
+ public:
+  explicit TruncatedNormalKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(CheckSeed(attrs_.seed));
+    constexpr int kPerBlock = UnitTraits<T>::kPerBlock;
+    const philox::Stream stream(attrs_.seed[0], attrs_.seed[1]);
+    const double mean = attrs_.mean, stddev = attrs_.stddev;
+    T* out = ctx.output(0).data<T>();
+    const int64_t n = ctx.output(0).NumElements();
+    const int64_t groups = (n + kPerBlock - 1) / kPerBlock;
+    const double cycles = 1.1 * (kBlockCycles + kBoxMullerPairCycles * kPerBlock / 2);
+    ParallelFor(ctx, groups, cycles, [&](int64_t first, int64_t last) {
+      for (int64_t g = first; g < last; ++g) {
+        T* group_out = out + g * kPerBlock;
+        const int count = static_cast<int>(std::min<int64_t>(kPerBlock, n - g * kPerBlock));
+        int filled = 0;
+        const uint64_t base = static_cast<uint64_t>(g) * kTruncatedBlocksPerGroup;
+        for (uint64_t k = 0; k < kTruncatedBlocksPerGroup && filled < count; ++k) {
+          double z[kPerBlock];
+          BlockNormals<T>(stream.Block(base + k), z);
+          for (int j = 0; j < kPerBlock && filled < count; ++j) {
+            if (std::abs(z[j]) < kTruncateAt) group_out[filled++] = ToFloat<T>(mean + stddev * z[j]);
+          }
+        }
+        for (; filled < count; ++filled) group_out[filled] = ToFloat<T>(mean);
+      }
+    });
+    return Status::OK();
+  }
+
+ private:
+  StatelessTruncatedNormalAttrs attrs_;
+};
+
+}  // namespace
+}  // namespace ember::cpu
+
+namespace ember {
+
+void RegisterCpuRandomKernels(KernelRegistry& r) {
+  using cpu::RegisterForTypeSet;
+  RegisterForTypeSet<cpu::UniformKernel>(r, "stateless_random_uniform", type_sets::Float{});
+  cpu::RegisterForTypes<cpu::UniformIntKernel, int32_t, int64_t>(r, "stateless_random_uniform_int");
+  RegisterForTypeSet<cpu::NormalKernel>(r, "stateless_random_normal", type_sets::Float{});
+  RegisterForTypeSet<cpu::TruncatedNormalKernel>(r, "stateless_truncated_normal",
+                                                 type_sets::Float{});
+}
+
+}  // namespace ember
