@@ -94,6 +94,8 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("transpose", 1, 1, (AttrReq("perm", "list(int)", True),)),
     ShapeFnSpec("shape_from_attr", 0, None, (AttrReq(None, "list(int)", False),),
                 extra_attrs=True),
+    # Stateless random ops: input 0 the seed ([2]), attr 0 the shape (csrc/ops/shape_fns/random.cc).
+    ShapeFnSpec("stateless_random", 1, 1, (AttrReq("shape", "list(int)", False),), extra_attrs=True),
     # Reductions, scans, sorting and linear algebra (csrc/ops/shape_fns/{reduction,sorting,linalg}.cc).
     ShapeFnSpec("arg_reduce", 1, 1, (AttrReq("axis", "int", True),
                                      AttrReq("output_type", "dtype", False))),
@@ -103,6 +105,7 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("top_k", 1, 1, (AttrReq("k", "int", False), AttrReq("sorted", "bool", False)),
                 num_outputs=2),
     ShapeFnSpec("tensordot", 2, 2, (AttrReq("axes", "list(int)", False),)),
+    ShapeFnSpec("einsum", 1, 1, (AttrReq("equation", "string", False),)),
     ShapeFnSpec("norm", 1, 1, (AttrReq("ord", "string", False), AttrReq("axis", "list(int)", True),
                                AttrReq("keepdims", "bool", False))),
     # Movement and indexing (csrc/ops/shape_fns/movement.cc).

@@ -37,5 +37,6 @@ from ember import debugging, linalg, math, nn  # noqa: E402
 from ember import random  # noqa: E402
 from ember import bitwise  # noqa: E402
 from ember.linalg import norm, tensordot  # noqa: E402,F811 - TF-style argument handling
+from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inputs)
 
 __version__ = "0.1.0"

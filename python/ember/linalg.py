@@ -8,6 +8,7 @@ from ember._generated.linalg import *  # noqa: F401,F403
 from ember._generated.linalg import __all__ as _generated_all
 
 __all__ = sorted(set(_generated_all) | {"norm", "tensordot"})
+from ember.einsum import einsum  # noqa: E402,F401 - tf.einsum's (equation, *inputs)
 
 _ORDS = {1: "1", 2: "2", math.inf: "inf", "1": "1", "2": "2", "inf": "inf", "euclidean": "euclidean",
          "fro": "fro"}

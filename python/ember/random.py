@@ -75,11 +75,18 @@ def _is_int(v):
 
 
 def _seed_pair(seed, op):
-    """seed as [int, int]: a pair of ints, or an integer tensor or array of shape [2]."""
+    """The ops' seed input: an int64 array of shape [2] from a pair of ints or an
+    integer array or tensor of shape [2], or an int32/int64 tensor of shape [2] itself.
+
+    The seed is an input of the ops, not an attr (op_defs/random.yaml), so a
+    new seed per call reuses the cached kernel; a seed tensor goes to the op
+    as it is, without waiting for its value."""
     if (type(seed) in (list, tuple) and len(seed) == 2 and type(seed[0]) is int and type(seed[1]) is int
             and _INT64_MIN <= seed[0] <= _INT64_MAX and _INT64_MIN <= seed[1] <= _INT64_MAX):
-        return list(seed)
+        return np.array(seed, np.int64)  # int64: Python ints would bind int32
     if isinstance(seed, Tensor):
+        if seed.dtype in (int32, int64) and tuple(seed.shape) == (2,):
+            return seed
         seed = seed.numpy()
     if isinstance(seed, np.ndarray):
         if seed.dtype.kind not in "iu":
@@ -95,7 +102,7 @@ def _seed_pair(seed, op):
     pair = [int(s) for s in seed]
     if not all(_INT64_MIN <= s <= _INT64_MAX for s in pair):
         raise ValueError(f"{op}: seed elements must be within the int64 range, got {pair}")
-    return pair
+    return np.array(pair, np.int64)
 
 
 def _shape_list(shape):
@@ -450,7 +457,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     noise_shape = _noise_shape(noise_shape, x, "dropout")
     if rate == 0:
         return x
-    return _dropout(x, rate, _stateful_seed(seed, "dropout"), noise_shape)
+    return _dropout(x, rate, _seed_pair(_stateful_seed(seed, "dropout"), "dropout"), noise_shape)
 
 
 def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):

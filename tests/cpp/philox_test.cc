@@ -72,17 +72,34 @@ const KernelRegistry& Registry() {
   return *registry;
 }
 
-Status RunRandom(OpId op, DType dtype, const AttrList& attrs, int64_t n, Device* device,
-           std::vector<char>* bytes) {
+// The seed is input 0 (an int64 or int32 tensor of shape [seed.size()]).
+struct Seed {
+  std::vector<int64_t> values;
+  DType dtype = DType::kInt64;
+};
+
+Tensor SeedTensor(const Seed& seed) {
+  const int64_t n = static_cast<int64_t>(seed.values.size());
+  Tensor t(seed.dtype, Shape({n}),
+           Buffer::Allocate(HostAllocator(), static_cast<size_t>(n) * DTypeSize(seed.dtype)));
+  for (int64_t i = 0; i < n; ++i) {
+    if (seed.dtype == DType::kInt32) t.data<int32_t>()[i] = static_cast<int32_t>(seed.values[i]);
+    else t.data<int64_t>()[i] = seed.values[i];
+  }
+  return t;
+}
+
+Status RunRandom(OpId op, DType dtype, const Seed& seed, const AttrList& attrs, int64_t n,
+                 Device* device, std::vector<char>* bytes) {
   OpDef def;
   def.id = op;
   def.name = "test_op";
-  const DType bindings[1] = {dtype};
-  KernelFactory factory = Registry().Find(op, kCpuDeviceType, PackTypeKey(bindings, 1));
+  const DType bindings[2] = {dtype, seed.dtype};
+  KernelFactory factory = Registry().Find(op, kCpuDeviceType, PackTypeKey(bindings, 2));
   if (factory == nullptr) return NotFound("no kernel");
   std::unique_ptr<OpKernel> kernel = factory(KernelInit{def, device, attrs, bindings});
   const size_t size = static_cast<size_t>(n) * DTypeSize(dtype);
-  std::vector<Tensor> inputs;
+  std::vector<Tensor> inputs{SeedTensor(seed)};
   std::vector<Tensor> outputs{Tensor(dtype, Shape({n}), Buffer::Allocate(HostAllocator(), size))};
   KernelContext ctx(def, device, attrs, &inputs, &outputs);
   EMBER_RETURN_IF_ERROR(kernel->Compute(ctx));
@@ -97,21 +114,23 @@ struct RandomCase {
   AttrList attrs;
 };
 
+const Seed kSeed{{12345, -678}};
+
 std::vector<RandomCase> Cases(int64_t n) {
-  const std::vector<int64_t> shape{n}, seed{12345, -678};
+  const std::vector<int64_t> shape{n};
   std::vector<RandomCase> cases;
   for (DType t : {DType::kFloat32, DType::kFloat64}) {
     cases.push_back({OpId::kStatelessRandomUniform, t,
-                     {AttrValue(shape), AttrValue(seed), AttrValue(-2.0), AttrValue(3.0), AttrValue(t)}});
+                     {AttrValue(shape), AttrValue(-2.0), AttrValue(3.0), AttrValue(t)}});
     cases.push_back({OpId::kStatelessRandomNormal, t,
-                     {AttrValue(shape), AttrValue(seed), AttrValue(1.0), AttrValue(2.0), AttrValue(t)}});
+                     {AttrValue(shape), AttrValue(1.0), AttrValue(2.0), AttrValue(t)}});
     cases.push_back({OpId::kStatelessTruncatedNormal, t,
-                     {AttrValue(shape), AttrValue(seed), AttrValue(0.0), AttrValue(1.0), AttrValue(t)}});
+                     {AttrValue(shape), AttrValue(0.0), AttrValue(1.0), AttrValue(t)}});
   }
   for (DType t : {DType::kInt32, DType::kInt64}) {
     cases.push_back({OpId::kStatelessRandomUniformInt, t,
-                     {AttrValue(shape), AttrValue(seed), AttrValue(int64_t{-5}),
-                      AttrValue(int64_t{1000003}), AttrValue(t)}});
+                     {AttrValue(shape), AttrValue(int64_t{-5}), AttrValue(int64_t{1000003}),
+                      AttrValue(t)}});
   }
   return cases;
 }
@@ -122,9 +141,9 @@ TEST(StatelessRandomKernelTest, SameBitsOnAnyThreadCount) {
   static CpuDevice* three = new CpuDevice(0, 3);
   for (const RandomCase& c : Cases(n)) {
     std::vector<char> a, b, inline_run;
-    ASSERT_TRUE(RunRandom(c.op, c.dtype, c.attrs, n, one, &a).ok());
-    ASSERT_TRUE(RunRandom(c.op, c.dtype, c.attrs, n, three, &b).ok());
-    ASSERT_TRUE(RunRandom(c.op, c.dtype, c.attrs, n, nullptr, &inline_run).ok());
+    ASSERT_TRUE(RunRandom(c.op, c.dtype, kSeed, c.attrs, n, one, &a).ok());
+    ASSERT_TRUE(RunRandom(c.op, c.dtype, kSeed, c.attrs, n, three, &b).ok());
+    ASSERT_TRUE(RunRandom(c.op, c.dtype, kSeed, c.attrs, n, nullptr, &inline_run).ok());
     EXPECT_EQ(a, b) << "op " << static_cast<int>(c.op) << " " << DTypeName(c.dtype);
     EXPECT_EQ(a, inline_run) << "op " << static_cast<int>(c.op) << " " << DTypeName(c.dtype);
   }
@@ -137,40 +156,53 @@ TEST(StatelessRandomKernelTest, PrefixIsIndependentOfLength) {
     RandomCase shorter = c;
     shorter.attrs[0] = AttrValue(std::vector<int64_t>{7});
     std::vector<char> full, prefix;
-    ASSERT_TRUE(RunRandom(c.op, c.dtype, c.attrs, 1001, device, &full).ok());
-    ASSERT_TRUE(RunRandom(shorter.op, shorter.dtype, shorter.attrs, 7, device, &prefix).ok());
+    ASSERT_TRUE(RunRandom(c.op, c.dtype, kSeed, c.attrs, 1001, device, &full).ok());
+    ASSERT_TRUE(RunRandom(shorter.op, shorter.dtype, kSeed, shorter.attrs, 7, device, &prefix).ok());
     EXPECT_EQ(std::vector<char>(full.begin(), full.begin() + prefix.size()), prefix);
   }
 }
 
-TEST(StatelessRandomKernelTest, BadAttrsAreErrorsNotCrashes) {
+TEST(StatelessRandomKernelTest, SeedDtypesAgree) {
+  // An int32 seed is sign-extended: the same values as an int64 seed.
+  const Seed narrow{{12345, -678}, DType::kInt32};
+  for (const RandomCase& c : Cases(99)) {
+    std::vector<char> wide_bits, narrow_bits;
+    ASSERT_TRUE(RunRandom(c.op, c.dtype, kSeed, c.attrs, 99, nullptr, &wide_bits).ok());
+    ASSERT_TRUE(RunRandom(c.op, c.dtype, narrow, c.attrs, 99, nullptr, &narrow_bits).ok());
+    EXPECT_EQ(wide_bits, narrow_bits) << "op " << static_cast<int>(c.op);
+  }
+}
+
+TEST(StatelessRandomKernelTest, BadInputsAreErrorsNotCrashes) {
   std::vector<char> out;
-  const AttrList short_seed{AttrValue(std::vector<int64_t>{4}), AttrValue(std::vector<int64_t>{1}),
-                            AttrValue(0.0), AttrValue(1.0), AttrValue(DType::kFloat32)};
-  Status s = RunRandom(OpId::kStatelessRandomUniform, DType::kFloat32, short_seed, 4, nullptr, &out);
+  const std::vector<int64_t> shape{4};
+  // The shape function rejects a bad seed shape first; the kernel must not
+  // read past a short seed either.
+  const AttrList uniform{AttrValue(shape), AttrValue(0.0), AttrValue(1.0), AttrValue(DType::kFloat32)};
+  Status s = RunRandom(OpId::kStatelessRandomUniform, DType::kFloat32, Seed{{1}}, uniform, 4, nullptr,
+                       &out);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.ToString().find("seed"), std::string::npos) << s.ToString();
 
-  const std::vector<int64_t> shape{4}, seed{1, 2};
-  const AttrList empty_range{AttrValue(shape), AttrValue(seed), AttrValue(int64_t{3}),
-                             AttrValue(int64_t{3}), AttrValue(DType::kInt32)};
-  s = RunRandom(OpId::kStatelessRandomUniformInt, DType::kInt32, empty_range, 4, nullptr, &out);
+  const AttrList empty_range{AttrValue(shape), AttrValue(int64_t{3}), AttrValue(int64_t{3}),
+                             AttrValue(DType::kInt32)};
+  s = RunRandom(OpId::kStatelessRandomUniformInt, DType::kInt32, kSeed, empty_range, 4, nullptr, &out);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.ToString().find("minval < maxval"), std::string::npos) << s.ToString();
 
-  const AttrList wide{AttrValue(shape), AttrValue(seed), AttrValue(int64_t{0}),
-                      AttrValue(int64_t{1} << 40), AttrValue(DType::kInt32)};
-  s = RunRandom(OpId::kStatelessRandomUniformInt, DType::kInt32, wide, 4, nullptr, &out);
+  const AttrList wide{AttrValue(shape), AttrValue(int64_t{0}), AttrValue(int64_t{1} << 40),
+                      AttrValue(DType::kInt32)};
+  s = RunRandom(OpId::kStatelessRandomUniformInt, DType::kInt32, kSeed, wide, 4, nullptr, &out);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.ToString().find("int32"), std::string::npos) << s.ToString();
 }
 
 TEST(StatelessRandomKernelTest, FullInt64RangeDoesNotOverflow) {
-  const AttrList attrs{AttrValue(std::vector<int64_t>{1000}), AttrValue(std::vector<int64_t>{3, 4}),
+  const AttrList attrs{AttrValue(std::vector<int64_t>{1000}),
                        AttrValue(std::numeric_limits<int64_t>::min()),
                        AttrValue(std::numeric_limits<int64_t>::max()), AttrValue(DType::kInt64)};
   std::vector<char> out;
-  ASSERT_TRUE(RunRandom(OpId::kStatelessRandomUniformInt, DType::kInt64, attrs, 1000, nullptr, &out).ok());
+  ASSERT_TRUE(RunRandom(OpId::kStatelessRandomUniformInt, DType::kInt64, Seed{{3, 4}}, attrs, 1000, nullptr, &out).ok());
   std::vector<int64_t> values(1000);
   std::memcpy(values.data(), out.data(), out.size());
   int negative = 0;

@@ -332,3 +332,53 @@ def test_dropout_errors():
         R.dropout(ember.ones([3]), "half")
     with pytest.raises(ValueError, match="^stateless_dropout: seed"):
         R.stateless_dropout(ember.ones([3]), 0.5, seed=[1])
+
+
+# --- The seed is an input: one cached kernel for every seed -------------------------
+
+
+def test_generator_calls_reuse_one_cached_kernel(mode):
+    # With the seed as an attr every call was a kernel-cache miss; as an input,
+    # only the first call per (op, dtypes, attrs) builds a kernel.
+    g = R.Generator.from_seed(2024)
+    g.uniform([8])
+    g.normal([8], dtype=ember.float64)
+    g.uniform([8], minval=0, maxval=10, dtype=ember.int64)
+    before = ember.config.kernel_cache_stats()
+    for _ in range(100):
+        g.uniform([8])
+        g.normal([8], dtype=ember.float64)
+        g.uniform([8], minval=0, maxval=10, dtype=ember.int64)
+    after = ember.config.kernel_cache_stats()
+    assert after["misses"] - before["misses"] <= 4
+    assert after["hits"] - before["hits"] >= 290
+
+
+def test_seed_tensor_is_passed_through_and_matches_pair():
+    seed64 = ember.constant(np.array([3, -9], np.int64))
+    seed32 = ember.constant(np.array([3, -9], np.int32))
+    a = R.stateless_uniform([5], [3, -9])
+    assert _bits(R.stateless_uniform([5], seed64)) == _bits(a)
+    assert _bits(R.stateless_uniform([5], seed32)) == _bits(a)
+    # The raw op takes the seed tensor directly.
+    assert _bits(R.stateless_random_uniform([5], seed64)) == _bits(a)
+
+
+@pytest.mark.parametrize("op", ["stateless_random_uniform", "stateless_random_normal",
+                                "stateless_truncated_normal"])
+def test_raw_op_checks_seed_and_shape_at_the_call(op):
+    fn = getattr(R, op)
+    with pytest.raises(ValueError, match=rf"^{op}: seed must have shape \[2\], got \[3\]"):
+        fn([2], np.array([1, 2, 3], np.int64))
+    with pytest.raises(ValueError, match=rf"^{op}: seed must have shape \[2\], got \[1, 2\]"):
+        fn([2], np.array([[1, 2]], np.int64))
+    with pytest.raises(ValueError, match=rf"^{op}: shape must have non-negative dimensions"):
+        fn([2, -1], [1, 2])
+    with pytest.raises(TypeError, match=rf"^{op}: .*float32"):
+        fn([2], np.array([1.0, 2.0], np.float32))
+
+
+def test_raw_uniform_int_checks_seed_at_the_call():
+    op = "stateless_random_uniform_int"
+    with pytest.raises(ValueError, match=rf"^{op}: seed must have shape \[2\], got \[\]"):
+        R.stateless_random_uniform_int([2], np.int64(5), 0, 3, "int32")

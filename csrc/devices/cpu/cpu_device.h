@@ -49,5 +49,6 @@ void RegisterCpuDebuggingKernels(KernelRegistry& registry);
 void RegisterCpuNnKernels(KernelRegistry& registry);
 void RegisterCpuRandomKernels(KernelRegistry& registry);
 void RegisterCpuListKernels(KernelRegistry& registry);
+void RegisterCpuEinsumKernels(KernelRegistry& registry);
 
 }  // namespace ember

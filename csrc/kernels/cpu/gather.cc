@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/cpu/eigen.h"  // Eigen::half and bfloat16 (the every set)
 #include "kernels/cpu/movement_copy.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
@@ -170,10 +171,10 @@ void RegisterOneHot(KernelRegistry& r, type_sets::TypeList<Ts...>) {
 }  // namespace
 
 void RegisterGatherKernels(KernelRegistry& r) {
-  const type_sets::All all;
-  RegisterWithIndexTypes(r, "gather", &MakeKernel<GatherKernel>, &MakeKernel<GatherKernel>, all);
-  RegisterWithIndexTypes(r, "gather_nd", &MakeKernel<GatherNdKernel>, &MakeKernel<GatherNdKernel>, all);
-  RegisterOneHot(r, all);
+  const type_sets::Every every;
+  RegisterWithIndexTypes(r, "gather", &MakeKernel<GatherKernel>, &MakeKernel<GatherKernel>, every);
+  RegisterWithIndexTypes(r, "gather_nd", &MakeKernel<GatherNdKernel>, &MakeKernel<GatherNdKernel>, every);
+  RegisterOneHot(r, every);
 }
 
 }  // namespace ember::cpu

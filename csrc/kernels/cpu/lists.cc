@@ -20,7 +20,7 @@ class IdentityNKernel final : public OpKernel {
 }  // namespace
 
 void RegisterCpuListKernels(KernelRegistry& registry) {
-  cpu::RegisterForTypeSet<IdentityNKernel>(registry, "identity_n", type_sets::All{});
+  cpu::RegisterForTypeSet<IdentityNKernel>(registry, "identity_n", type_sets::Every{});
 }
 
 }  // namespace ember

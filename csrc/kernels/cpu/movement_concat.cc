@@ -116,11 +116,11 @@ class SplitKernel final : public OpKernel {
 }  // namespace
 
 void RegisterMovementConcatKernels(KernelRegistry& r) {
-  const type_sets::All all;
-  RegisterForEachDType(r, "concat", &MakeKernel<ConcatKernel>, all);
-  RegisterForEachDType(r, "stack", &MakeKernel<StackKernel>, all);
-  RegisterForEachDType(r, "unstack", &MakeKernel<UnstackKernel>, all);
-  RegisterForEachDType(r, "split", &MakeKernel<SplitKernel>, all);
+  const type_sets::Every every;
+  RegisterForEachDType(r, "concat", &MakeKernel<ConcatKernel>, every);
+  RegisterForEachDType(r, "stack", &MakeKernel<StackKernel>, every);
+  RegisterForEachDType(r, "unstack", &MakeKernel<UnstackKernel>, every);
+  RegisterForEachDType(r, "split", &MakeKernel<SplitKernel>, every);
 }
 
 }  // namespace ember::cpu

@@ -193,15 +193,15 @@ namespace ember {
 
 void RegisterCpuMovementKernels(KernelRegistry& r) {
   using namespace cpu;  // NOLINT(build/namespaces)
-  const type_sets::All all;
-  RegisterForEachDType(r, "expand_dims", &MakeKernel<ViewKernel>, all);
-  RegisterForEachDType(r, "squeeze", &MakeKernel<ViewKernel>, all);
-  RegisterForEachDType(r, "broadcast_to", &MakeKernel<ViewCopyKernel<BroadcastToAttrs, &BroadcastToViewOf>>, all);
-  RegisterForEachDType(r, "tile", &MakeKernel<ViewCopyKernel<TileAttrs, &TileViewOf>>, all);
-  RegisterForEachDType(r, "slice", &MakeKernel<ViewCopyKernel<SliceAttrs, &SliceViewOf>>, all);
+  const type_sets::Every every;
+  RegisterForEachDType(r, "expand_dims", &MakeKernel<ViewKernel>, every);
+  RegisterForEachDType(r, "squeeze", &MakeKernel<ViewKernel>, every);
+  RegisterForEachDType(r, "broadcast_to", &MakeKernel<ViewCopyKernel<BroadcastToAttrs, &BroadcastToViewOf>>, every);
+  RegisterForEachDType(r, "tile", &MakeKernel<ViewCopyKernel<TileAttrs, &TileViewOf>>, every);
+  RegisterForEachDType(r, "slice", &MakeKernel<ViewCopyKernel<SliceAttrs, &SliceViewOf>>, every);
   RegisterForEachDType(r, "strided_slice",
-                       &MakeKernel<ViewCopyKernel<StridedSliceKernelAttrs, &StridedSliceViewOf>>, all);
-  RegisterForEachDType(r, "reverse", &MakeKernel<ViewCopyKernel<ReverseAttrs, &ReverseViewOf>>, all);
+                       &MakeKernel<ViewCopyKernel<StridedSliceKernelAttrs, &StridedSliceViewOf>>, every);
+  RegisterForEachDType(r, "reverse", &MakeKernel<ViewCopyKernel<ReverseAttrs, &ReverseViewOf>>, every);
   RegisterMovementPadKernels(r);
   RegisterMovementCreateKernels(r);
   RegisterMovementConcatKernels(r);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/cpu/eigen.h"  // Eigen::half and bfloat16 (the every set)
 #include "kernels/cpu/movement_copy.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
@@ -177,15 +178,15 @@ void RegisterWithOutIndexType(KernelRegistry& r, const char* op, type_sets::Type
 }  // namespace
 
 void RegisterMovementCreateKernels(KernelRegistry& r) {
-  const type_sets::All all;
-  RegisterWithOutIndexType<ShapeKernel>(r, "shape", all);
-  RegisterWithOutIndexType<SizeKernel>(r, "size", all);
-  RegisterForEachDType(r, "rank", &MakeKernel<RankKernel>, all);
-  RegisterForEachDType(r, "zeros_like", &MakeKernel<ZerosLikeKernel>, all);
-  RegisterForTypeSet<OnesLikeKernel>(r, "ones_like", all);
+  const type_sets::Every every;
+  RegisterWithOutIndexType<ShapeKernel>(r, "shape", every);
+  RegisterWithOutIndexType<SizeKernel>(r, "size", every);
+  RegisterForEachDType(r, "rank", &MakeKernel<RankKernel>, every);
+  RegisterForEachDType(r, "zeros_like", &MakeKernel<ZerosLikeKernel>, every);
+  RegisterForTypeSet<OnesLikeKernel>(r, "ones_like", every);
   RegisterForTypeSet<RangeKernel>(r, "range", type_sets::Numeric{});
   RegisterForTypeSet<LinspaceKernel>(r, "linspace", type_sets::Float{});
-  RegisterForTypeSet<EyeKernel>(r, "eye", all);
+  RegisterForTypeSet<EyeKernel>(r, "eye", every);
 }
 
 }  // namespace ember::cpu

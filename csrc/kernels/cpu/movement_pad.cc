@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kernels/cpu/eigen.h"  // Eigen::half and bfloat16 (the every set)
 #include "kernels/cpu/movement_copy.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
@@ -136,8 +137,8 @@ class RollKernel final : public OpKernel {
 }  // namespace
 
 void RegisterMovementPadKernels(KernelRegistry& r) {
-  RegisterForTypeSet<PadKernel>(r, "pad", type_sets::All{});
-  RegisterForEachDType(r, "roll", &MakeKernel<RollKernel>, type_sets::All{});
+  RegisterForTypeSet<PadKernel>(r, "pad", type_sets::Every{});
+  RegisterForEachDType(r, "roll", &MakeKernel<RollKernel>, type_sets::Every{});
 }
 
 }  // namespace ember::cpu

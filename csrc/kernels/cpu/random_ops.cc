@@ -28,10 +28,21 @@ constexpr double kTruncateAt = 2.0;
 // (Note [Truncated normal streams]).
 constexpr uint64_t kTruncatedBlocksPerGroup = 256;
 
-Status CheckSeed(const std::vector<int64_t>& seed) {
-  if (seed.size() != 2) {
-    return InvalidArgument("seed must have 2 elements, got " +
-                           shape_fns::IntListToString(seed));
+// The seed input's two values (Note [Random streams]); int32 seeds are
+// sign-extended, so an int32 and an int64 seed of equal values agree. The
+// shape function already checked the shape; the count check keeps a bad
+// direct call from reading out of bounds.
+Status SeedStream(const KernelContext& ctx, philox::Stream* stream) {
+  const Tensor& seed = ctx.input(0);
+  if (seed.NumElements() != 2) {
+    return InvalidArgument("seed must have shape [2], got " + seed.shape().ToString());
+  }
+  if (seed.dtype() == DType::kInt32) {
+    const int32_t* s = seed.data<int32_t>();
+    *stream = philox::Stream(s[0], s[1]);
+  } else {
+    const int64_t* s = seed.data<int64_t>();
+    *stream = philox::Stream(s[0], s[1]);
   }
   return Status::OK();
 }
@@ -100,9 +111,9 @@ class UniformKernel final : public OpKernel {
   explicit UniformKernel(const KernelInit& init) : attrs_(init.attrs) {}
 
   Status Compute(KernelContext& ctx) const override {
-    EMBER_RETURN_IF_ERROR(CheckSeed(attrs_.seed));
+    philox::Stream stream(0, 0);
+    EMBER_RETURN_IF_ERROR(SeedStream(ctx, &stream));
     using U = UnitTraits<T>;
-    const philox::Stream stream(attrs_.seed[0], attrs_.seed[1]);
     const T lo = ToFloat<T>(attrs_.minval);
     const T hi = ToFloat<T>(attrs_.maxval);
     const double span = static_cast<double>(hi) - static_cast<double>(lo);
@@ -131,7 +142,8 @@ class UniformIntKernel final : public OpKernel {
   explicit UniformIntKernel(const KernelInit& init) : attrs_(init.attrs) {}
 
   Status Compute(KernelContext& ctx) const override {
-    EMBER_RETURN_IF_ERROR(CheckSeed(attrs_.seed));
+    philox::Stream stream(0, 0);
+    EMBER_RETURN_IF_ERROR(SeedStream(ctx, &stream));
     const int64_t minval = attrs_.minval, maxval = attrs_.maxval;
     if (minval < std::numeric_limits<T>::min() || maxval > std::numeric_limits<T>::max()) {
       return InvalidArgument("minval and maxval must be within the range of " +
@@ -142,7 +154,6 @@ class UniformIntKernel final : public OpKernel {
       return InvalidArgument("Need minval < maxval, got minval = " + std::to_string(minval) +
                              " and maxval = " + std::to_string(maxval));
     }
-    const philox::Stream stream(attrs_.seed[0], attrs_.seed[1]);
     // Unsigned arithmetic: maxval - minval may exceed int64's range.
     const uint64_t base = static_cast<uint64_t>(minval);
     const uint64_t range = static_cast<uint64_t>(maxval) - base;
@@ -176,9 +187,9 @@ class NormalKernel final : public OpKernel {
   explicit NormalKernel(const KernelInit& init) : attrs_(init.attrs) {}
 
   Status Compute(KernelContext& ctx) const override {
-    EMBER_RETURN_IF_ERROR(CheckSeed(attrs_.seed));
+    philox::Stream stream(0, 0);
+    EMBER_RETURN_IF_ERROR(SeedStream(ctx, &stream));
     constexpr int kPerBlock = UnitTraits<T>::kPerBlock;
-    const philox::Stream stream(attrs_.seed[0], attrs_.seed[1]);
     const double mean = attrs_.mean, stddev = attrs_.stddev;
     T* out = ctx.output(0).data<T>();
     ForEachBlock<kPerBlock>(ctx, stream, ctx.output(0).NumElements(),
@@ -208,9 +219,9 @@ class TruncatedNormalKernel final : public OpKernel {
   explicit TruncatedNormalKernel(const KernelInit& init) : attrs_(init.attrs) {}
 
   Status Compute(KernelContext& ctx) const override {
-    EMBER_RETURN_IF_ERROR(CheckSeed(attrs_.seed));
+    philox::Stream stream(0, 0);
+    EMBER_RETURN_IF_ERROR(SeedStream(ctx, &stream));
     constexpr int kPerBlock = UnitTraits<T>::kPerBlock;
-    const philox::Stream stream(attrs_.seed[0], attrs_.seed[1]);
     const double mean = attrs_.mean, stddev = attrs_.stddev;
     T* out = ctx.output(0).data<T>();
     const int64_t n = ctx.output(0).NumElements();
@@ -239,18 +250,28 @@ class TruncatedNormalKernel final : public OpKernel {
   StatelessTruncatedNormalAttrs attrs_;
 };
 
+// Registers K<T> for each output dtype T, with either seed dtype (the
+// kernel reads the seed by its dtype, so one class serves both).
+template <template <typename> class K, typename... Ts>
+void RegisterWithSeedTypes(KernelRegistry& r, const char* op, type_sets::TypeList<Ts...>) {
+  for (DType seed : {DType::kInt32, DType::kInt64}) {
+    (r.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value, seed}, &MakeKernel<K<Ts>>), ...);
+  }
+}
+
 }  // namespace
 }  // namespace ember::cpu
 
 namespace ember {
 
 void RegisterCpuRandomKernels(KernelRegistry& r) {
-  using cpu::RegisterForTypeSet;
-  RegisterForTypeSet<cpu::UniformKernel>(r, "stateless_random_uniform", type_sets::Float{});
-  cpu::RegisterForTypes<cpu::UniformIntKernel, int32_t, int64_t>(r, "stateless_random_uniform_int");
-  RegisterForTypeSet<cpu::NormalKernel>(r, "stateless_random_normal", type_sets::Float{});
-  RegisterForTypeSet<cpu::TruncatedNormalKernel>(r, "stateless_truncated_normal",
-                                                 type_sets::Float{});
+  using cpu::RegisterWithSeedTypes;
+  RegisterWithSeedTypes<cpu::UniformKernel>(r, "stateless_random_uniform", type_sets::Float{});
+  RegisterWithSeedTypes<cpu::UniformIntKernel>(r, "stateless_random_uniform_int",
+                                               type_sets::TypeList<int32_t, int64_t>{});
+  RegisterWithSeedTypes<cpu::NormalKernel>(r, "stateless_random_normal", type_sets::Float{});
+  RegisterWithSeedTypes<cpu::TruncatedNormalKernel>(r, "stateless_truncated_normal",
+                                                    type_sets::Float{});
 }
 
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/cpu/eigen.h"  // Eigen::half and bfloat16 (the every set)
 #include "kernels/cpu/movement_copy.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
@@ -82,10 +83,10 @@ void RegisterScatterNd(KernelRegistry& r, type_sets::TypeList<Ts...>) {
 }  // namespace
 
 void RegisterScatterKernels(KernelRegistry& r) {
-  const type_sets::All all;
-  RegisterScatterNd(r, all);
+  const type_sets::Every every;
+  RegisterScatterNd(r, every);
   RegisterWithIndexTypes(r, "tensor_scatter_nd_update", &MakeKernel<TensorScatterNdUpdateKernel>,
-                         &MakeKernel<TensorScatterNdUpdateKernel>, all);
+                         &MakeKernel<TensorScatterNdUpdateKernel>, every);
 }
 
 }  // namespace ember::cpu

@@ -38,6 +38,8 @@ Status Matmul(ShapeContext& ctx);
 Status Tensordot(ShapeContext& ctx);
 Status TensordotAxes(const Shape& a, const Shape& b, const std::vector<int64_t>& axes,
                      std::vector<int>* a_axes, std::vector<int>* b_axes);
+// einsum (einsum.cc; the parsed equation in einsum.h). Attr 0: equation.
+Status Einsum(ShapeContext& ctx);
 // linalg.norm. Attrs: 0 ord (string), 1 axis (optional list(int), <= 2), 2 keepdims.
 Status Norm(ShapeContext& ctx);
 
@@ -60,6 +62,9 @@ Status Transpose(ShapeContext& ctx);
 
 // Output 0's shape is attr 0 (list(int), no negative dims): zeros, ones, fill.
 Status ShapeFromAttr(ShapeContext& ctx);
+// Stateless random ops (random.cc): input 0 the seed, shape [2]; attr 0
+// the output shape (list(int), no negative dims).
+Status StatelessRandom(ShapeContext& ctx);
 
 // Neural-network ops (nn.cc; attrs documented there, geometry in nn.h).
 Status Softmax(ShapeContext& ctx);            // attr axis; output = input 0

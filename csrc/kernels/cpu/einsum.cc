@@ -1,0 +1,250 @@
+// This file implements the einsum CPU kernel. Operands join left to right;
+// for each pair, both sides are rearranged (diagonals taken, labels needed
+// nowhere else summed, '...' dims broadcast) into [batch, free, contracted]
+// and [batch, contracted, free] order, then one batched GEMM contracts them.
+// A last rearrangement writes the output's label order.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "devices/cpu/cpu_device.h"
+#include "kernels/cpu/matmul_gemm.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/registration.h"
+#include "ops/shape_fns/einsum.h"
+
+namespace ember {
+namespace {
+
+using shape_fns::EinsumSpec;
+
+// A row-major array whose dim d carries label `labels[d]`: an input's
+// buffer (labels may repeat) or an intermediate this kernel owns.
+template <typename T>
+struct Operand {
+  const T* external = nullptr;
+  std::vector<T> owned;
+  bool is_external = false;
+  std::vector<int> labels;
+  std::vector<int64_t> dims;
+
+  const T* data() const { return is_external ? external : owned.data(); }
+};
+
+template <typename T>
+Operand<T> FromInput(const Tensor& t, const std::vector<int>& labels) {
+  Operand<T> op;
+  op.external = t.data<T>();
+  op.is_external = true;
+  op.labels = labels;
+  op.dims = t.shape().ToVector();
+  return op;
+}
+
+// Steps a row-major multi-index and its offset (per-dim strides) by one.
+inline void Advance(std::vector<int64_t>& index, const std::vector<int64_t>& dims,
+                    const std::vector<int64_t>& strides, int64_t* offset) {
+  for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {
+    if (++index[i] < dims[i]) {
+      *offset += strides[i];
+      return;
+    }
+    *offset -= (dims[i] - 1) * strides[i];
+    index[i] = 0;
+  }
+}
+
+// True when `in` already is `kept` in that order with nothing to sum or
+// broadcast, so it can be used without a copy.
+template <typename T>
+bool IsLaidOut(const Operand<T>& in, const std::vector<int>& kept, const std::vector<int64_t>& sizes) {
+  if (in.labels != kept) return false;
+  for (size_t d = 0; d < kept.size(); ++d) {
+    if (in.dims[d] != sizes[kept[d]]) return false;
+  }
+  return true;
+}
+
+// out[kept...] = sum over `summed` labels of `in`. A label's stride in `in`
+// is the sum of the strides of the dims carrying it (a repeated label walks
+// the diagonal); a dim of size 1 under a larger label size has stride 0
+// (broadcast). Each label of `in` must be in `kept` or `summed`.
+template <typename T>
+void Rearrange(const KernelContext& ctx, const Operand<T>& in, const std::vector<int>& kept,
+               const std::vector<int>& summed, const std::vector<int64_t>& sizes, T* out) {
+  std::vector<int64_t> label_stride(sizes.size(), 0);
+  int64_t stride = 1;
+  for (int d = static_cast<int>(in.dims.size()) - 1; d >= 0; --d) {
+    if (in.dims[d] != 1) label_stride[in.labels[d]] += stride;
+    stride *= in.dims[d];
+  }
+  std::vector<int64_t> kept_dims, kept_strides, sum_dims, sum_strides;
+  int64_t num_out = 1, num_sum = 1;
+  for (int l : kept) {
+    kept_dims.push_back(sizes[l]);
+    kept_strides.push_back(label_stride[l]);
+    num_out *= sizes[l];
+  }
+  for (int l : summed) {
+    sum_dims.push_back(sizes[l]);
+    sum_strides.push_back(label_stride[l]);
+    num_sum *= sizes[l];
+  }
+  if (num_out == 0) return;
+  const T* src = in.data();
+  cpu::ParallelFor(ctx, num_out, cpu::kCheapOpCycles * static_cast<double>(std::max<int64_t>(num_sum, 1)),
+              [&](int64_t begin, int64_t end) {
+                std::vector<int64_t> index(kept_dims.size()), sum_index(sum_dims.size());
+                int64_t offset = 0;
+                for (int64_t i = static_cast<int64_t>(kept_dims.size()) - 1, rest = begin; i >= 0; --i) {
+                  index[i] = rest % kept_dims[i];
+                  rest /= kept_dims[i];
+                  offset += index[i] * kept_strides[i];
+                }
+                for (int64_t o = begin; o < end; ++o) {
+                  T acc = T(0);
+                  int64_t sum_offset = 0;
+                  for (int64_t s = 0; s < num_sum; ++s) {
+                    acc += src[offset + sum_offset];
+                    Advance(sum_index, sum_dims, sum_strides, &sum_offset);
+                  }
+                  out[o] = acc;
+                  Advance(index, kept_dims, kept_strides, &offset);
+                }
+              });
+}
+
+// `in` rearranged to `kept` (a view when it already is).
+template <typename T>
+Operand<T> Arranged(const KernelContext& ctx, Operand<T>&& in, const std::vector<int>& kept,
+                    const std::vector<int>& summed, const std::vector<int64_t>& sizes) {
+  if (summed.empty() && IsLaidOut(in, kept, sizes)) return std::move(in);
+  Operand<T> out;
+  out.labels = kept;
+  int64_t n = 1;
+  for (int l : kept) {
+    out.dims.push_back(sizes[l]);
+    n *= sizes[l];
+  }
+  out.owned.resize(n);
+  Rearrange(ctx, in, kept, summed, sizes, out.owned.data());
+  return out;
+}
+
+std::vector<bool> LabelSet(const std::vector<int>& labels, int num_labels) {
+  std::vector<bool> set(num_labels, false);
+  for (int l : labels) set[l] = true;
+  return set;
+}
+
+// The labels of `labels` in first-appearance order, without repeats, that `keep` accepts.
+template <typename Pred>
+std::vector<int> UniqueLabels(const std::vector<int>& labels, Pred keep) {
+  std::vector<int> out;
+  for (int l : labels) {
+    if (keep(l) && std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  }
+  return out;
+}
+
+std::vector<int> Concat(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+int64_t Product(const std::vector<int>& labels, const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int l : labels) n *= sizes[l];
+  return n;
+}
+
+// Contracts a and b; `later` marks the labels the output or a later operand needs.
+template <typename T>
+Operand<T> Contract(const KernelContext& ctx, Operand<T>&& a, Operand<T>&& b, const std::vector<bool>& later,
+                    const std::vector<int64_t>& sizes) {
+  const int num_labels = static_cast<int>(sizes.size());
+  const std::vector<bool> in_a = LabelSet(a.labels, num_labels);
+  const std::vector<bool> in_b = LabelSet(b.labels, num_labels);
+  const auto batch = UniqueLabels(a.labels, [&](int l) { return in_b[l] && later[l]; });
+  const auto contracted = UniqueLabels(a.labels, [&](int l) { return in_b[l] && !later[l]; });
+  const auto a_free = UniqueLabels(a.labels, [&](int l) { return !in_b[l] && later[l]; });
+  const auto a_sum = UniqueLabels(a.labels, [&](int l) { return !in_b[l] && !later[l]; });
+  const auto b_free = UniqueLabels(b.labels, [&](int l) { return !in_a[l] && later[l]; });
+  const auto b_sum = UniqueLabels(b.labels, [&](int l) { return !in_a[l] && !later[l]; });
+
+  const Operand<T> lhs = Arranged(ctx, std::move(a), Concat(Concat(batch, a_free), contracted), a_sum, sizes);
+  const Operand<T> rhs = Arranged(ctx, std::move(b), Concat(Concat(batch, contracted), b_free), b_sum, sizes);
+  const int64_t num_batches = Product(batch, sizes);
+  cpu::MatmulDims dims{Product(a_free, sizes), Product(contracted, sizes), Product(b_free, sizes), false, false};
+
+  Operand<T> c;
+  c.labels = Concat(Concat(batch, a_free), b_free);
+  for (int l : c.labels) c.dims.push_back(sizes[l]);
+  c.owned.assign(num_batches * dims.m * dims.n, T(0));
+  if (c.owned.empty() || dims.k == 0) return c;  // an empty sum is 0
+  const T* a_data = lhs.data();
+  const T* b_data = rhs.data();
+  T* c_data = c.owned.data();
+  const int64_t m = dims.m;
+  const double row_cycles = 2.0 * static_cast<double>(dims.k * dims.n) + 1;
+  cpu::ParallelFor(ctx, num_batches * m, row_cycles, [&](int64_t first, int64_t last) {
+    while (first < last) {
+      const int64_t batch_index = first / m;
+      const int64_t row_begin = first % m;
+      const int64_t row_end = std::min(m, row_begin + (last - first));
+      cpu::MatmulRows<T>(a_data + batch_index * m * dims.k, b_data + batch_index * dims.k * dims.n,
+                         c_data + batch_index * m * dims.n, dims, row_begin, row_end);
+      first += row_end - row_begin;
+    }
+  });
+  return c;
+}
+
+// Attr 0: equation, by index (Note [Pending op definitions] in sort.cc).
+template <typename T>
+class EinsumKernel final : public OpKernel {
+ public:
+  explicit EinsumKernel(const KernelInit& init) : equation_(init.attrs[0].as_string()) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const int n = ctx.num_inputs();
+    std::vector<Shape> shapes;
+    shapes.reserve(n);
+    for (int i = 0; i < n; ++i) shapes.push_back(ctx.input(i).shape());
+    EinsumSpec spec;
+    EMBER_RETURN_IF_ERROR(shape_fns::ParseEinsum(equation_, shapes.data(), n, &spec));
+    Tensor& out = ctx.output(0);
+    if (out.NumElements() == 0) return Status::OK();
+    const int num_labels = spec.num_labels();
+
+    // needed[i]: labels the output or operands i+1.. use.
+    std::vector<std::vector<bool>> needed(n, LabelSet(spec.output, num_labels));
+    for (int i = n - 2; i >= 0; --i) {
+      needed[i] = needed[i + 1];
+      for (int l : spec.inputs[i + 1]) needed[i][l] = true;
+    }
+    Operand<T> acc = FromInput<T>(ctx.input(0), spec.inputs[0]);
+    for (int i = 1; i < n; ++i) {
+      acc = Contract(ctx, std::move(acc), FromInput<T>(ctx.input(i), spec.inputs[i]), needed[i], spec.sizes);
+    }
+    const std::vector<bool> in_output = LabelSet(spec.output, num_labels);
+    const auto summed = UniqueLabels(acc.labels, [&](int l) { return !in_output[l]; });
+    if (summed.empty() && IsLaidOut(acc, spec.output, spec.sizes)) {
+      std::memcpy(out.data<T>(), acc.data(), sizeof(T) * out.NumElements());
+    } else {
+      Rearrange(ctx, acc, spec.output, summed, spec.sizes, out.data<T>());
+    }
+    return Status::OK();
+  }
+
+ private:
+  std::string equation_;
+};
+
+}  // namespace
+
+void RegisterCpuEinsumKernels(KernelRegistry& registry) {
+  cpu::RegisterForTypeSet<EinsumKernel>(registry, "einsum", type_sets::Numeric{});
+}
+
+}  // namespace ember

@@ -1,0 +1,27 @@
+// This file defines the shape function of the stateless random ops.
+#include <string>
+#include <vector>
+
+#include "ops/shape_fns/shape_fns.h"
+
+namespace ember::shape_fns {
+
+// The seed is a tensor input, not an attr, so that a fresh seed per call
+// (Generator) reuses one cached kernel; only its shape is known here, and the
+// kernel reads its two values.
+Status StatelessRandom(ShapeContext& ctx) {
+  const Shape& seed = ctx.input_shape(0);
+  if (seed.rank() != 1 || (seed.dim(0) != 2 && seed.dim(0) != Shape::kUnknownDim)) {
+    return InvalidArgument("seed must have shape [2], got " + seed.ToString());
+  }
+  const std::vector<int64_t>& dims = ctx.attr(0).as_int_list();
+  for (int64_t d : dims) {
+    if (d < 0) {
+      return InvalidArgument("shape must have non-negative dimensions, got " + IntListToString(dims));
+    }
+  }
+  ctx.set_output_shape(0, Shape(dims));
+  return Status::OK();
+}
+
+}  // namespace ember::shape_fns
