@@ -114,15 +114,6 @@ class GatherNdKernel final : public OpKernel {
   GatherNdAttrs attrs_;
 };
 
-template <typename T>
-T FromDouble(double v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v != 0;
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
 // out[o, d, i] = indices[o, i] == d ? on : off, with the depth dim d at axis.
 template <typename T>
 class OneHotKernel final : public OpKernel {

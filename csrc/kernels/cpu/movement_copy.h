@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/tensor.h"
@@ -34,6 +35,17 @@ void StridedCopy(Device* device, const void* src, void* dst, size_t elem_size, c
 // Copies `view` of src into the contiguous dst.
 void CopyView(Device* device, const void* src, void* dst, size_t elem_size,
               const shape_fns::StridedView& view);
+
+// A float attribute (pad's constant_values, one_hot's on/off values) as
+// element type T; bool is "nonzero".
+template <typename T>
+T FromDouble(double v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v != 0;
+  } else {
+    return static_cast<T>(v);
+  }
+}
 
 // Copies `count` elements of `elem_size` bytes each.
 void CopyElements(void* dst, const void* src, int64_t count, size_t elem_size);

@@ -12,15 +12,6 @@
 namespace ember::cpu {
 namespace {
 
-template <typename T>
-T FromDouble(double v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v != 0;
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
 // Copies the input into the interior of the output, then (REFLECT and
 // SYMMETRIC) fills each dimension's borders, dim by dim, by mirrored
 // copies from the output itself: border slabs of dim d span the already

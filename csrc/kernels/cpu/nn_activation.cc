@@ -13,11 +13,6 @@
 namespace ember::cpu {
 namespace {
 
-template <typename T>
-using InVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using OutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 // Each functor is built from the op's attrs once per kernel and fills
 // out[0, n) from in[0, n); out may be in (every element is read before it
 // is written at the same index).

@@ -19,11 +19,6 @@ namespace {
 
 using shape_fns::Window2D;
 
-template <typename T>
-using InVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using OutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 // Elements of one im2col block: big enough for an efficient GEMM, small
 // enough to stay in L2/L3 per thread.
 constexpr int64_t kColBlockElements = 1 << 17;

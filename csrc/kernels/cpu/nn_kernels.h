@@ -8,9 +8,16 @@
 
 #include "core/dtype.h"
 #include "core/shape.h"
+#include "kernels/cpu/eigen.h"
 #include "ops/op_kernel.h"
 
 namespace ember::cpu {
+
+// Contiguous runs of elements as Eigen arrays.
+template <typename T>
+using InVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using OutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 void RegisterNnActivationKernels(KernelRegistry& registry);  // nn_activation.cc
 void RegisterNnSoftmaxKernels(KernelRegistry& registry);     // nn_softmax.cc

@@ -15,11 +15,6 @@
 namespace ember::cpu {
 namespace {
 
-template <typename T>
-using InVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using OutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 // Normalizes rows of x: the normalized dims are moved last (a transpose
 // copy when they are not already trailing), so gamma and beta, flattened,
 // line up with each row.

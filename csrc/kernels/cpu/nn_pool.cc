@@ -18,11 +18,6 @@ namespace {
 
 using shape_fns::Window2D;
 
-template <typename T>
-using InVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using OutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 // NHWC: each output pixel reduces the valid input pixels of its window,
 // vectorized over channels. Padding is never read: max ignores it and avg
 // divides by the number of valid pixels (TensorFlow's SAME rule).

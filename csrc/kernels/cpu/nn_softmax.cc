@@ -14,11 +14,6 @@
 namespace ember::cpu {
 namespace {
 
-template <typename T>
-using InVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using OutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 // Note [Softmax axis]
 // Every kernel here works on contiguous rows along the softmax axis. An
 // input [outer, n, inner] with inner > 1 is first transpose-copied to
