@@ -15,11 +15,11 @@ struct Arithmetic {
 }  // namespace
 
 void RegisterArithmeticKernels(KernelRegistry& r) {
-  RegisterForTypeSet<Arithmetic<AddFn>::Kernel>(r, "add", type_sets::Numeric{});
-  RegisterForTypeSet<Arithmetic<SubtractFn>::Kernel>(r, "subtract", type_sets::Numeric{});
-  RegisterForTypeSet<Arithmetic<MultiplyFn>::Kernel>(r, "multiply", type_sets::Numeric{});
-  RegisterForTypeSet<Arithmetic<MaximumFn>::Kernel>(r, "maximum", type_sets::Numeric{});
-  RegisterForTypeSet<Arithmetic<MinimumFn>::Kernel>(r, "minimum", type_sets::Numeric{});
+  RegisterForTypeSet<Arithmetic<AddFn>::Kernel>(r, "add", type_sets::IntAndFloat{});
+  RegisterForTypeSet<Arithmetic<SubtractFn>::Kernel>(r, "subtract", type_sets::IntAndFloat{});
+  RegisterForTypeSet<Arithmetic<MultiplyFn>::Kernel>(r, "multiply", type_sets::IntAndFloat{});
+  RegisterForTypeSet<Arithmetic<MaximumFn>::Kernel>(r, "maximum", type_sets::IntAndFloat{});
+  RegisterForTypeSet<Arithmetic<MinimumFn>::Kernel>(r, "minimum", type_sets::IntAndFloat{});
   // Integer operands are cast to float64 by the runtime before divide and
   // truediv.
   RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "divide", type_sets::Float{});

@@ -17,10 +17,10 @@ struct Comparison {
 void RegisterComparisonKernels(KernelRegistry& r) {
   RegisterForTypeSet<Comparison<EqualFn>::Kernel>(r, "equal", type_sets::All{});
   RegisterForTypeSet<Comparison<NotEqualFn>::Kernel>(r, "not_equal", type_sets::All{});
-  RegisterForTypeSet<Comparison<LessFn>::Kernel>(r, "less", type_sets::Numeric{});
-  RegisterForTypeSet<Comparison<LessEqualFn>::Kernel>(r, "less_equal", type_sets::Numeric{});
-  RegisterForTypeSet<Comparison<GreaterFn>::Kernel>(r, "greater", type_sets::Numeric{});
-  RegisterForTypeSet<Comparison<GreaterEqualFn>::Kernel>(r, "greater_equal", type_sets::Numeric{});
+  RegisterForTypeSet<Comparison<LessFn>::Kernel>(r, "less", type_sets::IntAndFloat{});
+  RegisterForTypeSet<Comparison<LessEqualFn>::Kernel>(r, "less_equal", type_sets::IntAndFloat{});
+  RegisterForTypeSet<Comparison<GreaterFn>::Kernel>(r, "greater", type_sets::IntAndFloat{});
+  RegisterForTypeSet<Comparison<GreaterEqualFn>::Kernel>(r, "greater_equal", type_sets::IntAndFloat{});
 }
 
 }  // namespace ember::cpu
