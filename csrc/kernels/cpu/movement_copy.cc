@@ -8,6 +8,7 @@
 
 #include "devices/cpu/cpu_device.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/view_kernel.h"  // expand_dims and squeeze
 #include "ops/attrs/movement.gen.h"
 
 namespace ember::cpu {
@@ -134,17 +135,6 @@ void CopyView(Device* device, const void* src, void* dst, size_t elem_size, cons
 }
 
 namespace {
-
-// expand_dims and squeeze: the output shares the input's buffer.
-class ViewKernel final : public OpKernel {
- public:
-  explicit ViewKernel(const KernelInit&) {}
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& in = ctx.input(0);
-    ctx.set_output(0, Tensor(in.dtype(), ctx.output(0).shape(), in.buffer()));
-    return Status::OK();
-  }
-};
 
 // A kernel that copies the strided view `MakeView` returns for its input.
 template <typename Attrs, Status (*MakeView)(const Attrs&, const Shape&, shape_fns::StridedView*)>
