@@ -98,31 +98,54 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     return conv2d(input, ember.reshape(filter, [h, w, 1, c * m]), strides, padding, data_format, dilations)
 
 
+def _in_compute_dtype(x, *values):
+    """Returns (x, values, narrow): x and values (None, tensors, NumPy or Python values) as
+    tensors of x's compute dtype, and the function that rounds a result back to x's dtype.
+
+    float16 and bfloat16 compute in float32 and are rounded once at the end, as the kernels do
+    (Note [Half compute]): x and the values are then cast to float32. Other dtypes are unchanged.
+    """
+    import ember
+
+    x = ember.convert_to_tensor(x)
+    dtype = x.dtype
+    if dtype not in (ember.float16, ember.bfloat16):
+        values = [None if v is None else ember.convert_to_tensor(v, dtype_hint=dtype) for v in values]
+        return x, values, lambda y: y
+
+    def widen(v):
+        t = ember.convert_to_tensor(v, dtype_hint=ember.float32)
+        return t if t.dtype == ember.float32 else ember.cast(t, ember.float32)
+
+    return widen(x), [None if v is None else widen(v) for v in values], lambda y: ember.cast(y, dtype)
+
+
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting (as TensorFlow's).
 
-    offset and scale may be None.
+    offset and scale may be None. float16 and bfloat16 x compute in float32 and round once.
     """
     import ember
 
     del name
-    x = ember.convert_to_tensor(x)
-    mean, variance, offset, scale = (None if v is None else ember.convert_to_tensor(v, dtype_hint=x.dtype)
-                                     for v in (mean, variance, offset, scale))
+    x, (mean, variance, offset, scale), narrow = _in_compute_dtype(x, mean, variance, offset, scale)
     inv = 1.0 / ember.sqrt(variance + variance_epsilon)
     if scale is not None:
         inv = inv * scale
     shift = -(mean * inv) if offset is None else offset - mean * inv
-    return x * inv + shift
+    return narrow(x * inv + shift)
 
 
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
-                     is_training=False, name=None):
+                     is_training=True, name=None):
     """Batch normalization of a 4-D x over its channel dim; returns (y, batch_mean, batch_variance).
 
-    Inference (is_training=False) uses mean and variance and returns them unchanged. Training
-    normalizes with the batch's mean and (biased) variance and, like TensorFlow, returns the
-    batch mean and the unbiased (Bessel-corrected) batch variance.
+    Training (is_training=True, the default, as in TensorFlow) normalizes with the batch's mean
+    and (biased) variance and, like TensorFlow, returns the batch mean and the unbiased
+    (Bessel-corrected) batch variance; mean and variance are then ignored. Inference
+    (is_training=False) uses mean and variance and returns them unchanged. A float16 or bfloat16
+    x computes in float32: y has x's dtype, the returned statistics are float32 (as TensorFlow's,
+    whose scale, offset, mean and variance are float32 for half x).
     """
     import ember
 
@@ -132,9 +155,12 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     x = ember.convert_to_tensor(x)
     if x.ndim != 4:
         raise ValueError(f"fused_batch_norm: x must be 4-D, got shape {x.shape}")
+    if not is_training and (mean is None or variance is None):
+        raise ValueError("fused_batch_norm: mean and variance are required when is_training=False")
+    x, params, narrow = _in_compute_dtype(x, scale, offset, None if is_training else mean,
+                                  None if is_training else variance)
     channels_first = data_format == "NCHW"
     c = x.shape[1 if channels_first else 3]
-    params = [ember.convert_to_tensor(p, dtype_hint=x.dtype) for p in (scale, offset)]
     if is_training:
         axes = [0, 2, 3] if channels_first else [0, 1, 2]
         batch_mean = ember.reduce_mean(x, axis=axes)
@@ -144,19 +170,16 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
         mean_used, var_used = batch_mean, batch_var
         out_var = batch_var * (count / max(count - 1, 1))
     else:
-        if mean is None or variance is None:
-            raise ValueError("fused_batch_norm: mean and variance are required when is_training=False")
-        mean_used = ember.convert_to_tensor(mean, dtype_hint=x.dtype)
-        var_used = ember.convert_to_tensor(variance, dtype_hint=x.dtype)
+        mean_used, var_used = params[2], params[3]
         batch_mean, out_var = mean_used, var_used
-    for what, p in zip(("scale", "offset", "mean", "variance"), (*params, mean_used, var_used)):
+    for what, p in zip(("scale", "offset", "mean", "variance"), (*params[:2], mean_used, var_used)):
         if p.shape != (c,):
             raise ValueError(f"fused_batch_norm: {what} must have shape ({c},), got {p.shape}")
     inv = params[0] / ember.sqrt(var_used + epsilon)
     shift = params[1] - mean_used * inv
     if channels_first:
         inv, shift = ember.reshape(inv, [c, 1, 1]), ember.reshape(shift, [c, 1, 1])
-    return x * inv + shift, batch_mean, out_var
+    return narrow(x * inv + shift), batch_mean, out_var
 
 
 def embedding_lookup(params, ids, max_norm=None, name=None):

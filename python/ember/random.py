@@ -25,7 +25,7 @@ from ember._generated import ops as _ops
 from ember._generated.random import *  # noqa: F401,F403
 from ember._generated.random import __all__ as _OP_NAMES
 from ember.creation import convert_to_tensor
-from ember.dtypes import as_dtype, float32, float64, int32, int64
+from ember.dtypes import as_dtype, bfloat16, float16, float32, float64, int32, int64
 from ember.tensor import Tensor
 
 _MASK32 = 0xFFFFFFFF
@@ -436,9 +436,12 @@ def _dropout(x, rate, pair, noise_shape):
     return _ops.multiply(x, _ops.multiply(keep, 1.0 / keep_prob))
 
 
+_FLOAT_DTYPES = (float16, bfloat16, float32, float64)
+
+
 def _float_input(x, op):
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
-    if x.dtype not in (float32, float64):
+    if x.dtype not in _FLOAT_DTYPES:
         raise ValueError(f"{op}: x must be a floating point tensor, got dtype {x.dtype.name}")
     return x
 

@@ -192,17 +192,25 @@ def ref_sigmoid(x):
 
 
 def ref_reduce(kind):
+    """reduce_sum, _max and _mean in the input dtype. Floats and complex compute
+    in float64 / complex128 and round once (the kernels accumulate float16 and
+    bfloat16 in float32, far closer to that than to NumPy's float16 sums);
+    integer sums wrap like np.sum(x, dtype=x.dtype); the integer mean is TF's,
+    truncated toward zero, of the exact (int64) sum."""
     def ref(x, axis=None, keepdims=False):
         ax = tuple(axis) if isinstance(axis, (list, tuple)) else axis
+        if _np_kind(x.dtype) in "fc":
+            wide = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
+            fn = {"sum": np.sum, "max": np.max, "mean": np.mean}[kind]
+            with np.errstate(invalid="ignore"):
+                return np.asarray(fn(wide, axis=ax, keepdims=keepdims)).astype(x.dtype)
         if kind == "sum":
             return np.asarray(np.sum(x, axis=ax, keepdims=keepdims, dtype=x.dtype))
         if kind == "max":
             return np.asarray(np.max(x, axis=ax, keepdims=keepdims))
-        if x.dtype.kind == "i":  # TF semantics: the integer mean truncates toward zero
-            total = np.sum(x, axis=ax, keepdims=keepdims, dtype=np.int64)
-            count = x.size // max(np.asarray(total).size, 1) if x.size else 1
-            return np.asarray(np.trunc(total / count)).astype(x.dtype)
-        return np.asarray(np.mean(x.astype(np.float64), axis=ax, keepdims=keepdims)).astype(x.dtype)
+        total = np.sum(x, axis=ax, keepdims=keepdims, dtype=np.int64)
+        count = x.size // max(np.asarray(total).size, 1) if x.size else 1
+        return np.asarray(np.trunc(total / count)).astype(x.dtype)
     return ref
 
 
@@ -211,8 +219,10 @@ def ref_matmul(a, b, transpose_a=False, transpose_b=False):
         a = np.swapaxes(a, -1, -2)
     if transpose_b:
         b = np.swapaxes(b, -1, -2)
-    if a.dtype.kind == "f":
-        return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    kind = _np_kind(a.dtype)
+    if kind in "fc":  # float64 / complex128, rounded once, as the kernels do
+        wide = np.complex128 if kind == "c" else np.float64
+        return np.matmul(a.astype(wide), b.astype(wide)).astype(a.dtype)
     return np.matmul(a, b)
 
 
@@ -283,8 +293,18 @@ def reduce_samples(kind):
         yield Sample("mixed_sign", (make(rng, (3, 5), dtype),), {"axis": 1})  # the int mean truncates toward 0
         yield Sample("scalar", (make(rng, (), dtype),))
         yield Sample("empty_rows", (make(rng, (0, 3), dtype),), {"axis": 1})
-        loose = {"float32": (1e-4, 1e-4)}  # summation order differs from NumPy's over 70k terms
-        yield Sample("large_all", (make(rng, (LARGE,), dtype, "positive"),), {}, loose)
+        if _np_kind(dtype) == "f":  # NaN propagates along rows and down columns
+            x = np.array([[1, np.nan, 3], [2, -np.inf, 0], [np.inf, 1, np.nan]], dtype)
+            yield Sample("nan_rows", (x,), {"axis": 1})
+            yield Sample("nan_columns", (x,), {"axis": 0})
+        # Summation order differs from the reference's over 70k terms. The half
+        # types need no loosening: their float32 sums are far more exact than
+        # the one rounding to float16/bfloat16 both sides do.
+        loose = {"float32": (1e-4, 1e-4), "complex64": (1e-4, 1e-4)}
+        # Positive values make int8 sums wrap (the means must not), but 70k of
+        # them sum past float16's largest value, 65504: float16 sums take both signs.
+        big = "any" if kind == "sum" and dtype == "float16" else "positive"
+        yield Sample("large_all", (make(rng, (LARGE,), dtype, big),), {}, loose)
         yield Sample("large_axis0", (make(rng, (700, 100), dtype, "positive"),), {"axis": 0}, loose)
         yield Sample("large_axis1", (make(rng, (700, 100), dtype, "positive"),), {"axis": 1}, loose)
     return gen
@@ -313,8 +333,10 @@ def matmul_samples(dtype, rng):
     yield Sample("batch_bcast_transpose_b", (m(3, 4), m(2, 5, 4)), {"transpose_b": True})
     yield Sample("empty_rows", (m(0, 4), m(4, 5)))
     yield Sample("empty_inner", (m(3, 0), m(0, 5)))
+    yield Sample("empty_batch", (m(0, 3, 4), m(4, 5)))
     yield Sample("vector_like", (m(1, 6), m(6, 1)))
     yield Sample("large", (m(300, 40), m(40, 250)))
+    yield Sample("large_batch_bcast", (m(4, 1, 100, 40), m(3, 40, 60)))  # rows of 12 batches in parallel
 
 
 def matmul_errors():
@@ -458,7 +480,7 @@ def _build():
         OpInfo("subtract", ember.subtract, np.subtract, binary_samples(), binary_errors("subtract")),
         OpInfo("multiply", ember.multiply, np.multiply, binary_samples(), binary_errors("multiply")),
         OpInfo("divide", ember.divide, ref_divide, binary_samples("nonzero"), binary_errors("divide", None),
-               extra_dtypes=("int32", "int64")),
+               extra_dtypes=("int8", "int16", "int32", "int64", "uint8")),
         OpInfo("maximum", ember.maximum, np.maximum, binary_samples("coarse", "coarse"), binary_errors("maximum")),
         OpInfo("minimum", ember.minimum, np.minimum, binary_samples("coarse", "coarse"), binary_errors("minimum")),
         # Comparisons.
@@ -471,9 +493,12 @@ def _build():
         OpInfo("greater", ember.greater, np.greater, binary_samples("coarse", "coarse"), binary_errors("greater")),
         OpInfo("greater_equal", ember.greater_equal, np.greater_equal, binary_samples("coarse", "coarse"),
                binary_errors("greater_equal")),
-        # Linear algebra; float32 sums over 40 terms need a looser atol near zero.
+        # Linear algebra; float32 sums over 40 terms need a looser atol near zero,
+        # complex64 more: each term is 4 real products whose rounding errors add up
+        # (observed 6e-6 on results near 0). float16/bfloat16 keep the default, one
+        # ulp: the kernel and the reference each round an exact-enough sum once.
         OpInfo("matmul", ember.matmul, ref_matmul, matmul_samples, matmul_errors,
-               tols={"float32": (1e-5, 1e-5)}),
+               tols={"float32": (1e-5, 1e-5), "complex64": (1e-5, 2e-5)}),
         # Reductions.
         OpInfo("reduce_sum", ember.reduce_sum, ref_reduce("sum"), reduce_samples("sum"), reduce_errors("reduce_sum")),
         OpInfo("reduce_max", ember.reduce_max, ref_reduce("max"), reduce_samples("max"), reduce_errors("reduce_max")),

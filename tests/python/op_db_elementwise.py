@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from op_db import LARGE, ErrorInput, OpInfo, Sample, binary_samples, make, ref_divide, same_dtype
+from op_db import LARGE, ErrorInput, OpInfo, Sample, _np_kind, binary_samples, make, ref_divide, same_dtype
 
 
 # --- Samples ------------------------------------------------------------------
@@ -30,36 +30,45 @@ def unary_numeric(with_nan=False):
         yield Sample("scalar", (make(rng, (), dtype),))
         yield Sample("empty", (make(rng, (0, 3), dtype),))
         yield Sample("large", (make(rng, (LARGE,), dtype),))
-        if with_nan and np.dtype(dtype).kind == "f":
+        if with_nan and _np_kind(dtype) == "f":
             yield Sample("nan_inf", (np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype),))
     return gen
 
 
 def special_values(dtype, rng):
-    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -1.5, 2.0, np.nan, 1e30], dtype)
+    big = 6e4 if np.dtype(dtype) == np.float16 else 1e30  # finite, near the top of the range
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -1.5, 2.0, np.nan, big], dtype)
     yield Sample("specials", (specials.reshape(2, 4),))
     yield Sample("scalar", (np.array(np.inf, dtype),))
     yield Sample("empty", (np.zeros((0, 3), dtype),))
-    yield Sample("large", (np.resize(specials, LARGE) * make(rng, (LARGE,), dtype, "positive"),))
+    with np.errstate(over="ignore"):  # float16's big value may overflow to inf: one more special
+        large = np.resize(specials, LARGE) * make(rng, (LARGE,), dtype, "positive")
+    yield Sample("large", (large,))
 
 
 def round_samples(dtype, rng):
     yield from unary_numeric()(dtype, rng)
-    if np.dtype(dtype).kind == "f":  # halves round to even
+    if _np_kind(dtype) == "f":  # halves round to even
         yield Sample("halves", (np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5], dtype),))
 
 
 def division_samples(dtype, rng):
     yield from binary_samples("nonzero")(dtype, rng)
+    if _np_kind(dtype) == "u":
+        yield Sample("exact_and_not", (np.array([7, 6, 0, 255, 9], dtype), np.array([2, 3, 5, 16, 9], dtype)))
+        return
     signs = np.array([7, -7, 7, -7, 6, -6, 0], dtype)
     divisors = np.array([2, 2, -2, -2, 3, -3, 5], dtype)
     yield Sample("signs", (signs, divisors))
-    if np.dtype(dtype).kind == "f":
+    if _np_kind(dtype) == "i":  # the most negative value // -1 wraps, as in NumPy
+        low = np.iinfo(dtype).min
+        yield Sample("min_by_minus_one", (np.array([low, low, 5], dtype), np.array([-1, 1, -1], dtype)))
+    if _np_kind(dtype) == "f":
         yield Sample("inexact", (np.array([1.0, -1.0, 0.7], dtype), np.array([0.1, 0.1, -0.1], dtype)))
 
 
 def pow_samples(dtype, rng):
-    if np.dtype(dtype).kind == "f":
+    if _np_kind(dtype) == "f":
         yield from binary_samples(x_kind="positive")(dtype, rng)
         yield Sample("negative_base_int_exp", (np.array([-2.0, -3.0, -0.5], dtype), np.array([3.0, 2.0, -1.0], dtype)))
         return
@@ -99,8 +108,12 @@ def where_samples(dtype, rng):
 
 def clip_samples(dtype, rng):
     m = lambda *shape: make(rng, shape, dtype)  # noqa: E731
-    lo = lambda *shape: (make(rng, shape, dtype, "positive") * -1).astype(dtype)  # noqa: E731
-    hi = lambda *shape: make(rng, shape, dtype, "positive")  # noqa: E731
+    if _np_kind(dtype) == "u":  # no negative bounds: [0, 3) and [8, 15) around values in [0, 20)
+        lo = lambda *shape: rng.integers(0, 3, shape).astype(dtype)  # noqa: E731
+        hi = lambda *shape: rng.integers(8, 15, shape).astype(dtype)  # noqa: E731
+    else:
+        lo = lambda *shape: (make(rng, shape, dtype, "positive") * -1).astype(dtype)  # noqa: E731
+        hi = lambda *shape: make(rng, shape, dtype, "positive")  # noqa: E731
     yield Sample("scalar_bounds", (m(3, 4), lo(), hi()))
     yield Sample("same", (m(3, 4), lo(3, 4), hi(3, 4)))
     yield Sample("bcast_vector", (m(2, 3), lo(3), hi(2, 1)))
@@ -161,7 +174,32 @@ def ref_clip(t, lo, hi):
     return np.maximum(np.minimum(t, hi), lo)
 
 
+def ref_squared_difference(x, y):
+    if _np_kind(x.dtype) == "f":  # one rounding, as ember computes halves in float32
+        return np.square(x.astype(np.float64) - y.astype(np.float64)).astype(x.dtype)
+    return np.square(x - y)
+
+
+def ref_floordiv(x, y):
+    with np.errstate(over="ignore"):  # the most negative integer // -1 wraps
+        return np.floor_divide(x, y)
+
+
+def ref_add_n(inputs):
+    """Floats sum in float64 and round once (ember sums halves in float32);
+    integers wrap in their own dtype."""
+    stacked = np.stack(inputs)
+    dtype = stacked.dtype
+    if _np_kind(dtype) in "fc":
+        wide = np.complex128 if _np_kind(dtype) == "c" else np.float64
+        return np.sum(stacked.astype(wide), axis=0).astype(dtype)
+    return np.sum(stacked, axis=0, dtype=dtype)
+
+
 # --- Entries ------------------------------------------------------------------
+
+# Integer dtypes that divide and truediv accept by converting them to float64.
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
 
 
 def add_n_samples(dtype, rng):
@@ -219,12 +257,12 @@ def entries(ember):
         OpInfo("logical_not", ember.logical_not, np.logical_not, unary_numeric(), errors("logical_not", b, f32, 1)),
         # Binary.
         OpInfo("truediv", ember.truediv, ref_divide, binary_samples("nonzero"), errors("truediv", f32, None),
-               extra_dtypes=("int32", "int64")),
-        OpInfo("floordiv", ember.floordiv, np.floor_divide, division_samples, errors("floordiv", f32, b)),
+               extra_dtypes=INT_DTYPES),
+        OpInfo("floordiv", ember.floordiv, ref_floordiv, division_samples, errors("floordiv", f32, b)),
         OpInfo("floormod", m.floormod, np.remainder, division_samples, errors("floormod", f32, b),
                tols={"float32": (1e-5, 1e-5)}),
         OpInfo("pow", ember.pow, np.power, pow_samples, errors("pow", f32, b), tols=loose),
-        OpInfo("squared_difference", ember.squared_difference, lambda x, y: np.square(x - y), binary_samples(),
+        OpInfo("squared_difference", ember.squared_difference, ref_squared_difference, binary_samples(),
                errors("squared_difference", f32, b)),
         OpInfo("atan2", ember.atan2, np.arctan2, binary_samples(), errors("atan2", f32, i32), tols=loose),
         OpInfo("logical_and", ember.logical_and, np.logical_and, binary_samples(), errors("logical_and", b, f32)),
@@ -237,6 +275,5 @@ def entries(ember):
     out.append(OpInfo("where", ember.where, ref_where, where_samples, where_errors, type_var="T"))
     out.append(OpInfo("clip_by_value", ember.clip_by_value, ref_clip, clip_samples,
                       errors("clip_by_value", f32, b, arity=3)))
-    out.append(OpInfo("add_n", ember.add_n, lambda inputs: np.sum(np.stack(inputs), axis=0).astype(inputs[0].dtype),
-                      add_n_samples, add_n_errors))
+    out.append(OpInfo("add_n", ember.add_n, ref_add_n, add_n_samples, add_n_errors))
     return out

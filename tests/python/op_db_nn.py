@@ -7,7 +7,10 @@ import numpy as np
 from op_db import LARGE, ErrorInput, OpInfo, Sample, make
 
 F32 = np.ones((2, 3), np.float32)
-LOOSE = {"float32": (1e-4, 1e-4), "float64": (1e-10, 1e-10)}  # long float32 sums (conv, GEMM)
+# Long float32 sums (conv, GEMM). float16 and bfloat16 keep the default tolerances, about one unit
+# in the last place: they compute in float32 and round once (Note [Half compute]), so even long
+# sums differ from the float64 reference by at most one rounding of the output.
+LOOSE = {"float32": (1e-4, 1e-4), "float64": (1e-10, 1e-10)}
 
 
 def _f64(fn):
@@ -50,9 +53,10 @@ def activation_samples(attrs):
     return gen
 
 
-def activation_errors(name):
+def activation_errors(name, bad_dtype=np.int32):
     def gen():
-        yield ErrorInput("int_input", (np.ones(3, np.int32),), {}, TypeError, rf"^{name}: .*dtype int32")
+        bad = np.dtype(bad_dtype).name
+        yield ErrorInput(f"{bad}_input", (np.ones(3, bad_dtype),), {}, TypeError, rf"^{name}: .*dtype {bad}")
     return gen
 
 
@@ -106,7 +110,8 @@ def sparse_xent_errors():
 
 
 def ref_xent(labels, logits, axis=-1):
-    return np.sum(-labels.astype(np.float64) * _f64(ref_log_softmax)(logits, axis).astype(np.float64),
+    # All in float64, rounded once (rounding log_softmax first would add a second rounding).
+    return np.sum(-labels.astype(np.float64) * ref_log_softmax(logits.astype(np.float64), axis),
                   axis=axis).astype(logits.dtype)
 
 
@@ -286,9 +291,12 @@ def pool_samples(dtype, rng):
     yield Sample("large", (m(2, 64, 64, 16), 3, 2, "SAME"))
 
 
-def pool_errors(name):
+def pool_errors(name, bad_dtype):
     def gen():
         x = np.ones((1, 4, 4, 2), np.float32)
+        bad = np.dtype(bad_dtype).name
+        yield ErrorInput(f"{bad}_input", (x.astype(bad_dtype), 2, 1, "VALID"), {}, TypeError,
+                         rf"^{name}: .*dtype {bad}")
         yield ErrorInput("batch_window", (x, [2, 2, 2, 1], 1, "VALID"), {}, ValueError, rf"^{name}: .*ksize")
         yield ErrorInput("window_too_big", (x, 5, 1, "VALID"), {}, ValueError, rf"^{name}: ")
         yield ErrorInput("pad_too_big", (x, 2, 1, [[0, 0], [2, 0], [0, 0], [0, 0]]), {}, ValueError,
@@ -351,6 +359,8 @@ def bias_add_errors():
                      r"^bias_add: .*2-D")
     yield ErrorInput("bad_format", (F32, np.ones(3, np.float32)), {"data_format": "HW"}, ValueError,
                      r"^bias_add: .*data_format")
+    yield ErrorInput("bool_input", (np.ones((2, 3), np.bool_), np.ones(3, np.bool_)), {}, TypeError,
+                     r"^bias_add: .*dtype bool")
 
 
 # --- Attention ------------------------------------------------------------------
@@ -360,7 +370,7 @@ def ref_attention(q, k, v, mask=None, scale=None):
     qd, kd, vd = (a.astype(np.float64) for a in (q, k, v))
     s = qd @ np.swapaxes(kd, -1, -2) * (scale if scale is not None else 1 / np.sqrt(q.shape[-1]))
     if mask is not None:
-        s = np.where(mask, s, -np.inf) if mask.dtype == np.bool_ else s + mask
+        s = np.where(mask, s, -np.inf) if mask.dtype == np.bool_ else s + mask.astype(np.float64)
     return (ref_softmax(s) @ vd).astype(q.dtype)
 
 
@@ -371,6 +381,9 @@ def attention_samples(dtype, rng):
     yield Sample("bool_mask", (m(2, 5, 4), m(2, 5, 4), m(2, 5, 3)), {"mask": causal})
     yield Sample("float_mask_bcast", (m(2, 3, 5, 4), m(3, 6, 4), m(1, 6, 2)),
                  {"mask": make(rng, (2, 1, 1, 6), dtype), "scale": 0.3})
+    # A float mask of another float dtype than the operands (M is its own type var).
+    other = {"float16": "bfloat16", "bfloat16": "float16", "float32": "float16", "float64": "bfloat16"}[dtype]
+    yield Sample("other_dtype_mask", (m(2, 5, 4), m(2, 6, 4), m(2, 6, 3)), {"mask": make(rng, (5, 6), other)})
     yield Sample("no_batch", (m(4, 8), m(5, 8), m(5, 8)))
     yield Sample("empty", (m(0, 3, 4), m(0, 2, 4), m(0, 2, 3)))
     yield Sample("large", (m(4, 130, 32), m(4, 130, 32), m(4, 130, 32)), {}, LOOSE)
@@ -389,7 +402,9 @@ def entries(ember):
     nn = ember.nn
     out = []
     for name, (fn, attrs) in ACTIVATIONS.items():
-        out.append(OpInfo(name, getattr(nn, name), _f64(fn), activation_samples(attrs), activation_errors(name),
+        # relu6 also takes integers (as TensorFlow's); bool is its bad dtype.
+        errors = activation_errors(name, np.bool_ if name == "relu6" else np.int32)
+        out.append(OpInfo(name, getattr(nn, name), _f64(fn), activation_samples(attrs), errors,
                           tols={"float32": (2e-5, 2e-6)}))
     out += [
         OpInfo("softmax", nn.softmax, _f64(ref_softmax), softmax_samples, softmax_errors("softmax")),
@@ -403,8 +418,8 @@ def entries(ember):
         OpInfo("conv2d", nn.conv2d, ref_conv2d, conv_samples, conv_errors, tols={"float32": (1e-5, 1e-5)}),
         OpInfo("conv2d_transpose", nn.conv2d_transpose, ref_conv2d_transpose, conv_transpose_samples,
                conv_transpose_errors, tols={"float32": (1e-5, 1e-5)}),
-        OpInfo("max_pool2d", nn.max_pool2d, _ref_pool("max"), pool_samples, pool_errors("max_pool2d")),
-        OpInfo("avg_pool2d", nn.avg_pool2d, _ref_pool("avg"), pool_samples, pool_errors("avg_pool2d")),
+        OpInfo("max_pool2d", nn.max_pool2d, _ref_pool("max"), pool_samples, pool_errors("max_pool2d", np.bool_)),
+        OpInfo("avg_pool2d", nn.avg_pool2d, _ref_pool("avg"), pool_samples, pool_errors("avg_pool2d", np.int32)),
         OpInfo("layer_normalization", nn.layer_normalization, ref_layer_norm, layer_norm_samples,
                layer_norm_errors, tols={"float32": (1e-5, 1e-5)}),
         OpInfo("bias_add", nn.bias_add, ref_bias_add, bias_add_samples, bias_add_errors),

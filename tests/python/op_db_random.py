@@ -49,8 +49,13 @@ def _unit_double(u64):
     return bits.view(np.float64) - 1.0
 
 
+# float16 and bfloat16 draw exactly as float32 and round (Note [Half compute]).
+_HALF = (np.dtype(np.float16), np.dtype("bfloat16"))
+_ONE_WORD = (np.dtype(np.float32), np.dtype(np.int32)) + _HALF  # one Philox word per value
+
+
 def _per_block(dtype):
-    return 4 if np.dtype(dtype) in (np.float32, np.int32) else 2
+    return 4 if np.dtype(dtype) in _ONE_WORD else 2
 
 
 def _seed_list(seed):
@@ -59,7 +64,7 @@ def _seed_list(seed):
 
 def _units(words, dtype):
     """[blocks, 4] words -> [blocks, per_block] uniforms in [0, 1), as the kernels map them."""
-    if np.dtype(dtype) == np.float32:
+    if _per_block(dtype) == 4:
         return _unit_float(words)
     return np.stack([_unit_double(_join(words[:, 0], words[:, 1])),
                      _unit_double(_join(words[:, 2], words[:, 3]))], axis=1)
@@ -84,8 +89,12 @@ def _stream(shape, seed, dtype, fn):
 
 
 def _to(dtype, values):
+    """values (float64) rounded to dtype; float16 and bfloat16 by way of float32, as the kernels do."""
     with np.errstate(over="ignore"):
-        return np.asarray(values).astype(dtype)
+        values = np.asarray(values)
+        if np.dtype(dtype) in _HALF:
+            values = values.astype(np.float32)
+        return values.astype(dtype)
 
 
 def ref_uniform(shape, seed, minval=0, maxval=None, dtype="float32"):
@@ -219,7 +228,9 @@ def normal_errors(op):
 def entries(ember):
     r = ember.random
     return [
-        OpInfo("stateless_random_uniform", r.stateless_uniform, ref_uniform, uniform_samples, uniform_errors),
+        # The reference repeats the kernel's float64 -> float32 -> half rounding: equal bits.
+        OpInfo("stateless_random_uniform", r.stateless_uniform, ref_uniform, uniform_samples, uniform_errors,
+               tols={"float16": (0, 0), "bfloat16": (0, 0)}),
         OpInfo("stateless_random_uniform_int", r.stateless_uniform, ref_uniform_int, uniform_int_samples,
                uniform_int_errors),
         OpInfo("stateless_random_normal", r.stateless_normal, ref_normal, normal_samples,

@@ -6,17 +6,49 @@ import warnings
 import numpy as np
 
 from ember import _C
-from op_db import LARGE, ErrorInput, OpInfo, Sample, make, reduce_errors
+from op_db import LARGE, ErrorInput, OpInfo, Sample, _np_kind, make, reduce_errors
 
 
 def _axes(axis):
     return tuple(axis) if isinstance(axis, (list, tuple)) else axis
 
 
+def _is_float(dtype):
+    """float16, bfloat16 (NumPy kind 'V'), float32 or float64."""
+    return _np_kind(dtype) == "f"
+
+
+def _wide(x):
+    """Floats as float64 and complex as complex128, for references that round
+    once to the input dtype (Note [Half compute]); integers as they are."""
+    if _is_float(x.dtype):
+        return x.astype(np.float64)
+    return x.astype(np.complex128) if x.dtype.kind == "c" else x
+
+
+def _near_one(rng, shape, dtype):
+    """Factors whose long products stay finite and exact enough: +-1 for signed
+    ints, 1 and 255 (-1 wrapped) for uint8, 1 +- 0.001 for floats (1 +- 0.01 for
+    bfloat16, whose neighbours of 1 are 2^-8 and 2^-7 away)."""
+    kind = _np_kind(dtype)
+    if kind == "i":
+        return rng.choice([-1, 1], shape).astype(dtype)
+    if kind == "u":
+        return rng.choice([1, 255], shape).astype(dtype)
+    eps = 0.01 if dtype == "bfloat16" else 0.001
+    return rng.uniform(1 - eps, 1 + eps, shape).astype(dtype)
+
+
+# Summation order differs from the reference's over long inputs; the half types
+# round once from float32 sums, within their default one-unit tolerance.
+LOOSE = {"float32": (1e-4, 1e-4), "complex64": (1e-4, 1e-4)}
+
+
 def ref_reduction(fn, float64=False):
-    """A NumPy reduction with TF's axis/keepdims arguments, in the input's dtype."""
+    """A NumPy reduction with TF's axis/keepdims arguments, in the input's dtype.
+    Floats and complex compute wide (_wide); float64=True widens ints too."""
     def ref(x, axis=None, keepdims=False):
-        src = x.astype(np.float64) if float64 else x
+        src = x.astype(np.float64) if float64 else _wide(x)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's var of nothing: NaN, with a warning
             out = fn(src, axis=_axes(axis), keepdims=keepdims)
@@ -34,7 +66,7 @@ def np_logsumexp(x, axis=None, keepdims=False):
 
 
 def np_min(x, axis=None, keepdims=False):
-    top = np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).max
+    top = np.inf if _is_float(x.dtype) else np.iinfo(x.dtype).max
     return np.min(x, axis=axis, keepdims=keepdims, initial=top)  # initial: defined when empty
 
 
@@ -54,15 +86,12 @@ def reduction_samples(kind="any", large=True):
         yield Sample("axis_empty_list", (x3,), {"axis": []})
         yield Sample("scalar", (mk(),))
         yield Sample("empty_rows", (mk(0, 3),), {"axis": 0})
-        loose = {"float32": (1e-4, 1e-4)}
         if large:
-            yield Sample("large_all", (mk(LARGE),), {}, loose)
-            yield Sample("large_axis0", (mk(700, 100),), {"axis": 0}, loose)
+            yield Sample("large_all", (mk(LARGE),), {}, LOOSE)
+            yield Sample("large_axis0", (mk(700, 100),), {"axis": 0}, LOOSE)
         else:  # products: values of magnitude ~1, so 70k factors stay finite
-            near_one = lambda *s: ((rng.choice([-1, 1], s) if dtype.startswith("int")  # noqa: E731
-                                    else rng.uniform(0.999, 1.001, s)).astype(dtype))
-            yield Sample("large_all", (near_one(LARGE),), {}, loose)
-            yield Sample("large_axis0", (near_one(700, 100),), {"axis": 0}, loose)
+            yield Sample("large_all", (_near_one(rng, LARGE, dtype),), {}, LOOSE)
+            yield Sample("large_axis0", (_near_one(rng, (700, 100), dtype),), {"axis": 0}, LOOSE)
     return gen
 
 
@@ -102,7 +131,7 @@ def bool_reduction_errors(op_name):
 
 def ref_arg(fn):
     def ref(x, axis=None, output_type="int64"):
-        return np.asarray(fn(x, axis=0 if axis is None else axis)).astype(output_type)
+        return np.asarray(fn(_wide(x), axis=0 if axis is None else axis)).astype(output_type)
     return ref
 
 
@@ -113,9 +142,10 @@ def arg_samples(dtype, rng):
     yield Sample("axis_neg_3d", (coarse(2, 3, 4),), {"axis": -2})
     yield Sample("vector", (coarse(7),), {"axis": 0})
     yield Sample("empty_other_dim", (coarse(0, 3),), {"axis": 1})
-    if dtype.startswith("float"):
+    if _is_float(dtype):
         x = np.array([[1, np.nan, 3, np.nan], [np.inf, 2, -np.inf, 0]], dtype)
         yield Sample("nan_wins", (x,), {"axis": 1})
+        yield Sample("nan_wins_columns", (x.T.copy(),), {"axis": 0})
     yield Sample("large", (make(rng, (700, 100), dtype),), {"axis": 0})
 
 
@@ -135,14 +165,16 @@ def arg_errors(op_name):
 
 
 def ref_scan(fn, identity):
+    """Integers scan in their dtype, wrapping; floats and complex wide (_wide)."""
     def ref(x, axis=0, exclusive=False, reverse=False):
-        y = np.flip(x, axis) if reverse else x
-        out = fn(y, axis=axis, dtype=x.dtype)
+        src = _wide(x)
+        y = np.flip(src, axis) if reverse else src
+        out = fn(y, axis=axis, dtype=src.dtype)
         if exclusive and x.size:
             out = np.moveaxis(out, axis, 0)
-            out = np.concatenate([np.full((1,) + out.shape[1:], identity, x.dtype), out[:-1]])
+            out = np.concatenate([np.full((1,) + out.shape[1:], identity, src.dtype), out[:-1]])
             out = np.moveaxis(out, 0, axis)
-        return np.flip(out, axis) if reverse else out
+        return (np.flip(out, axis) if reverse else out).astype(x.dtype)
     return ref
 
 
@@ -157,11 +189,9 @@ def scan_samples(kind):
         yield Sample("vector", (mk(6),))
         yield Sample("empty", (mk(0, 3),), {"axis": 1})
         if kind == "prod":
-            near_one = (rng.choice([-1, 1], (700, 100)) if dtype.startswith("int")
-                        else rng.uniform(0.99, 1.01, (700, 100))).astype(dtype)
-            yield Sample("large", (near_one,), {"axis": 0}, {"float32": (1e-4, 1e-4)})
-        else:
-            yield Sample("large", (mk(700, 100),), {"axis": 0}, {"float32": (1e-4, 1e-3)})
+            yield Sample("large", (_near_one(rng, (700, 100), dtype),), {"axis": 0}, LOOSE)
+        else:  # int8 sums wrap here
+            yield Sample("large", (mk(700, 100),), {"axis": 0}, {"float32": (1e-4, 1e-3), "complex64": (1e-4, 1e-3)})
     return gen
 
 
@@ -178,21 +208,33 @@ def scan_errors(op_name):
 # --- sort / argsort / top_k ---------------------------------------------------
 
 
+def _stable_order(x, axis, descending):
+    """A stable argsort with NaN above every number: equal values (NaNs
+    included) keep their index order in both directions."""
+    w = x.astype(np.float64)
+    nan = np.isnan(w)
+    key = np.where(nan, 0.0, -w if descending else w)
+    return np.lexsort((key, ~nan if descending else nan), axis=axis)
+
+
 def ref_sort(values, axis=-1, direction="ASCENDING"):
-    out = np.sort(values, axis=axis)
-    return np.flip(out, axis) if direction == "DESCENDING" else out
+    order = _stable_order(values, axis, direction == "DESCENDING")
+    return np.take_along_axis(values, order, axis)
 
 
 def ref_argsort(values, axis=-1, direction="ASCENDING", stable=False):
     del stable  # ties keep their order in both directions
-    keys = -values.astype(np.float64) if direction == "DESCENDING" else values
-    return np.argsort(keys, axis=axis, kind="stable").astype(np.int32)
+    return _stable_order(values, axis, direction == "DESCENDING").astype(np.int32)
 
 
 def ref_top_k(x, k=1, sorted=True):  # noqa: A002
     del sorted
-    order = np.argsort(-x.astype(np.float64), axis=-1, kind="stable")[..., :k]
+    order = _stable_order(x, -1, descending=True)[..., :k]
     return np.take_along_axis(x, order, -1), order.astype(np.int32)
+
+
+def _nan_ties(dtype):
+    return np.array([3, np.nan, -np.inf, 1, np.inf, np.nan, 0, 1, -0.0], dtype)
 
 
 def sort_samples(dtype, rng):
@@ -203,15 +245,17 @@ def sort_samples(dtype, rng):
     yield Sample("axis_middle_desc", (coarse(2, 5, 3),), {"axis": 1, "direction": "DESCENDING"})
     yield Sample("vector", (make(rng, (9,), dtype),))
     yield Sample("empty", (coarse(0, 3),))
-    if dtype.startswith("float"):
-        yield Sample("nan_inf", (np.array([3, np.nan, -np.inf, 1, np.inf, np.nan, 0], dtype),))
+    if _is_float(dtype):
+        yield Sample("nan_inf", (_nan_ties(dtype),))
+        yield Sample("nan_inf_desc", (_nan_ties(dtype),), {"direction": "DESCENDING"})
+        yield Sample("nan_columns", (_nan_ties(dtype).reshape(3, 3),), {"axis": 0})
+    # 70k values: float16 and bfloat16 draw many ties from [-3, 3].
     yield Sample("large", (make(rng, (700, 100), dtype),), {"axis": 0})
+    yield Sample("large_desc", (make(rng, (100, 700), dtype),), {"direction": "DESCENDING"})
 
 
 def argsort_samples(dtype, rng):
-    for s in sort_samples(dtype, rng):
-        if s.name != "nan_inf":
-            yield s
+    yield from sort_samples(dtype, rng)
     yield Sample("stable", (make(rng, (4, 6), dtype, "coarse"),), {"stable": True})
 
 
@@ -233,7 +277,10 @@ def top_k_samples(dtype, rng):
     yield Sample("k0", (coarse(2, 5),), {"k": 0})
     yield Sample("vector", (make(rng, (9,), dtype),), {"k": 2})
     yield Sample("empty_rows", (coarse(0, 4),), {"k": 2})
+    if _is_float(dtype):
+        yield Sample("nan_ties", (_nan_ties(dtype),), {"k": 5})
     yield Sample("large", (make(rng, (700, 100), dtype),), {"k": 5})
+    yield Sample("large_row", (make(rng, (LARGE,), dtype),), {"k": 50})
 
 
 def top_k_errors():
@@ -328,7 +375,7 @@ def _pending(ember):
         "argsort": lambda: OpInfo("argsort", ember.argsort, ref_argsort, argsort_samples, sort_errors("argsort")),
         "top_k": lambda: OpInfo("top_k", ember.math.top_k, ref_top_k, top_k_samples, top_k_errors),
         "tensordot": lambda: OpInfo("tensordot", ember.tensordot, ref_tensordot, tensordot_samples,
-                                    tensordot_errors, tols={"float32": (1e-5, 1e-5)}),
+                                    tensordot_errors, tols={"float32": (1e-5, 1e-5), "complex64": (1e-5, 2e-5)}),
         "norm": lambda: OpInfo("norm", ember.linalg.norm, ref_norm, norm_samples, norm_errors),
     }
 

@@ -63,10 +63,12 @@ def test_cast_has_every_dtype_pair():
     assert pairs == set(itertools.product(dtypes, dtypes))
 
 
-def test_divide_kernels_are_float_only():
-    assert _C._op_info("divide")["type_vars"] == {"T": ["float32", "float64"]}
+def test_divide_kernels_are_floating_or_complex_only():
+    # Integers reach divide only by promotion to float64 (int_promotion).
+    floating_and_complex = {"float16", "bfloat16", "float32", "float64", "complex64"}
+    assert set(_C._op_info("divide")["type_vars"]["T"]) == floating_and_complex
     dtypes = {tuple(d) for op, dev, d in _C._registered_kernels() if op == "divide" and dev == "cpu"}
-    assert dtypes == {("float32",), ("float64",)}
+    assert dtypes == {(d,) for d in floating_and_complex}
 
 
 def test_db_dtypes_follow_the_op_definitions():
@@ -75,10 +77,11 @@ def test_db_dtypes_follow_the_op_definitions():
         type_vars = _C._op_info(name)["type_vars"]
         var = info.type_var or next(iter(type_vars))
         assert info.dtypes[:len(type_vars[var])] == tuple(type_vars[var])
-    assert OP_DB["divide"].extra_dtypes == ("int32", "int64")
-    assert set(OP_DB["add"].dtypes) == {"int8", "int16", "int32", "int64", "uint8", "float32", "float64"}
-    assert OP_DB["exp"].dtypes == ("float32", "float64")
-    assert OP_DB["equal"].dtypes == ("bool", "int32", "int64", "float32", "float64")
+    assert OP_DB["divide"].extra_dtypes == ("int8", "int16", "int32", "int64", "uint8")
+    every = {d.name for d in ember.dtypes.ALL_DTYPES}
+    assert set(OP_DB["add"].dtypes) == every - {"bool"}
+    assert set(OP_DB["exp"].dtypes) == {"float16", "bfloat16", "float32", "float64", "complex64"}
+    assert set(OP_DB["equal"].dtypes) == every
 
 
 def test_op_info_shape():

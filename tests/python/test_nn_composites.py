@@ -1,5 +1,6 @@
 """Tests of the Python-level ember.nn composites (python/ember/nn.py) and of kernel-time nn errors."""
 
+import ml_dtypes  # noqa: F401 - registers bfloat16 with NumPy
 import numpy as np
 import pytest
 
@@ -43,7 +44,7 @@ def test_fused_batch_norm_inference_and_training(data_format):
     scale, offset, mean, var = _rand(c, seed=1), _rand(c, seed=2), _rand(c, seed=3), np.abs(_rand(c, seed=4)) + .5
     shape = (1, c, 1, 1) if data_format == "NCHW" else (1, 1, 1, c)
     p = lambda v: v.reshape(shape)  # noqa: E731
-    y, m, v = ember.nn.fused_batch_norm(x, scale, offset, mean, var, data_format=data_format)
+    y, m, v = ember.nn.fused_batch_norm(x, scale, offset, mean, var, data_format=data_format, is_training=False)
     np.testing.assert_allclose(y.numpy(), (x - p(mean)) / np.sqrt(p(var) + 1e-3) * p(scale) + p(offset), rtol=1e-5,
                                atol=1e-5)
     np.testing.assert_array_equal(m.numpy(), mean)
@@ -54,6 +55,43 @@ def test_fused_batch_norm_inference_and_training(data_format):
                                atol=1e-4)
     np.testing.assert_allclose(m.numpy(), bm, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(v.numpy(), x.var(axes, ddof=1), rtol=1e-4, atol=1e-6)
+
+
+def test_fused_batch_norm_defaults_to_training():
+    # As TensorFlow's: is_training=True unless told otherwise; mean and variance are then ignored.
+    x, c = _rand(2, 3, 4, 5), 5
+    ones, zeros = np.ones(c, np.float32), np.zeros(c, np.float32)
+    y, m, v = ember.nn.fused_batch_norm(x, ones, zeros, mean=zeros + 7, variance=ones)
+    np.testing.assert_allclose(m.numpy(), x.mean((0, 1, 2)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(v.numpy(), x.var((0, 1, 2), ddof=1), rtol=1e-4, atol=1e-6)
+    with pytest.raises(ValueError, match="^fused_batch_norm: mean and variance are required"):
+        ember.nn.fused_batch_norm(x, ones, zeros, is_training=False)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_batch_norms_of_half_types_compute_in_float32(dtype):
+    # x is rounded to dtype; everything after is float32, with one rounding of y to dtype (the
+    # float64 reference rounded once, so within one unit in the last place).
+    tol = {"float16": 1e-3, "bfloat16": 1e-2}[dtype]
+    x = _rand(2, 3, 4, 5).astype(dtype)
+    xd = x.astype(np.float64)
+    scale, offset, mean, var = _rand(5, seed=1), _rand(5, seed=2), _rand(5, seed=3), np.abs(_rand(5, seed=4)) + .5
+
+    def check(y, want):
+        assert y.dtype.name == dtype
+        np.testing.assert_allclose(y.numpy().astype(np.float64), want.astype(dtype).astype(np.float64), rtol=tol,
+                                   atol=tol)
+
+    check(ember.nn.batch_normalization(x, mean, var, offset, scale, 1e-3),
+          (xd - mean) / np.sqrt(var + 1e-3) * scale + offset)
+    y, m, v = ember.nn.fused_batch_norm(x, scale, offset, mean, var, is_training=False)
+    check(y, (xd - mean) / np.sqrt(var + 1e-3) * scale + offset)
+    y, m, v = ember.nn.fused_batch_norm(x, scale, offset)
+    bm, bv = xd.mean((0, 1, 2)), xd.var((0, 1, 2))
+    check(y, (xd - bm) / np.sqrt(bv + 1e-3) * scale + offset)
+    assert m.dtype.name == v.dtype.name == "float32"  # TensorFlow's statistics are float32 for half x
+    np.testing.assert_allclose(m.numpy(), bm, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(v.numpy(), xd.var((0, 1, 2), ddof=1), rtol=1e-4, atol=1e-6)
 
 
 def test_swish_is_silu_and_attention_mask_is_optional():

@@ -49,10 +49,14 @@ def test_python_layer_philox_matches_reference():
 # --- Distributions ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_uniform_statistics_and_bounds(dtype):
     x = R.stateless_uniform([N], [3, 4], minval=-1.0, maxval=3.0, dtype=dtype).numpy()
     assert x.dtype == np.dtype(dtype)
+    x = x.astype(np.float64)  # statistics of half types in float64
     assert x.min() >= -1.0 and x.max() < 3.0
     assert abs(x.mean() - 1.0) < 0.02  # std of the mean: 4 / sqrt(12 N) = 0.0037
     assert abs(x.std() - 4.0 / np.sqrt(12.0)) < 0.01
@@ -60,21 +64,32 @@ def test_uniform_statistics_and_bounds(dtype):
     assert hist.min() > 0.9 * N / 10 and hist.max() < 1.1 * N / 10
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_normal_statistics(dtype):
-    x = R.stateless_normal([N], [5, 6], mean=2.0, stddev=3.0, dtype=dtype).numpy()
+    x = R.stateless_normal([N], [5, 6], mean=2.0, stddev=3.0, dtype=dtype).numpy().astype(np.float64)
     assert abs(x.mean() - 2.0) < 0.05  # std of the mean: 3 / sqrt(N) = 0.0095
     assert abs(x.std() - 3.0) < 0.05
     assert abs(np.mean(np.abs(x - 2.0) < 3.0) - 0.6827) < 0.01
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_truncated_normal_statistics_and_bounds(dtype):
-    x = R.stateless_truncated_normal([N], [7, 8], mean=-1.0, stddev=2.0, dtype=dtype).numpy()
+    x = R.stateless_truncated_normal([N], [7, 8], mean=-1.0, stddev=2.0, dtype=dtype).numpy().astype(np.float64)
     assert x.min() >= -5.0 and x.max() <= 3.0  # within 2 stddev
     assert abs(x.mean() + 1.0) < 0.05
     # The standard normal truncated to [-2, 2] has std 0.8796.
     assert abs(x.std() - 2.0 * 0.8796) < 0.03
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_uniform_below_maxval_after_rounding(dtype):
+    # float32 uniforms within half an ulp of 1 round up to 1 in float16 and
+    # bfloat16 (about 1 in 2^12 and 2^9 draws); the kernel maps them to the
+    # largest value below 1.
+    x = R.stateless_uniform([N], [1, 5], dtype=dtype).numpy()
+    below_one = np.nextafter(np.array(1, x.dtype), np.array(0, x.dtype))
+    assert x.max() == below_one
+    assert np.sum(x == below_one) > 10
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
@@ -117,6 +132,9 @@ def test_shape_forms_agree():
 # --- Determinism -----------------------------------------------------------------
 
 
+_FLOAT_OPS = [R.stateless_uniform, R.stateless_normal, R.stateless_truncated_normal]
+
+
 def _samples():
     big = [70_001]
     return [
@@ -128,7 +146,7 @@ def _samples():
         R.stateless_normal(big, [1, 2], dtype=ember.float64),
         R.stateless_truncated_normal(big, [1, 2]),
         R.stateless_truncated_normal(big, [1, 2], dtype=ember.float64),
-    ]
+    ] + [f(big, [1, 2], dtype=d) for f in _FLOAT_OPS for d in (ember.float16, ember.bfloat16)]
 
 
 _DIGEST_SCRIPT = """
@@ -146,7 +164,8 @@ outs = [
     R.stateless_normal(big, [1, 2], dtype=ember.float64),
     R.stateless_truncated_normal(big, [1, 2]),
     R.stateless_truncated_normal(big, [1, 2], dtype=ember.float64),
-]
+] + [f(big, [1, 2], dtype=d) for f in (R.stateless_uniform, R.stateless_normal, R.stateless_truncated_normal)
+     for d in (ember.float16, ember.bfloat16)]
 print(" ".join(hashlib.sha256(np.ascontiguousarray(t.numpy()).tobytes()).hexdigest() for t in outs))
 """
 
@@ -290,6 +309,17 @@ def test_dropout_scaling_and_rate():
     np.testing.assert_allclose(y[kept], 1.0 / 0.75, rtol=1e-6)
     assert abs(kept.mean() - 0.75) < 0.01
     assert abs(y.mean() - 1.0) < 0.02  # expected value preserved
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64"])
+def test_dropout_keeps_half_and_double_dtypes(dtype):
+    x = ember.constant(np.ones(N, dtype))
+    y = R.dropout(x, rate=0.25, seed=2)
+    assert y.dtype == x.dtype
+    y = y.numpy().astype(np.float64)
+    kept = y != 0
+    np.testing.assert_allclose(y[kept], 1.0 / 0.75, rtol=1e-2)  # the scale is rounded to dtype
+    assert abs(kept.mean() - 0.75) < 0.01
 
 
 def test_dropout_rate_zero_is_identity_and_keeps_dtype():

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/cpu/axis_view.h"
+#include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 
@@ -29,6 +30,7 @@ bool Better(T x, T best) {
 template <typename T, bool kMax>
 class ArgReduceKernel final : public OpKernel {
  public:
+  using C = ComputeType<T>;  // half types compare in float32 (exact)
   explicit ArgReduceKernel(const KernelInit& init)
       : axis_(init.attrs[0].is_none() ? 0 : init.attrs[0].as_int()) {}
 
@@ -48,17 +50,18 @@ class ArgReduceKernel final : public OpKernel {
     const T* in = input.data<T>();
     ParallelFor(ctx, v.num_columns(), static_cast<double>(v.len), [=](int64_t first, int64_t last) {
       const size_t width = static_cast<size_t>(std::min(last - first, v.inner));
-      std::vector<T> best(width);
+      std::vector<C> best(width);
       std::vector<Index> best_index(width);
       ForEachColumnRun(v, first, last, [&](int64_t o, int64_t i0, int64_t n) {
         const T* base = in + o * v.len * v.inner + i0;
-        std::copy(base, base + n, best.begin());
+        ConvertSpan(base, best.data(), n);
         std::fill(best_index.begin(), best_index.begin() + n, Index(0));
         for (int64_t r = 1; r < v.len; ++r) {
           const T* x = base + r * v.inner;
           for (int64_t j = 0; j < n; ++j) {
-            if (Better<T, kMax>(x[j], best[j])) {
-              best[j] = x[j];
+            const C value = static_cast<C>(x[j]);
+            if (Better<C, kMax>(value, best[j])) {
+              best[j] = value;
               best_index[j] = static_cast<Index>(r);
             }
           }
@@ -85,8 +88,8 @@ void RegisterArgReduce(KernelRegistry& r, const char* op, type_sets::TypeList<Ts
 }  // namespace
 
 void RegisterArgReduceKernels(KernelRegistry& r) {
-  RegisterArgReduce<true>(r, "argmax", type_sets::Numeric{});
-  RegisterArgReduce<false>(r, "argmin", type_sets::Numeric{});
+  RegisterArgReduce<true>(r, "argmax", type_sets::Real{});
+  RegisterArgReduce<false>(r, "argmin", type_sets::Real{});
 }
 
 }  // namespace ember::cpu

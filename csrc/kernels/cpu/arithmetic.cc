@@ -15,18 +15,18 @@ struct Arithmetic {
 }  // namespace
 
 void RegisterArithmeticKernels(KernelRegistry& r) {
-  RegisterForTypeSet<Arithmetic<AddFn>::Kernel>(r, "add", type_sets::IntAndFloat{});
-  RegisterForTypeSet<Arithmetic<SubtractFn>::Kernel>(r, "subtract", type_sets::IntAndFloat{});
-  RegisterForTypeSet<Arithmetic<MultiplyFn>::Kernel>(r, "multiply", type_sets::IntAndFloat{});
-  RegisterForTypeSet<Arithmetic<MaximumFn>::Kernel>(r, "maximum", type_sets::IntAndFloat{});
-  RegisterForTypeSet<Arithmetic<MinimumFn>::Kernel>(r, "minimum", type_sets::IntAndFloat{});
+  RegisterForTypeSet<Arithmetic<AddFn>::Kernel>(r, "add", type_sets::RealAndComplex{});
+  RegisterForTypeSet<Arithmetic<SubtractFn>::Kernel>(r, "subtract", type_sets::RealAndComplex{});
+  RegisterForTypeSet<Arithmetic<MultiplyFn>::Kernel>(r, "multiply", type_sets::RealAndComplex{});
+  RegisterForTypeSet<Arithmetic<MaximumFn>::Kernel>(r, "maximum", type_sets::Real{});
+  RegisterForTypeSet<Arithmetic<MinimumFn>::Kernel>(r, "minimum", type_sets::Real{});
   // Integer operands are cast to float64 by the runtime before divide and
   // truediv.
-  RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "divide", type_sets::Float{});
-  RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "truediv", type_sets::Float{});
+  RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "divide", type_sets::FloatingAndComplex{});
+  RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "truediv", type_sets::FloatingAndComplex{});
   RegisterForTypeSet<Arithmetic<SquaredDifferenceFn>::Kernel>(r, "squared_difference",
-                                                              type_sets::Numeric{});
-  RegisterForTypeSet<Arithmetic<Atan2Fn>::Kernel>(r, "atan2", type_sets::Float{});
+                                                              type_sets::WideReal{});
+  RegisterForTypeSet<Arithmetic<Atan2Fn>::Kernel>(r, "atan2", type_sets::Floating{});
 }
 
 }  // namespace ember::cpu

@@ -17,9 +17,9 @@ struct Bitwise {
 // The integer dtypes; a named "integer" set in op_defs/_types.yaml would
 // replace the explicit list once it exists.
 void RegisterBitwiseKernels(KernelRegistry& r) {
-  RegisterForTypes<Bitwise<BitwiseAndFn>::Kernel, int32_t, int64_t>(r, "bitwise_and");
-  RegisterForTypes<Bitwise<BitwiseOrFn>::Kernel, int32_t, int64_t>(r, "bitwise_or");
-  RegisterForTypes<Bitwise<BitwiseXorFn>::Kernel, int32_t, int64_t>(r, "bitwise_xor");
+  RegisterForTypeSet<Bitwise<BitwiseAndFn>::Kernel>(r, "bitwise_and", type_sets::Integer{});
+  RegisterForTypeSet<Bitwise<BitwiseOrFn>::Kernel>(r, "bitwise_or", type_sets::Integer{});
+  RegisterForTypeSet<Bitwise<BitwiseXorFn>::Kernel>(r, "bitwise_xor", type_sets::Integer{});
 }
 
 }  // namespace ember::cpu

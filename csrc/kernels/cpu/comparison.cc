@@ -15,12 +15,12 @@ struct Comparison {
 }  // namespace
 
 void RegisterComparisonKernels(KernelRegistry& r) {
-  RegisterForTypeSet<Comparison<EqualFn>::Kernel>(r, "equal", type_sets::All{});
-  RegisterForTypeSet<Comparison<NotEqualFn>::Kernel>(r, "not_equal", type_sets::All{});
-  RegisterForTypeSet<Comparison<LessFn>::Kernel>(r, "less", type_sets::IntAndFloat{});
-  RegisterForTypeSet<Comparison<LessEqualFn>::Kernel>(r, "less_equal", type_sets::IntAndFloat{});
-  RegisterForTypeSet<Comparison<GreaterFn>::Kernel>(r, "greater", type_sets::IntAndFloat{});
-  RegisterForTypeSet<Comparison<GreaterEqualFn>::Kernel>(r, "greater_equal", type_sets::IntAndFloat{});
+  RegisterForTypeSet<Comparison<EqualFn>::Kernel>(r, "equal", type_sets::Every{});
+  RegisterForTypeSet<Comparison<NotEqualFn>::Kernel>(r, "not_equal", type_sets::Every{});
+  RegisterForTypeSet<Comparison<LessFn>::Kernel>(r, "less", type_sets::Real{});
+  RegisterForTypeSet<Comparison<LessEqualFn>::Kernel>(r, "less_equal", type_sets::Real{});
+  RegisterForTypeSet<Comparison<GreaterFn>::Kernel>(r, "greater", type_sets::Real{});
+  RegisterForTypeSet<Comparison<GreaterEqualFn>::Kernel>(r, "greater_equal", type_sets::Real{});
 }
 
 }  // namespace ember::cpu

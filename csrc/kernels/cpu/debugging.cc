@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "devices/cpu/cpu_device.h"
+#include "kernels/cpu/eigen.h"  // Eigen::half and bfloat16
 #include "ops/attrs/debugging.gen.h"
 #include "kernels/cpu/registration.h"
 #include "ops/op_kernel.h"
@@ -19,8 +20,9 @@ class CheckNumericsKernel final : public OpKernel {
     const T* x = in.data<T>();
     const int64_t n = in.NumElements();
     for (int64_t i = 0; i < n; ++i) {
-      if (!std::isfinite(x[i])) {
-        return InvalidArgument(attrs_.message + " : Tensor had " + (std::isnan(x[i]) ? "NaN" : "Inf") +
+      const double v = static_cast<double>(x[i]);  // exact for every floating type
+      if (!std::isfinite(v)) {
+        return InvalidArgument(attrs_.message + " : Tensor had " + (std::isnan(v) ? "NaN" : "Inf") +
                                " values (first at flat index " + std::to_string(i) + ")");
       }
     }
@@ -35,7 +37,7 @@ class CheckNumericsKernel final : public OpKernel {
 }  // namespace
 
 void RegisterCpuDebuggingKernels(KernelRegistry& registry) {
-  cpu::RegisterForTypeSet<CheckNumericsKernel>(registry, "check_numerics", type_sets::Float{});
+  cpu::RegisterForTypeSet<CheckNumericsKernel>(registry, "check_numerics", type_sets::Floating{});
 }
 
 }  // namespace ember

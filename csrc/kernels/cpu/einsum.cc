@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_device.h"
+#include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/matmul_gemm.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
@@ -31,11 +32,18 @@ struct Operand {
   const T* data() const { return is_external ? external : owned.data(); }
 };
 
+// An input as an Operand of its compute type: a view of its buffer, or
+// for float16 and bfloat16 a float32 copy (Note [Half compute]).
 template <typename T>
-Operand<T> FromInput(const Tensor& t, const std::vector<int>& labels) {
-  Operand<T> op;
-  op.external = t.data<T>();
-  op.is_external = true;
+Operand<cpu::ComputeType<T>> FromInput(const Tensor& t, const std::vector<int>& labels) {
+  Operand<cpu::ComputeType<T>> op;
+  if constexpr (cpu::kIsWidened<T>) {
+    op.owned.resize(t.NumElements());
+    cpu::ConvertSpan(t.data<T>(), op.owned.data(), t.NumElements());
+  } else {
+    op.external = t.data<T>();
+    op.is_external = true;
+  }
   op.labels = labels;
   op.dims = t.shape().ToVector();
   return op;
@@ -200,6 +208,20 @@ Operand<T> Contract(const KernelContext& ctx, Operand<T>&& a, Operand<T>&& b, co
   return c;
 }
 
+// out = acc with the labels the output lacks summed, in the output's order.
+template <typename T>
+void WriteOutput(const KernelContext& ctx, const Operand<T>& acc, const EinsumSpec& spec, T* out) {
+  const std::vector<bool> in_output = LabelSet(spec.output, spec.num_labels());
+  const auto summed = UniqueLabels(acc.labels, [&](int l) { return !in_output[l]; });
+  if (summed.empty() && IsLaidOut(acc, spec.output, spec.sizes)) {
+    std::memcpy(out, acc.data(), sizeof(T) * Product(spec.output, spec.sizes));
+  } else {
+    Rearrange(ctx, acc, spec.output, summed, spec.sizes, out);
+  }
+}
+
+// Note [Half compute]: float16 and bfloat16 inputs are widened whole, every
+// contraction and sum runs in float32, and the output is rounded once.
 // Attr 0: equation, by index (Note [Pending op definitions] in sort.cc).
 template <typename T>
 class EinsumKernel final : public OpKernel {
@@ -216,6 +238,7 @@ class EinsumKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
     const int num_labels = spec.num_labels();
+    using C = cpu::ComputeType<T>;
 
     // needed[i]: labels the output or operands i+1.. use.
     std::vector<std::vector<bool>> needed(n, LabelSet(spec.output, num_labels));
@@ -223,16 +246,16 @@ class EinsumKernel final : public OpKernel {
       needed[i] = needed[i + 1];
       for (int l : spec.inputs[i + 1]) needed[i][l] = true;
     }
-    Operand<T> acc = FromInput<T>(ctx.input(0), spec.inputs[0]);
+    Operand<C> acc = FromInput<T>(ctx.input(0), spec.inputs[0]);
     for (int i = 1; i < n; ++i) {
       acc = Contract(ctx, std::move(acc), FromInput<T>(ctx.input(i), spec.inputs[i]), needed[i], spec.sizes);
     }
-    const std::vector<bool> in_output = LabelSet(spec.output, num_labels);
-    const auto summed = UniqueLabels(acc.labels, [&](int l) { return !in_output[l]; });
-    if (summed.empty() && IsLaidOut(acc, spec.output, spec.sizes)) {
-      std::memcpy(out.data<T>(), acc.data(), sizeof(T) * out.NumElements());
+    if constexpr (cpu::kIsWidened<T>) {
+      std::vector<C> wide(out.NumElements());
+      WriteOutput(ctx, acc, spec, wide.data());
+      cpu::ConvertSpan(wide.data(), out.data<T>(), out.NumElements());
     } else {
-      Rearrange(ctx, acc, spec.output, summed, spec.sizes, out.data<T>());
+      WriteOutput(ctx, acc, spec, out.data<T>());
     }
     return Status::OK();
   }
@@ -244,7 +267,7 @@ class EinsumKernel final : public OpKernel {
 }  // namespace
 
 void RegisterCpuEinsumKernels(KernelRegistry& registry) {
-  cpu::RegisterForTypeSet<EinsumKernel>(registry, "einsum", type_sets::Numeric{});
+  cpu::RegisterForTypeSet<EinsumKernel>(registry, "einsum", type_sets::Matmul{});
 }
 
 }  // namespace ember

@@ -123,10 +123,10 @@ using FloatPowKernel = BinaryKernel<T, T, PowFn>;
 }  // namespace
 
 void RegisterDivisionKernels(KernelRegistry& r) {
-  RegisterForTypeSet<Checked<FloorDivFn>::Kernel>(r, "floordiv", type_sets::Numeric{});
-  RegisterForTypeSet<Checked<FloorModFn>::Kernel>(r, "floormod", type_sets::Numeric{});
-  RegisterForTypes<Checked<IntPowFn>::Kernel, int32_t, int64_t>(r, "pow");
-  RegisterForTypes<FloatPowKernel, float, double>(r, "pow");
+  RegisterForTypeSet<Checked<FloorDivFn>::Kernel>(r, "floordiv", type_sets::Real{});
+  RegisterForTypeSet<Checked<FloorModFn>::Kernel>(r, "floormod", type_sets::Real{});
+  RegisterForTypes<Checked<IntPowFn>::Kernel, int8_t, int16_t, int32_t, int64_t>(r, "pow");
+  RegisterForTypeSet<FloatPowKernel>(r, "pow", type_sets::Floating{});
 }
 
 }  // namespace ember::cpu

@@ -3,9 +3,12 @@
 // .cc files that instantiate them (unary.cc, arithmetic.cc, ...).
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/cpu/eigen.h"
 
 #include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/parallel.h"
 #include "ops/op_kernel.h"
 
@@ -20,6 +23,26 @@ auto Splat(T value, int64_t n) {
   return Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, value);
 }
 
+// out[0, n) = F(in[0, n)). float16 and bfloat16 run F in float32 block by
+// block (Note [Half compute]). `out` may be `in`: each block is read whole
+// before it is written.
+template <typename T, typename Out, typename F>
+void ApplyUnarySpan(const T* in, Out* out, int64_t n) {
+  if constexpr (!kIsWidened<T>) {
+    MutVec<Out>(out, n) = F()(ConstVec<T>(in, n));
+  } else {
+    using C = ComputeType<T>;
+    using COut = ComputeType<Out>;
+    C widened[kWidenBlock];
+    COut result[kWidenBlock];
+    ForEachWidenBlock(n, [&](int64_t first, int64_t count) {
+      ConvertSpan(in + first, widened, count);
+      MutVec<COut>(result, count) = F()(ConstVec<C>(widened, count));
+      ConvertSpan(result, out + first, count);
+    });
+  }
+}
+
 // Out is T except for predicates (is_nan: float -> bool). Output may be
 // input 0's buffer: every element is read before it is written at the same
 // index, so exact aliasing is safe.
@@ -31,8 +54,7 @@ class UnaryKernel final : public OpKernel {
     const T* in = ctx.input(0).data<T>();
     Out* out = ctx.output(0).data<Out>();
     ParallelFor(ctx, ctx.output(0).NumElements(), F::kCycles, [in, out](int64_t first, int64_t last) {
-      const int64_t n = last - first;
-      MutVec<Out>(out + first, n) = F()(ConstVec<T>(in + first, n));
+      ApplyUnarySpan<T, Out, F>(in + first, out + first, last - first);
     });
     return Status::OK();
   }
@@ -42,7 +64,7 @@ class UnaryKernel final : public OpKernel {
 // elements or (when its `*_run` is false) one element repeated. The one
 // place each (T, F) instantiates Eigen expressions.
 template <typename T, typename Out, typename F>
-void ApplySpan(Out* out, const T* lhs, bool lhs_run, const T* rhs, bool rhs_run, int64_t n) {
+void ApplySpanAs(Out* out, const T* lhs, bool lhs_run, const T* rhs, bool rhs_run, int64_t n) {
   MutVec<Out> dst(out, n);
   if (lhs_run && rhs_run) {
     dst = F()(ConstVec<T>(lhs, n), ConstVec<T>(rhs, n));
@@ -50,6 +72,30 @@ void ApplySpan(Out* out, const T* lhs, bool lhs_run, const T* rhs, bool rhs_run,
     dst = F()(ConstVec<T>(lhs, n), Splat(*rhs, n));
   } else {
     dst = F()(Splat(*lhs, n), ConstVec<T>(rhs, n));
+  }
+}
+
+// ApplySpanAs for any T: float16 and bfloat16 operands are widened block by
+// block and F runs in float32 (Note [Half compute]). `out` may alias an
+// operand run: each block is read whole before it is written.
+template <typename T, typename Out, typename F>
+void ApplySpan(Out* out, const T* lhs, bool lhs_run, const T* rhs, bool rhs_run, int64_t n) {
+  if constexpr (!kIsWidened<T>) {
+    ApplySpanAs<T, Out, F>(out, lhs, lhs_run, rhs, rhs_run, n);
+  } else {
+    using C = ComputeType<T>;
+    using COut = ComputeType<Out>;
+    C lhs_block[kWidenBlock];
+    C rhs_block[kWidenBlock];
+    COut result[kWidenBlock];
+    if (!lhs_run) lhs_block[0] = static_cast<C>(*lhs);
+    if (!rhs_run) rhs_block[0] = static_cast<C>(*rhs);
+    ForEachWidenBlock(n, [&](int64_t first, int64_t count) {
+      if (lhs_run) ConvertSpan(lhs + first, lhs_block, count);
+      if (rhs_run) ConvertSpan(rhs + first, rhs_block, count);
+      ApplySpanAs<C, COut, F>(result, lhs_block, lhs_run, rhs_block, rhs_run, count);
+      ConvertSpan(result, out + first, count);
+    });
   }
 }
 
@@ -112,8 +158,10 @@ class CheckedBinaryKernel final : public OpKernel {
     if (out.NumElements() == 0) return Status::OK();
     // With a non-empty output every rhs element is used somewhere.
     const T* y = rhs.data<T>();
-    for (int64_t i = 0, n = rhs.NumElements(); i < n; ++i) {
-      if (const char* error = F::template Invalid<T>(y[i])) return InvalidArgument(error);
+    if constexpr (std::is_integral_v<T>) {  // only integer forms reject values
+      for (int64_t i = 0, n = rhs.NumElements(); i < n; ++i) {
+        if (const char* error = F::template Invalid<T>(y[i])) return InvalidArgument(error);
+      }
     }
     RunBroadcastBinary<T, T, F>(ctx.device(), lhs.data<T>(), lhs.shape(), y, rhs.shape(),
                                 out.data<T>(), out.shape());

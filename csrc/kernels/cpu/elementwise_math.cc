@@ -16,7 +16,7 @@ struct Unary {
 
 template <typename F>
 void RegisterFloat(KernelRegistry& r, const char* op) {
-  RegisterForTypeSet<Unary<F>::template Kernel>(r, op, type_sets::Float{});
+  RegisterForTypeSet<Unary<F>::template Kernel>(r, op, type_sets::Floating{});
 }
 
 }  // namespace

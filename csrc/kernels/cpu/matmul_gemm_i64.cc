@@ -1,5 +1,5 @@
 // This file instantiates MatmulRows for int64 (one dtype per file: GEMM is the
-// slowest code to compile, so the four compile in parallel).
+// slowest code to compile, so the dtypes compile in parallel).
 #include "kernels/cpu/matmul_gemm_impl.h"
 
 namespace ember::cpu {

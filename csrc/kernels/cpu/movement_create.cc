@@ -184,8 +184,8 @@ void RegisterMovementCreateKernels(KernelRegistry& r) {
   RegisterForEachDType(r, "rank", &MakeKernel<RankKernel>, every);
   RegisterForEachDType(r, "zeros_like", &MakeKernel<ZerosLikeKernel>, every);
   RegisterForTypeSet<OnesLikeKernel>(r, "ones_like", every);
-  RegisterForTypeSet<RangeKernel>(r, "range", type_sets::Numeric{});
-  RegisterForTypeSet<LinspaceKernel>(r, "linspace", type_sets::Float{});
+  RegisterForTypeSet<RangeKernel>(r, "range", type_sets::Real{});
+  RegisterForTypeSet<LinspaceKernel>(r, "linspace", type_sets::Floating{});
   RegisterForTypeSet<EyeKernel>(r, "eye", every);
 }
 

@@ -1,9 +1,11 @@
 // This file implements the element-wise activation CPU kernels (relu6,
 // leaky_relu, elu, selu, gelu, silu) and RegisterCpuNnKernels, the nn
-// family's registration function.
+// family's registration function. relu itself is a unary kernel
+// (unary.cc).
 #include <cmath>
 
 #include "devices/cpu/cpu_device.h"
+#include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/eigen.h"
 #include "kernels/cpu/nn_kernels.h"
 #include "kernels/cpu/parallel.h"
@@ -83,6 +85,22 @@ struct SiluFn {
   }
 };
 
+// out[0, n) = fn(in[0, n)); float16 and bfloat16 run fn in float32 block
+// by block (Note [Half compute]).
+template <typename T, typename F>
+void ApplyActivation(const F& fn, const T* in, T* out, int64_t n) {
+  if constexpr (!kIsWidened<T>) {
+    fn(in, out, n);
+  } else {
+    ComputeType<T> block[kWidenBlock];
+    ForEachWidenBlock(n, [&](int64_t first, int64_t count) {
+      ConvertSpan(in + first, block, count);
+      fn(block, block, count);
+      ConvertSpan(block, out + first, count);
+    });
+  }
+}
+
 template <typename T, typename F>
 class ActivationKernel final : public OpKernel {
  public:
@@ -92,7 +110,7 @@ class ActivationKernel final : public OpKernel {
     T* out = ctx.output(0).data<T>();
     const F fn = fn_;
     ParallelFor(ctx, ctx.output(0).NumElements(), F::kCycles, [in, out, fn](int64_t first, int64_t last) {
-      fn(in + first, out + first, last - first);
+      ApplyActivation(fn, in + first, out + first, last - first);
     });
     return Status::OK();
   }
@@ -110,12 +128,12 @@ struct Activation {
 }  // namespace
 
 void RegisterNnActivationKernels(KernelRegistry& r) {
-  RegisterForTypeSet<Activation<Relu6Fn>::Kernel>(r, "relu6", type_sets::Float{});
-  RegisterForTypeSet<Activation<LeakyReluFn>::Kernel>(r, "leaky_relu", type_sets::Float{});
-  RegisterForTypeSet<Activation<EluFn>::Kernel>(r, "elu", type_sets::Float{});
-  RegisterForTypeSet<Activation<SeluFn>::Kernel>(r, "selu", type_sets::Float{});
-  RegisterForTypeSet<Activation<GeluFn>::Kernel>(r, "gelu", type_sets::Float{});
-  RegisterForTypeSet<Activation<SiluFn>::Kernel>(r, "silu", type_sets::Float{});
+  RegisterForTypeSet<Activation<Relu6Fn>::Kernel>(r, "relu6", type_sets::Real{});
+  RegisterForTypeSet<Activation<LeakyReluFn>::Kernel>(r, "leaky_relu", type_sets::Floating{});
+  RegisterForTypeSet<Activation<EluFn>::Kernel>(r, "elu", type_sets::Floating{});
+  RegisterForTypeSet<Activation<SeluFn>::Kernel>(r, "selu", type_sets::Floating{});
+  RegisterForTypeSet<Activation<GeluFn>::Kernel>(r, "gelu", type_sets::Floating{});
+  RegisterForTypeSet<Activation<SiluFn>::Kernel>(r, "silu", type_sets::Floating{});
 }
 
 }  // namespace ember::cpu

@@ -10,7 +10,6 @@
 #include "kernels/cpu/nn_kernels.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
-#include "kernels/cpu/transpose.h"
 #include "ops/attrs/nn.gen.h"
 #include "ops/shape_fns/nn.h"
 
@@ -148,6 +147,9 @@ void Conv2dNhwc(Device* device, const T* x, const T* f, T* y, const Window2D& w,
   });
 }
 
+// Both conv kernels compute in ComputeType<T> (Note [Whole-tensor half
+// compute]): float16 and bfloat16 convolve float32 copies and round each
+// output once.
 template <typename T>
 class Conv2dKernel final : public OpKernel {
  public:
@@ -169,14 +171,12 @@ class Conv2dKernel final : public OpKernel {
       std::fill(output.data<T>(), output.data<T>() + output.NumElements(), T(0));
       return Status::OK();
     }
-    if (!nchw) {
-      Conv2dNhwc<T>(device, input.data<T>(), filters.data<T>(), output.data<T>(), w, cin_g, cout);
-      return Status::OK();
-    }
-    std::vector<T> x(input.NumElements()), y(output.NumElements());
-    PermuteCopy(device, input.data<T>(), x.data(), sizeof(T), input.shape(), kNchwToNhwc);
-    Conv2dNhwc<T>(device, x.data(), filters.data<T>(), y.data(), w, cin_g, cout);
-    PermuteCopy(device, y.data(), output.data<T>(), sizeof(T), NchwAsNhwc(output.shape()), kNhwcToNchw);
+    using C = ComputeType<T>;
+    std::vector<C> x_wide, f_wide, y_wide;
+    const C* f = WidenedData<T>(device, filters, &f_wide);
+    InNhwc(device, WidenedData<T>(device, input, &x_wide), input.shape(), ComputeOutput<T>(output, &y_wide),
+           output.shape(), nchw, [&](const C* x, C* y) { Conv2dNhwc<C>(device, x, f, y, w, cin_g, cout); });
+    StoreNarrowed<T>(device, y_wide, output);
     return Status::OK();
   }
 
@@ -244,14 +244,12 @@ class Conv2dTransposeKernel final : public OpKernel {
                                      attrs_.dilations, attrs_.padding, attrs_.explicit_paddings, nchw, &w));
     const int64_t cin = filters.dim(3);
     Device* device = ctx.device();
-    if (!nchw) {
-      Conv2dTransposeNhwc<T>(device, input.data<T>(), filters.data<T>(), output.data<T>(), w, cin);
-      return Status::OK();
-    }
-    std::vector<T> x(input.NumElements()), y(output.NumElements());
-    PermuteCopy(device, input.data<T>(), x.data(), sizeof(T), input.shape(), kNchwToNhwc);
-    Conv2dTransposeNhwc<T>(device, x.data(), filters.data<T>(), y.data(), w, cin);
-    PermuteCopy(device, y.data(), output.data<T>(), sizeof(T), NchwAsNhwc(output.shape()), kNhwcToNchw);
+    using C = ComputeType<T>;
+    std::vector<C> x_wide, f_wide, y_wide;
+    const C* f = WidenedData<T>(device, filters, &f_wide);
+    InNhwc(device, WidenedData<T>(device, input, &x_wide), input.shape(), ComputeOutput<T>(output, &y_wide),
+           output.shape(), nchw, [&](const C* x, C* y) { Conv2dTransposeNhwc<C>(device, x, f, y, w, cin); });
+    StoreNarrowed<T>(device, y_wide, output);
     return Status::OK();
   }
 
@@ -262,8 +260,8 @@ class Conv2dTransposeKernel final : public OpKernel {
 }  // namespace
 
 void RegisterNnConvKernels(KernelRegistry& r) {
-  RegisterForTypeSet<Conv2dKernel>(r, "conv2d", type_sets::Float{});
-  RegisterForTypeSet<Conv2dTransposeKernel>(r, "conv2d_transpose", type_sets::Float{});
+  RegisterForTypeSet<Conv2dKernel>(r, "conv2d", type_sets::Floating{});
+  RegisterForTypeSet<Conv2dTransposeKernel>(r, "conv2d_transpose", type_sets::Floating{});
 }
 
 }  // namespace ember::cpu

@@ -8,7 +8,10 @@
 
 #include "core/dtype.h"
 #include "core/shape.h"
+#include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/eigen.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/transpose.h"
 #include "ops/op_kernel.h"
 
 namespace ember::cpu {
@@ -34,11 +37,70 @@ void RegisterForTypePairsWith(KernelRegistry& registry, const char* op) {
    ...);
 }
 
+// Note [Whole-tensor half compute]
+// Kernels that need many elements of a tensor at once (conv, pooling,
+// softmax rows, norms, attention) apply Note [Half compute] to whole
+// tensors: a float16/bfloat16 input is read through a float32 copy, the
+// result is computed into a float32 buffer and rounded once into the
+// output. For every other dtype these are the tensor's own buffers, so
+// the kernel body is one template on ComputeType<T>, instantiated once per
+// compute type however many storage types share it.
+
+// out[i] = To(in[i]) for i in [0, n), split over the intra-op pool.
+template <typename To, typename From>
+void ConvertParallel(Device* device, const From* in, To* out, int64_t n) {
+  ParallelFor(device, n, kCheapOpCycles,
+              [=](int64_t first, int64_t last) { ConvertSpan(in + first, out + first, last - first); });
+}
+
+// t's elements as ComputeType<T>: t's buffer, or a copy in *scratch.
+template <typename T>
+const ComputeType<T>* WidenedData(Device* device, const Tensor& t, std::vector<ComputeType<T>>* scratch) {
+  if constexpr (!kIsWidened<T>) {
+    return t.data<T>();
+  } else {
+    scratch->resize(t.NumElements());
+    ConvertParallel(device, t.data<T>(), scratch->data(), t.NumElements());
+    return scratch->data();
+  }
+}
+
+// Where a kernel writes t's elements as ComputeType<T>: t's buffer, or
+// *scratch, which StoreNarrowed then rounds into t.
+template <typename T>
+ComputeType<T>* ComputeOutput(Tensor& t, std::vector<ComputeType<T>>* scratch) {
+  if constexpr (!kIsWidened<T>) {
+    return t.data<T>();
+  } else {
+    scratch->resize(t.NumElements());
+    return scratch->data();
+  }
+}
+
+template <typename T>
+void StoreNarrowed(Device* device, const std::vector<ComputeType<T>>& scratch, Tensor& t) {
+  if constexpr (kIsWidened<T>) ConvertParallel(device, scratch.data(), t.data<T>(), t.NumElements());
+}
+
 // The NHWC <-> NCHW permutations, for kernels that compute in NHWC.
 inline const std::vector<int> kNchwToNhwc = {0, 2, 3, 1};
 inline const std::vector<int> kNhwcToNchw = {0, 3, 1, 2};
 
 // Shape `s` (NCHW) as NHWC.
 inline Shape NchwAsNhwc(const Shape& s) { return Shape{s.dim(0), s.dim(2), s.dim(3), s.dim(1)}; }
+
+// Runs nhwc(x, y), the NHWC routine of a conv or pooling kernel, on x and y
+// laid out in the op's data format: NCHW is transpose-copied in and out.
+template <typename C, typename Fn>
+void InNhwc(Device* device, const C* x, const Shape& x_shape, C* y, const Shape& y_shape, bool nchw, Fn&& nhwc) {
+  if (!nchw) {
+    nhwc(x, y);
+    return;
+  }
+  std::vector<C> xt(x_shape.NumElements()), yt(y_shape.NumElements());
+  PermuteCopy(device, x, xt.data(), sizeof(C), x_shape, kNchwToNhwc);
+  nhwc(xt.data(), yt.data());
+  PermuteCopy(device, yt.data(), y, sizeof(C), NchwAsNhwc(y_shape), kNhwcToNchw);
+}
 
 }  // namespace ember::cpu

@@ -9,7 +9,6 @@
 #include "kernels/cpu/nn_kernels.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
-#include "kernels/cpu/transpose.h"
 #include "ops/attrs/nn.gen.h"
 #include "ops/shape_fns/nn.h"
 
@@ -20,7 +19,8 @@ using shape_fns::Window2D;
 
 // NHWC: each output pixel reduces the valid input pixels of its window,
 // vectorized over channels. Padding is never read: max ignores it and avg
-// divides by the number of valid pixels (TensorFlow's SAME rule).
+// divides by the number of valid pixels (TensorFlow's SAME rule). Max
+// propagates NaN.
 template <typename T, bool kMax>
 void Pool2dNhwc(Device* device, const T* x, T* y, const Window2D& w) {
   const int64_t c = w.channels;
@@ -33,27 +33,32 @@ void Pool2dNhwc(Device* device, const T* x, T* y, const Window2D& w) {
         const int64_t x0 = std::max<int64_t>(px * w.stride_w - w.pad_left, 0);
         const int64_t x1 = std::min<int64_t>(px * w.stride_w - w.pad_left + w.k_w, w.in_w);
         OutVec<T> acc(y + (row * w.out_w + px) * c, c);
-        if (kMax) {
-          acc.setConstant(-std::numeric_limits<T>::infinity());
+        if constexpr (kMax) {
+          acc.setConstant(std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                                : std::numeric_limits<T>::lowest());
         } else {
           acc.setZero();
         }
         for (int64_t iy = y0; iy < y1; ++iy) {
           for (int64_t ix = x0; ix < x1; ++ix) {
             const InVec<T> v(x + ((b * w.in_h + iy) * w.in_w + ix) * c, c);
-            if (kMax) {
+            if constexpr (kMax && std::numeric_limits<T>::has_quiet_NaN) {
               acc = acc.template max<Eigen::PropagateNaN>(v);
+            } else if constexpr (kMax) {
+              acc = acc.max(v);
             } else {
               acc += v;
             }
           }
         }
-        if (!kMax) acc /= static_cast<T>((y1 - y0) * (x1 - x0));
+        if constexpr (!kMax) acc /= static_cast<T>((y1 - y0) * (x1 - x0));
       }
     }
   });
 }
 
+// Computes in ComputeType<T> (Note [Whole-tensor half compute]); max is
+// exact either way, avg sums in float32.
 template <bool kMax>
 struct Pool {
   template <typename T>
@@ -74,14 +79,11 @@ struct Pool {
       EMBER_RETURN_IF_ERROR(shape_fns::MakeWindow2D(input.shape(), nchw, kh, kw, sh, sw, 1, 1, attrs_.padding,
                                                     attrs_.explicit_paddings, true, &w));
       Device* device = ctx.device();
-      if (!nchw) {
-        Pool2dNhwc<T, kMax>(device, input.data<T>(), output.data<T>(), w);
-        return Status::OK();
-      }
-      std::vector<T> x(input.NumElements()), y(output.NumElements());
-      PermuteCopy(device, input.data<T>(), x.data(), sizeof(T), input.shape(), kNchwToNhwc);
-      Pool2dNhwc<T, kMax>(device, x.data(), y.data(), w);
-      PermuteCopy(device, y.data(), output.data<T>(), sizeof(T), NchwAsNhwc(output.shape()), kNhwcToNchw);
+      using C = ComputeType<T>;
+      std::vector<C> x_wide, y_wide;
+      InNhwc(device, WidenedData<T>(device, input, &x_wide), input.shape(), ComputeOutput<T>(output, &y_wide),
+             output.shape(), nchw, [&](const C* x, C* y) { Pool2dNhwc<C, kMax>(device, x, y, w); });
+      StoreNarrowed<T>(device, y_wide, output);
       return Status::OK();
     }
 
@@ -93,8 +95,8 @@ struct Pool {
 }  // namespace
 
 void RegisterNnPoolKernels(KernelRegistry& r) {
-  RegisterForTypeSet<Pool<true>::Kernel>(r, "max_pool2d", type_sets::Float{});
-  RegisterForTypeSet<Pool<false>::Kernel>(r, "avg_pool2d", type_sets::Float{});
+  RegisterForTypeSet<Pool<true>::Kernel>(r, "max_pool2d", type_sets::Real{});
+  RegisterForTypeSet<Pool<false>::Kernel>(r, "avg_pool2d", type_sets::Floating{});
 }
 
 }  // namespace ember::cpu

@@ -1,5 +1,6 @@
 // This file implements the softmax CPU kernels: softmax, log_softmax and
 // the two softmax cross-entropy losses.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -51,6 +52,36 @@ T LogSumExp(const T* x, int64_t n) {
   return m + std::log((row - m).exp().sum());
 }
 
+// Softmax (or log softmax) of x along a.n into y, both [outer, n, inner].
+template <typename C>
+void Softmax(Device* device, const C* x, C* y, const AxisSplit& a, bool log) {
+  std::vector<C> in_scratch, out_scratch;
+  const C* in = AxisLast(device, x, a, &in_scratch);
+  C* out = y;
+  if (a.inner > 1) {
+    out_scratch.resize(a.outer * a.n * a.inner);
+    out = out_scratch.data();
+  }
+  const int64_t n = a.n;
+  ParallelFor(device, a.outer * a.inner, 25.0 * n, [=](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) {
+      const InVec<C> row(in + r * n, n);
+      OutVec<C> dst(out + r * n, n);
+      const C m = row.maxCoeff();
+      if (log) {
+        dst = row - m;
+        dst -= std::log(dst.exp().sum());
+      } else {
+        dst = (row - m).exp();
+        dst /= dst.sum();
+      }
+    }
+  });
+  if (a.inner > 1) PermuteCopy(device, out, y, sizeof(C), Shape{a.outer, a.inner, a.n}, {0, 2, 1});
+}
+
+// The kernels below compute in ComputeType<T> (Note [Whole-tensor half
+// compute]).
 template <typename T>
 class SoftmaxKernel final : public OpKernel {
  public:
@@ -61,33 +92,11 @@ class SoftmaxKernel final : public OpKernel {
     const Tensor& input = ctx.input(0);
     Tensor& output = ctx.output(0);
     if (input.NumElements() == 0) return Status::OK();
-    const AxisSplit a = SplitAt(input.shape(), axis_);
-    std::vector<T> in_scratch, out_scratch;
-    const T* in = AxisLast(ctx.device(), input.data<T>(), a, &in_scratch);
-    T* out = output.data<T>();
-    if (a.inner > 1) {
-      out_scratch.resize(a.outer * a.n * a.inner);
-      out = out_scratch.data();
-    }
-    const int64_t n = a.n;
-    const bool log = log_;
-    ParallelFor(ctx, a.outer * a.inner, 25.0 * n, [=](int64_t first, int64_t last) {
-      for (int64_t r = first; r < last; ++r) {
-        const InVec<T> x(in + r * n, n);
-        OutVec<T> y(out + r * n, n);
-        const T m = x.maxCoeff();
-        if (log) {
-          y = x - m;
-          y -= std::log(y.exp().sum());
-        } else {
-          y = (x - m).exp();
-          y /= y.sum();
-        }
-      }
-    });
-    if (a.inner > 1) {
-      PermuteCopy(ctx.device(), out, output.data<T>(), sizeof(T), Shape{a.outer, a.inner, a.n}, {0, 2, 1});
-    }
+    std::vector<ComputeType<T>> x_scratch, y_scratch;
+    const auto* x = WidenedData<T>(ctx.device(), input, &x_scratch);
+    auto* y = ComputeOutput<T>(output, &y_scratch);
+    Softmax(ctx.device(), x, y, SplitAt(input.shape(), axis_), log_);
+    StoreNarrowed<T>(ctx.device(), y_scratch, output);
     return Status::OK();
   }
 
@@ -95,6 +104,17 @@ class SoftmaxKernel final : public OpKernel {
   int64_t axis_;
   bool log_;
 };
+
+// loss[r] = logsumexp(x row r) - x[r, label[r]] for rows of `classes`.
+template <typename C, typename I>
+void SparseSoftmaxXent(Device* device, const C* x, const I* label, C* loss, int64_t rows, int64_t classes) {
+  ParallelFor(device, rows, 25.0 * classes, [=](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) {
+      const C* row = x + r * classes;
+      loss[r] = LogSumExp(row, classes) - row[label[r]];
+    }
+  });
+}
 
 template <typename T, typename I>
 class SparseSoftmaxXentKernel final : public OpKernel {
@@ -104,6 +124,7 @@ class SparseSoftmaxXentKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& labels = ctx.input(0);
     const Tensor& logits = ctx.input(1);
+    Tensor& output = ctx.output(0);
     const int64_t rows = labels.NumElements();
     const int64_t classes = logits.dim(logits.rank() - 1);
     const I* label = labels.data<I>();
@@ -114,17 +135,34 @@ class SparseSoftmaxXentKernel final : public OpKernel {
                                ")");
       }
     }
-    const T* x = logits.data<T>();
-    T* loss = ctx.output(0).data<T>();
-    ParallelFor(ctx, rows, 25.0 * classes, [=](int64_t first, int64_t last) {
-      for (int64_t r = first; r < last; ++r) {
-        const T* row = x + r * classes;
-        loss[r] = LogSumExp(row, classes) - row[label[r]];
-      }
-    });
+    if (rows == 0) return Status::OK();
+    std::vector<ComputeType<T>> x_scratch, loss_scratch;
+    const auto* x = WidenedData<T>(ctx.device(), logits, &x_scratch);
+    auto* loss = ComputeOutput<T>(output, &loss_scratch);
+    SparseSoftmaxXent(ctx.device(), x, label, loss, rows, classes);
+    StoreNarrowed<T>(ctx.device(), loss_scratch, output);
     return Status::OK();
   }
 };
+
+// loss[r] = sum(p * (logsumexp(x) - x)) over rows of a.n along the axis.
+template <typename C>
+void SoftmaxXent(Device* device, const C* labels, const C* logits, C* loss, const AxisSplit& a) {
+  const int64_t rows = a.outer * a.inner, n = a.n;
+  if (n == 0) {
+    std::fill(loss, loss + rows, C(0));
+    return;
+  }
+  std::vector<C> p_scratch, x_scratch;
+  const C* p = AxisLast(device, labels, a, &p_scratch);
+  const C* x = AxisLast(device, logits, a, &x_scratch);
+  ParallelFor(device, rows, 25.0 * n, [=](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) {
+      const C lse = LogSumExp(x + r * n, n);
+      loss[r] = (InVec<C>(p + r * n, n) * (lse - InVec<C>(x + r * n, n))).sum();
+    }
+  });
+}
 
 template <typename T>
 class SoftmaxXentKernel final : public OpKernel {
@@ -132,25 +170,15 @@ class SoftmaxXentKernel final : public OpKernel {
   explicit SoftmaxXentKernel(const KernelInit& init) : axis_(SoftmaxCrossEntropyWithLogitsAttrs(init.attrs).axis) {}
 
   Status Compute(KernelContext& ctx) const override {
-    const Tensor& labels = ctx.input(0);
-    const Tensor& logits = ctx.input(1);
-    T* loss = ctx.output(0).data<T>();
-    const AxisSplit a = SplitAt(logits.shape(), axis_);
-    const int64_t rows = a.outer * a.inner, n = a.n;
-    if (rows == 0) return Status::OK();
-    if (n == 0) {
-      std::fill(loss, loss + rows, T(0));
-      return Status::OK();
-    }
-    std::vector<T> p_scratch, x_scratch;
-    const T* p = AxisLast(ctx.device(), labels.data<T>(), a, &p_scratch);
-    const T* x = AxisLast(ctx.device(), logits.data<T>(), a, &x_scratch);
-    ParallelFor(ctx, rows, 25.0 * n, [=](int64_t first, int64_t last) {
-      for (int64_t r = first; r < last; ++r) {
-        const T lse = LogSumExp(x + r * n, n);
-        loss[r] = (InVec<T>(p + r * n, n) * (lse - InVec<T>(x + r * n, n))).sum();
-      }
-    });
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    Device* device = ctx.device();
+    std::vector<ComputeType<T>> p_scratch, x_scratch, loss_scratch;
+    const auto* p = WidenedData<T>(device, ctx.input(0), &p_scratch);
+    const auto* x = WidenedData<T>(device, ctx.input(1), &x_scratch);
+    auto* loss = ComputeOutput<T>(output, &loss_scratch);
+    SoftmaxXent(device, p, x, loss, SplitAt(ctx.input(1).shape(), axis_));
+    StoreNarrowed<T>(device, loss_scratch, output);
     return Status::OK();
   }
 
@@ -161,12 +189,12 @@ class SoftmaxXentKernel final : public OpKernel {
 }  // namespace
 
 void RegisterNnSoftmaxKernels(KernelRegistry& r) {
-  RegisterForTypeSet<SoftmaxKernel>(r, "softmax", type_sets::Float{});
-  RegisterForTypeSet<SoftmaxKernel>(r, "log_softmax", type_sets::Float{});
-  RegisterForTypeSet<SoftmaxXentKernel>(r, "softmax_cross_entropy_with_logits", type_sets::Float{});
-  RegisterForTypePairsWith<SparseSoftmaxXentKernel, int32_t, float, double>(
+  RegisterForTypeSet<SoftmaxKernel>(r, "softmax", type_sets::Floating{});
+  RegisterForTypeSet<SoftmaxKernel>(r, "log_softmax", type_sets::Floating{});
+  RegisterForTypeSet<SoftmaxXentKernel>(r, "softmax_cross_entropy_with_logits", type_sets::Floating{});
+  RegisterForTypePairsWith<SparseSoftmaxXentKernel, int32_t, Eigen::half, Eigen::bfloat16, float, double>(
       r, "sparse_softmax_cross_entropy_with_logits");
-  RegisterForTypePairsWith<SparseSoftmaxXentKernel, int64_t, float, double>(
+  RegisterForTypePairsWith<SparseSoftmaxXentKernel, int64_t, Eigen::half, Eigen::bfloat16, float, double>(
       r, "sparse_softmax_cross_entropy_with_logits");
 }
 

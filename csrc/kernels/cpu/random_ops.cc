@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_device.h"
+#include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/philox.h"
 #include "kernels/cpu/registration.h"
@@ -48,18 +49,54 @@ Status SeedStream(const KernelContext& ctx, philox::Stream* stream) {
 }
 
 // double -> T without undefined behaviour for values outside float's range.
+// float16 and bfloat16 round through float32 (Note [Half compute]), whose
+// conversions overflow to infinity.
 template <typename T>
 T ToFloat(double v) {
-  if constexpr (std::is_same_v<T, float>) {
-    constexpr double kMax = std::numeric_limits<float>::max();
-    if (v > kMax) return std::numeric_limits<float>::infinity();
-    if (v < -kMax) return -std::numeric_limits<float>::infinity();
+  if constexpr (kIsWidened<T>) {
+    return static_cast<T>(ToFloat<float>(v));
+  } else {
+    if constexpr (std::is_same_v<T, float>) {
+      constexpr double kMax = std::numeric_limits<float>::max();
+      if (v > kMax) return std::numeric_limits<float>::infinity();
+      if (v < -kMax) return -std::numeric_limits<float>::infinity();
+    }
+    return static_cast<T>(v);
   }
-  return static_cast<T>(v);
+}
+
+// x exactly as a double (float16 and bfloat16 by way of float32).
+template <typename T>
+double ToDouble(T x) {
+  return static_cast<double>(static_cast<ComputeType<T>>(x));
+}
+
+// std::nextafter(x, y) for every float dtype: float16 and bfloat16 step
+// their 16-bit pattern by one toward y (sign and magnitude: up moves away
+// from zero).
+template <typename T>
+T NextAfter(T x, T y) {
+  if constexpr (kIsWidened<T>) {
+    const float xf = static_cast<float>(x), yf = static_cast<float>(y);
+    if (xf == yf) return y;
+    if (std::isnan(xf) || std::isnan(yf)) return static_cast<T>(xf + yf);
+    uint16_t bits = Eigen::numext::bit_cast<uint16_t>(x);
+    if (xf == 0) {
+      bits = yf < 0 ? 0x8001 : 0x0001;  // the smallest subnormal toward y
+    } else if ((xf < yf) == (xf > 0)) {
+      ++bits;
+    } else {
+      --bits;
+    }
+    return Eigen::numext::bit_cast<T>(bits);
+  } else {
+    return std::nextafter(x, y);
+  }
 }
 
 // How one float dtype consumes a block of 4 words: float32 takes one word
-// per uniform, float64 two (first word low).
+// per uniform, float64 two (first word low). float16 and bfloat16 use
+// float32's (UnitTraits<ComputeType<T>>) and round the result once.
 template <typename T>
 struct UnitTraits;
 
@@ -81,7 +118,7 @@ struct UnitTraits<double> {
 // of slots. 1 - u1 is in (0, 1], so the log is finite.
 template <typename T>
 void BlockNormals(const philox::Counter& w, double* z) {
-  using U = UnitTraits<T>;
+  using U = UnitTraits<ComputeType<T>>;
   for (int j = 0; j < U::kPerBlock; j += 2) {
     const double r = std::sqrt(-2.0 * std::log(1.0 - U::Unit(w, j)));
     const double theta = kTwoPi * U::Unit(w, j + 1);
@@ -113,19 +150,21 @@ class UniformKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     philox::Stream stream(0, 0);
     EMBER_RETURN_IF_ERROR(SeedStream(ctx, &stream));
-    using U = UnitTraits<T>;
+    using U = UnitTraits<ComputeType<T>>;
+    // The bounds as T, then exactly as double.
     const T lo = ToFloat<T>(attrs_.minval);
     const T hi = ToFloat<T>(attrs_.maxval);
-    const double span = static_cast<double>(hi) - static_cast<double>(lo);
+    const double lo_d = ToDouble(lo), hi_d = ToDouble(hi);
+    const double span = hi_d - lo_d;
     // lo + span * u can round up to hi; keep the result in [lo, hi).
-    const bool clamp = lo < hi;
-    const T below_hi = std::nextafter(hi, lo);
+    const bool clamp = lo_d < hi_d;
+    const T below_hi = NextAfter(hi, lo);
     T* out = ctx.output(0).data<T>();
     ForEachBlock<U::kPerBlock>(ctx, stream, ctx.output(0).NumElements(), kBlockCycles + 8,
                                [&](const philox::Counter& w, int64_t first, int count) {
       for (int j = 0; j < count; ++j) {
-        T v = ToFloat<T>(static_cast<double>(lo) + span * U::Unit(w, j));
-        if (clamp && v >= hi) v = below_hi;
+        T v = ToFloat<T>(lo_d + span * U::Unit(w, j));
+        if (clamp && ToDouble(v) >= hi_d) v = below_hi;
         out[first + j] = v;
       }
     });
@@ -189,7 +228,7 @@ class NormalKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     philox::Stream stream(0, 0);
     EMBER_RETURN_IF_ERROR(SeedStream(ctx, &stream));
-    constexpr int kPerBlock = UnitTraits<T>::kPerBlock;
+    constexpr int kPerBlock = UnitTraits<ComputeType<T>>::kPerBlock;
     const double mean = attrs_.mean, stddev = attrs_.stddev;
     T* out = ctx.output(0).data<T>();
     ForEachBlock<kPerBlock>(ctx, stream, ctx.output(0).NumElements(),
@@ -221,7 +260,7 @@ class TruncatedNormalKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     philox::Stream stream(0, 0);
     EMBER_RETURN_IF_ERROR(SeedStream(ctx, &stream));
-    constexpr int kPerBlock = UnitTraits<T>::kPerBlock;
+    constexpr int kPerBlock = UnitTraits<ComputeType<T>>::kPerBlock;
     const double mean = attrs_.mean, stddev = attrs_.stddev;
     T* out = ctx.output(0).data<T>();
     const int64_t n = ctx.output(0).NumElements();
@@ -266,12 +305,12 @@ namespace ember {
 
 void RegisterCpuRandomKernels(KernelRegistry& r) {
   using cpu::RegisterWithSeedTypes;
-  RegisterWithSeedTypes<cpu::UniformKernel>(r, "stateless_random_uniform", type_sets::Float{});
+  RegisterWithSeedTypes<cpu::UniformKernel>(r, "stateless_random_uniform", type_sets::Floating{});
   RegisterWithSeedTypes<cpu::UniformIntKernel>(r, "stateless_random_uniform_int",
                                                type_sets::TypeList<int32_t, int64_t>{});
-  RegisterWithSeedTypes<cpu::NormalKernel>(r, "stateless_random_normal", type_sets::Float{});
+  RegisterWithSeedTypes<cpu::NormalKernel>(r, "stateless_random_normal", type_sets::Floating{});
   RegisterWithSeedTypes<cpu::TruncatedNormalKernel>(r, "stateless_truncated_normal",
-                                                    type_sets::Float{});
+                                                    type_sets::Floating{});
 }
 
 }  // namespace ember

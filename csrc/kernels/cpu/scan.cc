@@ -2,22 +2,27 @@
 #include <vector>
 
 #include "kernels/cpu/axis_view.h"
+#include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 
 namespace ember::cpu {
 namespace {
 
-template <typename T>
+// The ops run in ComputeType<T> (Note [Half compute]: half types scan in
+// float32 and round each output once). Narrow integers add and multiply in
+// int and truncate on every step, so they wrap like NumPy's
+// cumsum(x, dtype=x.dtype).
+template <typename A>
 struct SumOp {
-  static constexpr T kIdentity = T(0);
-  static T Apply(T a, T b) { return a + b; }
+  static constexpr A kIdentity = A(0);
+  static A Apply(A a, A b) { return static_cast<A>(a + b); }
 };
 
-template <typename T>
+template <typename A>
 struct ProdOp {
-  static constexpr T kIdentity = T(1);
-  static T Apply(T a, T b) { return a * b; }
+  static constexpr A kIdentity = A(1);
+  static A Apply(A a, A b) { return static_cast<A>(a * b); }
 };
 
 // Attrs (by index; see Note [Pending op definitions] in sort.cc):
@@ -25,6 +30,7 @@ struct ProdOp {
 template <typename T, template <typename> class Op>
 class ScanKernel final : public OpKernel {
  public:
+  using A = ComputeType<T>;
   explicit ScanKernel(const KernelInit& init)
       : axis_(init.attrs[0].as_int()), exclusive_(init.attrs[1].as_bool()),
         reverse_(init.attrs[2].as_bool()) {}
@@ -40,17 +46,17 @@ class ScanKernel final : public OpKernel {
     // Each column is scanned in order along the axis; a run of adjacent
     // columns advances together, so the inner loop is contiguous.
     ParallelFor(ctx, v.num_columns(), static_cast<double>(v.len), [=](int64_t first, int64_t last) {
-      std::vector<T> acc(static_cast<size_t>(std::min(last - first, v.inner)));
+      std::vector<A> acc(static_cast<size_t>(std::min(last - first, v.inner)));
       ForEachColumnRun(v, first, last, [&](int64_t o, int64_t i0, int64_t n) {
-        std::fill(acc.begin(), acc.begin() + n, Op<T>::kIdentity);
+        std::fill(acc.begin(), acc.begin() + n, Op<A>::kIdentity);
         const int64_t base = o * v.len * v.inner + i0;
         for (int64_t s = 0; s < v.len; ++s) {
           const int64_t r = reverse ? v.len - 1 - s : s;
           const T* x = in + base + r * v.inner;
           T* y = out + base + r * v.inner;
           for (int64_t j = 0; j < n; ++j) {
-            const T next = Op<T>::Apply(acc[j], x[j]);
-            y[j] = exclusive ? acc[j] : next;
+            const A next = Op<A>::Apply(acc[j], static_cast<A>(x[j]));
+            y[j] = static_cast<T>(exclusive ? acc[j] : next);
             acc[j] = next;
           }
         }
@@ -73,8 +79,8 @@ using CumprodKernel = ScanKernel<T, ProdOp>;
 }  // namespace
 
 void RegisterScanKernels(KernelRegistry& r) {
-  RegisterForTypeSet<CumsumKernel>(r, "cumsum", type_sets::Numeric{});
-  RegisterForTypeSet<CumprodKernel>(r, "cumprod", type_sets::Numeric{});
+  RegisterForTypeSet<CumsumKernel>(r, "cumsum", type_sets::RealAndComplex{});
+  RegisterForTypeSet<CumprodKernel>(r, "cumprod", type_sets::RealAndComplex{});
 }
 
 }  // namespace ember::cpu

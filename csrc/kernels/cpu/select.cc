@@ -1,6 +1,7 @@
 // This file registers the three-operand element-wise CPU kernels, where and
 // clip_by_value, which broadcast through NaryBroadcastPlan.
 #include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/eigen.h"  // Eigen::half and bfloat16 for where and clip_by_value
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 
@@ -79,8 +80,8 @@ class ClipByValueKernel final : public OpKernel {
 }  // namespace
 
 void RegisterSelectKernels(KernelRegistry& r) {
-  RegisterForTypeSet<WhereKernel>(r, "where", type_sets::All{});
-  RegisterForTypeSet<ClipByValueKernel>(r, "clip_by_value", type_sets::Numeric{});
+  RegisterForTypeSet<WhereKernel>(r, "where", type_sets::Every{});
+  RegisterForTypeSet<ClipByValueKernel>(r, "clip_by_value", type_sets::Real{});
 }
 
 }  // namespace ember::cpu

@@ -9,6 +9,7 @@
 
 #include "devices/cpu/cpu_device.h"
 #include "kernels/cpu/axis_view.h"
+#include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 
@@ -27,7 +28,8 @@ bool IsNaN(T x) {
   return false;
 }
 
-// Strict weak orders with NaN above every number.
+// Strict weak orders with NaN above every number. Kernels compare in
+// ComputeType<T>: half types as float32, which is exact both ways.
 template <typename T>
 bool Less(T a, T b) { return a < b || (IsNaN(b) && !IsNaN(a)); }
 template <typename T>
@@ -45,6 +47,7 @@ enum class SortMode { kValues, kIndices };
 template <typename T, SortMode kMode>
 class SortKernel final : public OpKernel {
  public:
+  using C = ComputeType<T>;
   explicit SortKernel(const KernelInit& init)
       : axis_(init.attrs[0].as_int()), descending_(init.attrs[1].as_string() == "DESCENDING") {}
 
@@ -56,24 +59,24 @@ class SortKernel final : public OpKernel {
     void* out = ctx.output(0).raw_data();
     const bool descending = descending_;
     ParallelFor(ctx, v.num_columns(), SortCycles(v.len), [=](int64_t first, int64_t last) {
-      std::vector<T> values(v.len);
+      std::vector<C> values(v.len);
       std::vector<int32_t> order(v.len);
       for (int64_t c = first; c < last; ++c) {
         const int64_t o = c / v.inner;
         const int64_t i = c % v.inner;
         const int64_t base = o * v.len * v.inner + i;
-        for (int64_t r = 0; r < v.len; ++r) values[r] = in[base + r * v.inner];
+        for (int64_t r = 0; r < v.len; ++r) values[r] = static_cast<C>(in[base + r * v.inner]);
         if constexpr (kMode == SortMode::kValues) {
           if (descending) {
-            std::sort(values.begin(), values.end(), Greater<T>);
+            std::sort(values.begin(), values.end(), Greater<C>);
           } else {
-            std::sort(values.begin(), values.end(), Less<T>);
+            std::sort(values.begin(), values.end(), Less<C>);
           }
           T* y = static_cast<T*>(out);
-          for (int64_t r = 0; r < v.len; ++r) y[base + r * v.inner] = values[r];
+          for (int64_t r = 0; r < v.len; ++r) y[base + r * v.inner] = static_cast<T>(values[r]);
         } else {
           std::iota(order.begin(), order.end(), 0);
-          const T* x = values.data();
+          const C* x = values.data();
           if (descending) {
             std::stable_sort(order.begin(), order.end(),
                              [x](int32_t a, int32_t b) { return Greater(x[a], x[b]); });
@@ -103,6 +106,7 @@ using ArgsortKernel = SortKernel<T, SortMode::kIndices>;
 template <typename T>
 class TopKKernel final : public OpKernel {
  public:
+  using C = ComputeType<T>;
   explicit TopKKernel(const KernelInit& init) : k_(init.attrs[0].as_int()) {}
 
   Status Compute(KernelContext& ctx) const override {
@@ -116,8 +120,10 @@ class TopKKernel final : public OpKernel {
     int32_t* indices = ctx.output(1).data<int32_t>();
     ParallelFor(ctx, rows, SortCycles(len), [=](int64_t first, int64_t last) {
       std::vector<int32_t> order(len);
+      std::vector<C> widened(kIsWidened<T> ? len : 0);
       for (int64_t row = first; row < last; ++row) {
-        const T* x = in + row * len;
+        const T* in_row = in + row * len;
+        const C* x = ConvertedSpan(in_row, widened.data(), len);
         std::iota(order.begin(), order.end(), 0);
         // Ties go to the lower index, which makes the order total.
         std::partial_sort(order.begin(), order.begin() + k, order.end(), [x](int32_t a, int32_t b) {
@@ -126,7 +132,7 @@ class TopKKernel final : public OpKernel {
           return a < b;
         });
         for (int64_t j = 0; j < k; ++j) {
-          values[row * k + j] = x[order[j]];
+          values[row * k + j] = in_row[order[j]];
           indices[row * k + j] = order[j];
         }
       }
@@ -156,9 +162,9 @@ namespace ember {
 void RegisterCpuAxisKernels(KernelRegistry& r) {
   // Note [Pending op definitions].
   if (cpu::IsDefined("sort")) {
-    cpu::RegisterForTypeSet<cpu::SortValuesKernel>(r, "sort", type_sets::Numeric{});
-    cpu::RegisterForTypeSet<cpu::ArgsortKernel>(r, "argsort", type_sets::Numeric{});
-    cpu::RegisterForTypeSet<cpu::TopKKernel>(r, "top_k", type_sets::Numeric{});
+    cpu::RegisterForTypeSet<cpu::SortValuesKernel>(r, "sort", type_sets::Real{});
+    cpu::RegisterForTypeSet<cpu::ArgsortKernel>(r, "argsort", type_sets::Real{});
+    cpu::RegisterForTypeSet<cpu::TopKKernel>(r, "top_k", type_sets::Real{});
   }
   if (cpu::IsDefined("argmax")) cpu::RegisterArgReduceKernels(r);
   if (cpu::IsDefined("cumsum")) cpu::RegisterScanKernels(r);

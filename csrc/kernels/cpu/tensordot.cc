@@ -1,9 +1,9 @@
 // This file implements the tensordot CPU kernel: both operands are permuted
 // so the contracted dims meet, then one GEMM computes [M, K] x [K, N].
 #include <algorithm>
-#include <memory>
 #include <vector>
 
+#include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/matmul_gemm.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
@@ -20,14 +20,15 @@ bool IsIdentity(const std::vector<int>& perm) {
   return true;
 }
 
-// Returns x laid out with dims `perm` (x itself when perm is the identity).
-template <typename T>
-const T* Permuted(Device* device, const Tensor& x, const std::vector<int>& perm,
-                  std::unique_ptr<T[]>* scratch) {
-  if (IsIdentity(perm)) return x.data<T>();
-  scratch->reset(new T[x.NumElements()]);
-  PermuteCopy(device, x.data<T>(), scratch->get(), sizeof(T), x.shape(), perm);
-  return scratch->get();
+// Returns `data`, a tensor of `shape`, laid out with dims `perm`: data
+// itself when perm is the identity, else a copy in *scratch.
+template <typename C>
+const C* Permuted(Device* device, const C* data, const Shape& shape, const std::vector<int>& perm,
+                  std::vector<C>* scratch) {
+  if (IsIdentity(perm)) return data;
+  scratch->resize(shape.NumElements());
+  PermuteCopy(device, data, scratch->data(), sizeof(C), shape, perm);
+  return scratch->data();
 }
 
 // Attr 0: axes, by index (Note [Pending op definitions] in sort.cc).
@@ -67,12 +68,17 @@ class TensordotKernel final : public OpKernel {
       std::fill(out, out + c.NumElements(), T(0));
       return Status::OK();
     }
-    std::unique_ptr<T[]> a_scratch, b_scratch;
-    const T* a_data = Permuted(ctx.device(), a, a_perm, &a_scratch);
-    const T* b_data = Permuted(ctx.device(), b, b_perm, &b_scratch);
+    // Note [Half compute]: float16 and bfloat16 operands are widened whole
+    // before the permutation, so the GEMM runs on float32.
+    using C = ComputeType<T>;
+    std::vector<C> a_wide, b_wide, a_scratch, b_scratch, c_scratch(kIsWidened<T> ? c.NumElements() : 0);
+    const C* a_in = AsComputeType(a.data<T>(), a.NumElements(), &a_wide);
+    const C* b_in = AsComputeType(b.data<T>(), b.NumElements(), &b_wide);
+    const C* a_data = Permuted(ctx.device(), a_in, a.shape(), a_perm, &a_scratch);
+    const C* b_data = Permuted(ctx.device(), b_in, b.shape(), b_perm, &b_scratch);
     const double row_cycles = 2.0 * static_cast<double>(dims.k * dims.n) + 1;
     ParallelFor(ctx, dims.m, row_cycles, [&](int64_t first, int64_t last) {
-      MatmulRows<T>(a_data, b_data, out, dims, first, last);
+      MatmulRowsTo<T>(a_data, b_data, out, c_scratch.data(), dims, first, last);
     });
     return Status::OK();
   }
@@ -84,7 +90,7 @@ class TensordotKernel final : public OpKernel {
 }  // namespace
 
 void RegisterTensordotKernels(KernelRegistry& r) {
-  RegisterForTypeSet<TensordotKernel>(r, "tensordot", type_sets::Numeric{});
+  RegisterForTypeSet<TensordotKernel>(r, "tensordot", type_sets::Matmul{});
 }
 
 }  // namespace ember::cpu

@@ -1,0 +1,219 @@
+// This file declares ReducePlan, the [outer, reduced, inner] view of a
+// reduction that every reduction kernel shares, and ReduceKernel, the
+// one-pass reduction kernel behind reduce_sum, _mean, _prod
+// (reduction.cc), _max, _min, _any and _all (reduction_extrema.cc).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "core/shape.h"
+#include "kernels/cpu/compute_type.h"
+#include "kernels/cpu/eigen.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/transpose.h"
+#include "ops/op_kernel.h"
+#include "ops/shape_fns/shape_fns.h"
+
+namespace ember::cpu {
+
+template <typename T>
+using ConstVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using MutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// Note [Reduction plan]
+// The input is viewed as [outer, reduced, inner] row-major. Size-1 dims are
+// dropped and adjacent dims with the same reduced/kept flag merged, so any
+// contiguous set of reduced axes fits; otherwise (e.g. axes 0 and 2 of
+// [a, b, c]) the input is first transpose-copied so the kept dims lead and
+// the reduced dims trail: [kept..., reduced...] = [outer, reduced, 1].
+struct ReducePlan {
+  int64_t outer = 1;
+  int64_t reduced = 1;
+  int64_t inner = 1;
+  bool transpose = false;
+  Shape collapsed;        // when transpose: the merged input dims...
+  std::vector<int> perm;  // ...and the permutation putting kept dims first
+};
+
+inline ReducePlan MakeReducePlan(const Shape& in, const std::vector<bool>& reduced_axes) {
+  Shape dims;
+  std::vector<bool> flags;
+  for (int i = 0; i < in.rank(); ++i) {
+    if (in.dim(i) == 1) continue;
+    if (!flags.empty() && flags.back() == reduced_axes[i]) {
+      dims.set_dim(dims.rank() - 1, dims.dim(dims.rank() - 1) * in.dim(i));
+    } else {
+      dims.AddDim(in.dim(i));
+      flags.push_back(reduced_axes[i]);
+    }
+  }
+  ReducePlan plan;
+  const int n = dims.rank();
+  // Groups alternate, so the first flag and the count fix the pattern.
+  if (n == 0) return plan;
+  const bool starts_reduced = flags[0];
+  if (n == 1) {
+    (starts_reduced ? plan.reduced : plan.outer) = dims.dim(0);
+  } else if (n == 2 || (n == 3 && !starts_reduced)) {
+    int i = 0;
+    if (!starts_reduced) plan.outer = dims.dim(i++);
+    plan.reduced = dims.dim(i++);
+    if (i < n) plan.inner = dims.dim(i);
+  } else {
+    plan.transpose = true;
+    plan.collapsed = dims;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int i = 0; i < n; ++i) {
+        if (flags[i] != (pass == 1)) continue;
+        plan.perm.push_back(i);
+        (pass == 0 ? plan.outer : plan.reduced) *= dims.dim(i);
+      }
+    }
+  }
+  return plan;
+}
+
+// Note [Reduction accumulators]
+// A reducer R<T> computes in its accumulator type R<T>::Acc and rounds once
+// to T when it stores: float32 for the half types (Note [Half compute]),
+// int64 where a narrow integer sum or an integer mean needs the range, T
+// otherwise. A reducer provides
+//   Empty()            the result of reducing nothing, as T;
+//   Reduce(v)          v's values reduced to one Acc;
+//   Combine(a, b)      two partial results combined;
+//   Accumulate(acc, v) acc[i] combined with v[i], for every i;
+//   Finalize(a, n)     the result for n reduced values (the mean divides).
+
+// Values reduced per partial result when one row is split across threads.
+inline constexpr int64_t kReduceChunk = 1 << 15;
+
+template <typename T, template <typename> class R>
+class ReduceKernel final : public OpKernel {
+ public:
+  using Reducer = R<T>;
+  using Acc = typename Reducer::Acc;
+  explicit ReduceKernel(const KernelInit& init) : axis_(typename Reducer::Attrs(init.attrs).axis) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& input = ctx.input(0);
+    Tensor& output = ctx.output(0);
+    std::vector<bool> reduced_axes;
+    EMBER_RETURN_IF_ERROR(shape_fns::NormalizeAxes(axis_, input.rank(), &reduced_axes));
+    T* out = output.data<T>();
+    const int64_t out_n = output.NumElements();
+    if (input.NumElements() == 0) {
+      std::fill(out, out + out_n, Reducer::Empty());
+      return Status::OK();
+    }
+    const ReducePlan plan = MakeReducePlan(input.shape(), reduced_axes);
+    const T* in = input.data<T>();
+    if (plan.reduced == 1) {
+      if (out != in) std::memcpy(out, in, out_n * sizeof(T));
+      return Status::OK();
+    }
+    std::unique_ptr<T[]> scratch;  // not std::vector: vector<bool> has no data()
+    if (plan.transpose) {
+      scratch.reset(new T[input.NumElements()]);
+      PermuteCopy(ctx.device(), in, scratch.get(), sizeof(T), plan.collapsed, plan.perm);
+      in = scratch.get();
+    }
+    Device* device = ctx.device();
+    if (plan.inner == 1 && plan.outer == 1) {
+      ReduceAll(device, in, plan.reduced, out);
+    } else if (plan.inner == 1) {
+      const int64_t len = plan.reduced;
+      ParallelFor(device, plan.outer, static_cast<double>(len), [=](int64_t first, int64_t last) {
+        for (int64_t o = first; o < last; ++o) out[o] = Store(ReduceSpan(in + o * len, len), len);
+      });
+    } else {
+      ReduceMiddle(device, in, plan, out);
+    }
+    return Status::OK();
+  }
+
+ private:
+  static T Store(Acc value, int64_t count) { return static_cast<T>(Reducer::Finalize(value, count)); }
+
+  // in[0, n), n >= 1, reduced in Acc; when Acc is not T, a block at a time
+  // converted into a stack buffer.
+  static Acc ReduceSpan(const T* in, int64_t n) {
+    if constexpr (std::is_same_v<Acc, T>) {
+      return Reducer::Reduce(ConstVec<Acc>(in, n));
+    } else {
+      Acc buf[kWidenBlock];
+      Acc result{};
+      ForEachWidenBlock(n, [&](int64_t first, int64_t count) {
+        ConvertSpan(in + first, buf, count);
+        const Acc part = Reducer::Reduce(ConstVec<Acc>(buf, count));
+        result = first == 0 ? part : Reducer::Combine(result, part);
+      });
+      return result;
+    }
+  }
+
+  // One output; long inputs are reduced in chunks, then the partials.
+  static void ReduceAll(Device* device, const T* in, int64_t n, T* out) {
+    const int64_t chunks = (n + kReduceChunk - 1) / kReduceChunk;
+    if (chunks == 1) {
+      *out = Store(ReduceSpan(in, n), n);
+      return;
+    }
+    std::unique_ptr<Acc[]> partial(new Acc[chunks]);
+    ParallelFor(device, chunks, static_cast<double>(kReduceChunk), [&](int64_t first, int64_t last) {
+      for (int64_t c = first; c < last; ++c) {
+        const int64_t begin = c * kReduceChunk;
+        partial[c] = ReduceSpan(in + begin, std::min(kReduceChunk, n - begin));
+      }
+    });
+    *out = Store(Reducer::Reduce(ConstVec<Acc>(partial.get(), chunks)), n);
+  }
+
+  // [outer, reduced, inner] with inner > 1: rows of up to kWidenBlock
+  // adjacent columns are accumulated in a stack buffer, vectorized along
+  // inner. Work is split over the outer * inner output columns.
+  static void ReduceMiddle(Device* device, const T* in, const ReducePlan& plan, T* out) {
+    const int64_t inner = plan.inner;
+    const int64_t reduced = plan.reduced;
+    ParallelFor(device, plan.outer * inner, static_cast<double>(reduced), [=](int64_t first, int64_t last) {
+      Acc acc_buf[kWidenBlock];
+      Acc row_buf[kWidenBlock];
+      while (first < last) {
+        const int64_t c0 = first % inner;
+        const int64_t len = std::min({last - first, inner - c0, kWidenBlock});
+        const T* slab = in + (first / inner) * reduced * inner + c0;
+        MutVec<Acc> acc(acc_buf, len);
+        acc = ConstVec<Acc>(ConvertedSpan(slab, row_buf, len), len);
+        for (int64_t r = 1; r < reduced; ++r) {
+          Reducer::Accumulate(acc, ConstVec<Acc>(ConvertedSpan(slab + r * inner, row_buf, len), len));
+        }
+        for (int64_t j = 0; j < len; ++j) out[first + j] = Store(acc_buf[j], reduced);
+        first += len;
+      }
+    });
+  }
+
+  std::optional<std::vector<int64_t>> axis_;
+};
+
+template <template <typename> class R>
+struct Reduction {
+  template <typename T>
+  using Kernel = ReduceKernel<T, R>;
+};
+
+// Finalize for every reducer but the mean.
+struct KeepsResult {
+  template <typename Acc>
+  static Acc Finalize(Acc value, int64_t) {
+    return value;
+  }
+};
+
+}  // namespace ember::cpu
