@@ -97,7 +97,7 @@ def _op_view(op: Op) -> dict:
         "name": op.name,
         "const": "_OP_" + op.name.upper(),
         "signature": signature(op),
-        "stub_signature": signature(op, stub=True),
+        "stub_signature": op.wrapper_signature or signature(op, stub=True),
         "docstring": docstring(op),
         "call_args": "".join(", " + a for a in args),
         "returns": _returns(op),
@@ -139,7 +139,7 @@ def generate_docs(defs: OpDefs) -> str:
     for op in sorted(defs.ops, key=lambda o: (o.family, o.name)):
         families.setdefault(op.family, []).append({
             "name": op.name,
-            "signature": f"{op.python_names[0]}({signature(op)})",
+            "signature": f"{op.python_names[0]}({op.wrapper_signature or signature(op)})",
             "summary": op.summary,
             "doc": op.doc,
             "names": ", ".join(f"`ember.{n}`" for n in op.python_names),

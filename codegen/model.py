@@ -223,6 +223,10 @@ class Op:
     signature: tuple[str, ...]  # Python parameter order (inputs and attrs)
     arg_docs: tuple[tuple[str, str], ...]
     loc: Loc
+    # The parameters of the hand-written Python function that replaces the
+    # generated one under the public name (python/ember/*.py), for the docs
+    # and stubs; None when the generated function is the public one.
+    wrapper_signature: Optional[str] = None
 
     @property
     def camel(self) -> str:
@@ -410,7 +414,8 @@ def _dtype_list(f: _File, value: Any, line: int, what: str) -> tuple[str, ...]:
 
 
 _OP_KEYS = {"name", "summary", "doc", "inputs", "outputs", "type_vars", "attrs", "shape_fn",
-            "python", "tensor_methods", "reusable_input", "output_is_view", "signature", "arg_docs"}
+            "python", "tensor_methods", "reusable_input", "output_is_view", "signature", "arg_docs",
+            "wrapper_signature"}
 _OP_REQUIRED = {"name", "summary", "outputs", "shape_fn", "python"}
 
 
@@ -624,12 +629,16 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
             raise err(arg_docs.key_lines[key], f"arg_docs: no input, attr or output {key!r}")
         f.expect(text, str, arg_docs.key_lines[key], f"{what}: arg_docs[{key!r}]")
 
+    wrapper_signature = m.get("wrapper_signature")
+    if wrapper_signature is not None:
+        f.expect(wrapper_signature, str, m.key_lines["wrapper_signature"], f"{what}: 'wrapper_signature'")
+
     return Op(name=name, family=family, summary=summary.strip(), doc=doc.strip(),
               inputs=inputs, outputs=outputs, type_vars=tuple(type_vars), attrs=attrs,
               shape_fn=shape_fn, python_names=tuple(py), tensor_methods=tuple(methods),
               reusable_input=reusable, output_is_view=output_is_view, signature=signature,
               arg_docs=tuple((k, " ".join(v.split())) for k, v in arg_docs.items()),
-              loc=f.loc(m.key_lines["name"]))
+              loc=f.loc(m.key_lines["name"]), wrapper_signature=wrapper_signature)
 
 
 def _parse_attrs(f: _File, m: YMap, what: str, err) -> tuple[Attr, ...]:
