@@ -6,7 +6,9 @@
 
 #include "python/attr_convert.h"
 #include "ops/op_ids.gen.h"
+#include "graph/tracer.h"
 #include "python/convert.h"
+#include "python/function_binding.h"
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
 #include "runtime/context.h"
@@ -225,6 +227,7 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
     }
   }
 
+  if (Tracer* tracer = CurrentTracer()) tracer->set_location(TracedLocation());
   ExecuteResult result;
   TensorHandle** raw = reinterpret_cast<TensorHandle**>(handles);
   Status s = Execute(op, raw, n, attrs, bindings_ptr, donated, &result, list_sizes, resource_device);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "graph/tracer.h"
 #include "ops/op_kernel.h"
 #include "ops/op_ids.gen.h"
 #include "runtime/context.h"
@@ -165,6 +166,13 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   std::shared_ptr<const OpKernel> kernel =
       Context::Global().kernel_cache().Lookup(op, device, type_key, bindings, attrs, &s);
   if (kernel == nullptr) return Prefixed(op, s);
+
+  // While @ember.function traces, the call becomes a graph node instead of
+  // a kernel launch (Note [Tracing]).
+  if (Tracer* tracer = CurrentTracer()) {
+    return tracer->Record(op, typed_inputs, layout, attrs, bindings, device, std::move(output_shapes),
+                          &result->outputs);
+  }
 
   result->outputs.clear();
   result->outputs.reserve(output_shapes.size());

@@ -1,6 +1,8 @@
 // This file implements TensorHandle.
 #include "runtime/tensor_handle.h"
 
+#include "runtime/spin.h"
+
 namespace ember {
 
 RefPtr<TensorHandle> TensorHandle::CreatePending(DType dtype, Shape shape, Device* device) {
@@ -14,8 +16,24 @@ RefPtr<TensorHandle> TensorHandle::CreateReady(Tensor tensor, Device* device) {
   return handle;
 }
 
+RefPtr<TensorHandle> TensorHandle::CreateSymbolic(DType dtype, Shape shape, Device* device,
+                                                  const void* tracer, int node, int output, Status error) {
+  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device));
+  handle->tracer_ = tracer;
+  handle->symbolic_node_ = node;
+  handle->symbolic_output_ = output;
+  handle->error_ = std::move(error);
+  handle->state_.store(kError, std::memory_order_release);
+  return handle;
+}
+
+// Readers usually wait for work that finishes within microseconds (a queued
+// kernel, a small graph); polling briefly first spares them the futex
+// sleep and wake-up, which cost more than that.
+constexpr int kAwaitSpinIterations = 1000;
+
 Status TensorHandle::Await() const {
-  if (!IsAvailable()) {
+  if (!IsAvailable() && !SpinUntil([this] { return IsAvailable(); }, kAwaitSpinIterations)) {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return IsAvailable(); });
   }

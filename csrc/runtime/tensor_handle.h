@@ -23,10 +23,23 @@ class TensorHandle : public RefCounted {
  public:
   static RefPtr<TensorHandle> CreatePending(DType dtype, Shape shape, Device* device);
   static RefPtr<TensorHandle> CreateReady(Tensor tensor, Device* device);
+  // Note [Symbolic handles]: while @ember.function traces, ops return
+  // handles that stand for output `output` of node `node` in the graph that
+  // `tracer` builds. They have a dtype and a shape (whose dims may be
+  // unknown, -1) but never a value: they are created in the error state
+  // with `error`, so reading one raises it and ops that consume one outside
+  // its trace pass the error on.
+  static RefPtr<TensorHandle> CreateSymbolic(DType dtype, Shape shape, Device* device,
+                                             const void* tracer, int node, int output, Status error);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   Device* device() const { return device_; }
+
+  bool is_symbolic() const { return tracer_ != nullptr; }
+  const void* tracer() const { return tracer_; }
+  int symbolic_node() const { return symbolic_node_; }
+  int symbolic_output() const { return symbolic_output_; }
 
   bool IsAvailable() const { return state_.load(std::memory_order_acquire) != kPending; }
   bool IsError() const { return state_.load(std::memory_order_acquire) == kError; }
@@ -60,6 +73,10 @@ class TensorHandle : public RefCounted {
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   std::vector<std::function<void()>> waiters_;
+  // Set only for symbolic handles (Note [Symbolic handles]).
+  const void* tracer_ = nullptr;
+  int symbolic_node_ = -1;
+  int symbolic_output_ = -1;
 };
 
 }  // namespace ember

@@ -1,6 +1,8 @@
 // This file implements ThreadExecutor.
 #include "runtime/thread_executor.h"
 
+#include "runtime/spin.h"
+
 namespace ember {
 
 ThreadExecutor::ThreadExecutor(std::string name) : name_(std::move(name)) {
@@ -35,12 +37,6 @@ void ThreadExecutor::WaitIdle() {
 
 namespace {
 
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 // Note [Executor spinning]: after draining its queue the worker polls for
 // a few tens of microseconds before sleeping. Eager programs issue ops in
 // bursts; during a burst the producer then never pays for waking the
@@ -56,7 +52,7 @@ void ThreadExecutor::WorkerLoop() {
       running_task_ = false;
       idle_cv_.notify_all();
       lock.unlock();
-      for (int i = 0; i < kSpinIterations && queued_.load(std::memory_order_acquire) == 0; ++i) CpuRelax();
+      SpinUntil([this] { return queued_.load(std::memory_order_acquire) != 0; }, kSpinIterations);
       lock.lock();
       if (queue_.empty()) {
         if (stopping_) return;

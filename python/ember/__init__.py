@@ -30,6 +30,7 @@ _install_tensor_methods(Tensor)
 from ember.movement import ones_like, pad, range, split, zeros_like  # noqa: E402,A004 - TF signatures over the generated ops
 
 from ember.variables import Variable  # noqa: E402
+from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 
 _install_tensor_methods(Variable)
 

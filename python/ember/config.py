@@ -39,3 +39,17 @@ def clear_kernel_cache():
 
 def set_kernel_cache_capacity(capacity):
     _C.set_kernel_cache_capacity(int(capacity))
+
+
+def run_functions_eagerly(enabled):
+    """Run every ``@ember.function`` as plain Python, op by op, for debugging
+    (``tf.config.run_functions_eagerly``)."""
+    from ember.function import run_functions_eagerly as set_eager  # the module, not ember.function the decorator
+
+    set_eager(enabled)
+
+
+def functions_run_eagerly():
+    from ember.function import functions_run_eagerly as eager
+
+    return eager()

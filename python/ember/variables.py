@@ -7,6 +7,7 @@ import numpy as np
 from ember import _C
 from ember.creation import convert_to_tensor
 from ember.dtypes import as_dtype
+from ember.function import current_trace as _current_trace
 from ember.tensor import Tensor
 
 
@@ -24,6 +25,9 @@ class Variable:
     _next_id = 0
 
     def __init__(self, initial_value, trainable=True, name=None, dtype=None, shape=None):
+        if _current_trace() is not None:
+            raise RuntimeError("Variable: cannot create a variable while ember.function traces; create it "
+                               "outside the function (e.g. on first use, before calling it)")
         if callable(initial_value):
             initial_value = initial_value()
         value = convert_to_tensor(_read(initial_value), dtype=dtype)
@@ -38,7 +42,29 @@ class Variable:
         self._trainable = bool(trainable)
         self._lock = threading.Lock()
         # A view, so the caller's tensor and the variable never share identity.
-        self._value = _ops().identity(value)
+        self._eager_value = _ops().identity(value)
+
+    # Note [Variables in traces]: ops read a variable through `_value` (the
+    # C++ binding unwraps it so). Eagerly that is the tensor it holds. While
+    # ember.function traces on this thread, it is a symbolic graph argument
+    # that each call fills with the value the variable holds then, and
+    # assignments made by the traced code update only the trace's view; the
+    # call writes the final value back (ConcreteFunction._call_flat).
+    @property
+    def _value(self):
+        trace = _current_trace()
+        return self._eager_value if trace is None else trace.read_variable(self)
+
+    def _set_value(self, value):
+        trace = _current_trace()
+        if trace is None:
+            self._eager_value = value
+        else:
+            trace.write_variable(self, value)
+
+    def _set_eager_value(self, value):
+        with self._lock:
+            self._eager_value = value
 
     # --- Metadata ----------------------------------------------------------
     name = property(lambda self: self._name)
@@ -91,7 +117,7 @@ class Variable:
             raise ValueError(f"assign: value of shape {new.shape} does not match the variable's "
                              f"shape {self.shape}")
         with self._lock:
-            self._value = _ops().identity(new)
+            self._set_value(_ops().identity(new))
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
@@ -108,7 +134,7 @@ class Variable:
             if new.shape != self.shape or new.dtype != self.dtype:
                 raise ValueError(f"{what}: result of shape {new.shape} and dtype {new.dtype.name} does "
                                  f"not match the variable ({self.shape}, {self.dtype.name})")
-            self._value = new
+            self._set_value(new)
         return self if read_value else None
 
     # Element-wise __eq__ (installed with the other operators) makes

@@ -1,0 +1,293 @@
+// This file implements GraphExecutor (Note [Dataflow executor]) and
+// InferGraphShapes.
+#include "graph/executor.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+#include "graph/inter_op_pool.h"
+#include "ops/op_kernel.h"
+#include "runtime/context.h"
+
+namespace ember {
+namespace {
+
+// Nodes producing fewer elements than this run on the thread that readied
+// them: handing them to another thread would cost more than running them.
+constexpr int64_t kInlineElements = 1 << 14;
+
+std::vector<int> ArgStarts(const Node& node) {
+  if (node.list_sizes.empty()) return {};
+  std::vector<int> starts{0};
+  for (int size : node.list_sizes) starts.push_back(starts.back() + size);
+  return starts;
+}
+
+Status RunShapeFn(const OpDef& op, const std::vector<Shape>& in_shapes, const std::vector<DType>& in_dtypes,
+                  const AttrList& attrs, const std::vector<int>& arg_starts, std::vector<Shape>* out_shapes) {
+  out_shapes->assign(op.outputs.size(), Shape());
+  ShapeContext ctx(op, in_shapes.data(), in_dtypes.data(), static_cast<int>(in_shapes.size()), attrs, out_shapes,
+                   arg_starts.empty() ? nullptr : arg_starts.data());
+  return op.shape_fn(ctx);
+}
+
+Status WithNode(const Node& node, const Status& s) {
+  std::string where = node.location.empty() ? "" : " (traced at " + node.location + ")";
+  return s.WithPrefix(std::string(node.op->name) + where + ": ");
+}
+
+}  // namespace
+
+struct GraphExecutor::NodeInfo {
+  const Node* node = nullptr;  // owned by the graph copy below
+  Device* device = nullptr;
+  std::shared_ptr<const OpKernel> kernel;
+  std::vector<int> arg_starts;
+  std::vector<int> input_values;  // flat value index of each input
+  std::vector<int> consumers;     // one entry per data or control edge
+  int num_deps = 0;
+  bool cheap = false;
+  bool static_shapes = false;  // every input and output shape known at trace time
+};
+
+struct GraphExecutor::RunState {
+  RunState(int num_nodes, const std::vector<int>& uses)
+      : pending(new std::atomic<int>[num_nodes]), uses(new std::atomic<int>[uses.size()]),
+        values(uses.size()) {
+    for (size_t i = 0; i < uses.size(); ++i) this->uses[i].store(uses[i], std::memory_order_relaxed);
+  }
+  std::unique_ptr<std::atomic<int>[]> pending;
+  std::unique_ptr<std::atomic<int>[]> uses;
+  // Written once by the producer before any consumer is readied; the
+  // acquire-release pending counts order that write before the reads.
+  std::vector<Tensor> values;
+  std::atomic<int> remaining{0};
+  std::atomic<bool> failed{false};
+  bool inline_only = false;
+  bool traced_shapes = false;
+  std::mutex mu;
+  std::condition_variable done;
+  bool all_done = false;  // under mu: the waiter may free the state only then
+  Status error;
+};
+
+namespace {
+// The graph a GraphExecutor runs: copied, so node pointers stay valid.
+struct OwnedGraph {
+  Graph graph;
+};
+}  // namespace
+
+GraphExecutor::~GraphExecutor() = default;
+
+int GraphExecutor::num_nodes() const { return static_cast<int>(nodes_.size()); }
+
+Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>* out) {
+  std::unique_ptr<GraphExecutor> ex(new GraphExecutor());
+  // Keep the graph alive alongside the executor.
+  auto owned = std::make_shared<OwnedGraph>(OwnedGraph{graph});
+  const Graph& g = owned->graph;
+  const int n = g.num_nodes();
+  ex->nodes_.resize(n);
+  ex->value_offsets_.resize(n + 1, 0);
+  for (int i = 0; i < n; ++i) {
+    ex->value_offsets_[i + 1] = ex->value_offsets_[i] + static_cast<int>(g.node(i).outputs.size());
+  }
+  ex->initial_uses_.assign(ex->value_offsets_[n], 0);
+  ex->arg_nodes_.assign(g.num_args(), -1);
+  for (int i = 0; i < n; ++i) {
+    const Node& node = g.node(i);
+    NodeInfo& info = ex->nodes_[i];
+    info.node = &node;
+    if (node.is_arg()) {
+      ex->arg_nodes_[node.arg_index] = i;
+      continue;
+    }
+    EMBER_RETURN_IF_ERROR(DeviceManager::Global().Find(node.device, &info.device));
+    Status s;
+    const uint64_t type_key = PackTypeKey(node.bindings.data(), static_cast<int>(node.op->type_vars.size()));
+    info.kernel = Context::Global().kernel_cache().Lookup(*node.op, info.device, type_key, node.bindings.data(),
+                                                          node.attrs, &s);
+    if (info.kernel == nullptr) return WithNode(node, s);
+    info.arg_starts = ArgStarts(node);
+    for (const Endpoint& in : node.inputs) {
+      const int v = ex->value_offsets_[in.node] + in.output;
+      info.input_values.push_back(v);
+      ++ex->initial_uses_[v];
+      ex->nodes_[in.node].consumers.push_back(i);
+      ++info.num_deps;
+    }
+    for (int c : node.control_inputs) {
+      ex->nodes_[c].consumers.push_back(i);
+      ++info.num_deps;
+    }
+    int64_t elements = 0;
+    bool known = true;
+    for (const ValueInfo& v : node.outputs) {
+      known = known && v.shape.IsFullyKnown();
+      if (known) elements += v.shape.NumElements();
+    }
+    info.cheap = known && elements < kInlineElements;
+    info.static_shapes = known;
+    for (const Endpoint& in : node.inputs) info.static_shapes = info.static_shapes && g.info(in).shape.IsFullyKnown();
+    if (info.num_deps == 0) ex->roots_.push_back(i);
+  }
+  for (const Endpoint& e : g.outputs()) ++ex->initial_uses_[ex->value_offsets_[e.node] + e.output];
+  ex->outputs_ = g.outputs();
+  // The NodeInfo pointers refer into `owned`; tie its lifetime to the
+  // kernels' shared state by stashing it in a kernel-independent holder.
+  ex->graph_holder_ = std::move(owned);
+  *out = std::move(ex);
+  return Status::OK();
+}
+
+void GraphExecutor::RunNode(RunState& state, int id) const {
+  const NodeInfo& info = nodes_[id];
+  const Node& node = *info.node;
+  if (!state.failed.load(std::memory_order_acquire)) {
+    std::vector<Tensor> inputs;
+    inputs.reserve(info.input_values.size());
+    for (int v : info.input_values) inputs.push_back(state.values[v]);
+    std::vector<Shape> out_shapes;
+    Status s = OutputShapes(state, info, inputs, &out_shapes);
+    std::vector<Tensor> outputs;
+    for (size_t i = 0; s.ok() && i < out_shapes.size(); ++i) {
+      const DType dtype = node.outputs[std::min(i, node.outputs.size() - 1)].dtype;
+      if (node.op->output_is_view) {
+        outputs.emplace_back(dtype, out_shapes[i], nullptr);
+        continue;
+      }
+      const size_t bytes = static_cast<size_t>(out_shapes[i].NumElements()) * DTypeSize(dtype);
+      RefPtr<Buffer> buffer = Buffer::Allocate(info.device->allocator(), bytes);
+      if (!buffer) {
+        s = Status(StatusCode::kResourceExhausted, "out of memory allocating " + std::to_string(bytes) + " bytes");
+        break;
+      }
+      outputs.emplace_back(dtype, out_shapes[i], std::move(buffer));
+    }
+    if (s.ok()) {
+      KernelContext ctx(*node.op, info.device, node.attrs, &inputs, &outputs,
+                        info.arg_starts.empty() ? nullptr : info.arg_starts.data());
+      s = info.kernel->Compute(ctx);
+    }
+    if (s.ok()) {
+      for (size_t i = 0; i < outputs.size(); ++i) state.values[value_offsets_[id] + i] = std::move(outputs[i]);
+    } else {
+      std::lock_guard<std::mutex> lock(state.mu);
+      if (!state.failed.exchange(true)) state.error = WithNode(node, s);
+    }
+  }
+  // Drop inputs whose last consumer this was.
+  for (int v : info.input_values) {
+    if (state.uses[v].fetch_sub(1, std::memory_order_acq_rel) == 1) state.values[v] = Tensor();
+  }
+}
+
+// With the traced argument shapes, a node whose shapes were all known at
+// trace time has exactly those output shapes; only the others (unknown
+// dims) run their shape function on the actual input shapes.
+Status GraphExecutor::OutputShapes(const RunState& state, const NodeInfo& info, const std::vector<Tensor>& inputs,
+                                   std::vector<Shape>* shapes) const {
+  const Node& node = *info.node;
+  if (state.traced_shapes && info.static_shapes) {
+    shapes->clear();
+    for (const ValueInfo& v : node.outputs) shapes->push_back(v.shape);
+    return Status::OK();
+  }
+  std::vector<Shape> in_shapes;
+  std::vector<DType> in_dtypes;
+  for (const Tensor& t : inputs) {
+    in_shapes.push_back(t.shape());
+    in_dtypes.push_back(t.dtype());
+  }
+  return RunShapeFn(*node.op, in_shapes, in_dtypes, node.attrs, info.arg_starts, shapes);
+}
+
+void GraphExecutor::Schedule(RunState& state, std::vector<int>& local, int id) const {
+  if (state.inline_only || nodes_[id].cheap || local.empty()) {
+    local.push_back(id);
+    return;
+  }
+  InterOpPool::Global().Submit([this, &state, id] { Drain(state, {id}); });
+}
+
+void GraphExecutor::Finish(RunState& state, int /*id*/) const {
+  if (state.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::lock_guard<std::mutex> lock(state.mu);
+    state.all_done = true;
+    state.done.notify_all();
+  }
+}
+
+void GraphExecutor::Drain(RunState& state, std::vector<int> local) const {
+  while (!local.empty()) {
+    const int id = local.back();
+    local.pop_back();
+    RunNode(state, id);
+    for (int c : nodes_[id].consumers) {
+      if (state.pending[c].fetch_sub(1, std::memory_order_acq_rel) == 1) Schedule(state, local, c);
+    }
+    Finish(state, id);  // last: the caller may free `state` once all finished
+  }
+}
+
+Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* results,
+                          bool traced_shapes) const {
+  if (args.size() != arg_nodes_.size()) {
+    return InvalidArgument("graph expects " + std::to_string(arg_nodes_.size()) + " arguments, got " +
+                           std::to_string(args.size()));
+  }
+  RunState state(num_nodes(), initial_uses_);
+  state.inline_only = InterOpPool::OnPoolThread();
+  state.traced_shapes = traced_shapes;
+  int op_nodes = 0;
+  for (const NodeInfo& info : nodes_) {
+    if (!info.node->is_arg()) ++op_nodes;
+  }
+  for (int i = 0; i < num_nodes(); ++i) state.pending[i].store(nodes_[i].num_deps, std::memory_order_relaxed);
+  state.remaining.store(op_nodes, std::memory_order_relaxed);
+  std::vector<int> local(roots_.rbegin(), roots_.rend());
+  for (size_t a = 0; a < arg_nodes_.size(); ++a) {
+    const int id = arg_nodes_[a];
+    state.values[value_offsets_[id]] = args[a];
+  }
+  for (size_t a = 0; a < arg_nodes_.size(); ++a) {
+    for (int c : nodes_[arg_nodes_[a]].consumers) {
+      if (state.pending[c].fetch_sub(1, std::memory_order_acq_rel) == 1) local.push_back(c);
+    }
+  }
+  if (op_nodes > 0) {
+    Drain(state, std::move(local));
+    std::unique_lock<std::mutex> lock(state.mu);
+    state.done.wait(lock, [&] { return state.all_done; });
+  }
+  if (state.failed.load()) return state.error;
+  results->clear();
+  for (const Endpoint& e : outputs_) results->push_back(state.values[value_offsets_[e.node] + e.output]);
+  return Status::OK();
+}
+
+Status InferGraphShapes(const Graph& graph, const std::vector<Shape>& arg_shapes,
+                        std::vector<Shape>* output_shapes) {
+  std::vector<std::vector<Shape>> shapes(graph.num_nodes());
+  for (const Node& node : graph.nodes()) {
+    if (node.is_arg()) {
+      shapes[node.id] = {arg_shapes.at(node.arg_index)};
+      continue;
+    }
+    std::vector<Shape> in_shapes;
+    std::vector<DType> in_dtypes;
+    for (const Endpoint& in : node.inputs) {
+      in_shapes.push_back(shapes[in.node][in.output]);
+      in_dtypes.push_back(graph.info(in).dtype);
+    }
+    Status s = RunShapeFn(*node.op, in_shapes, in_dtypes, node.attrs, ArgStarts(node), &shapes[node.id]);
+    if (!s.ok()) return WithNode(node, s);
+  }
+  output_shapes->clear();
+  for (const Endpoint& e : graph.outputs()) output_shapes->push_back(shapes[e.node][e.output]);
+  return Status::OK();
+}
+
+}  // namespace ember

@@ -1,0 +1,68 @@
+// This file declares GraphExecutor, the dataflow interpreter that runs an
+// instantiated Graph, and InferGraphShapes.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/device.h"
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "ops/op_kernel.h"
+
+namespace ember {
+
+// Note [Dataflow executor]
+// Create() resolves everything a call would otherwise redo: each node's
+// device, its kernel (from the kernel cache, so eager and graph calls share
+// kernels), its consumers and how many inputs it waits for. Run() then
+// keeps only per-call state: one atomic pending count per node and one
+// atomic use count per value. A node whose count reaches zero is ready;
+// the thread that readied it runs it at once if the node is cheap (few
+// elements) or it has nothing else to do, and otherwise hands it to the
+// inter-op pool, so independent branches run concurrently. Values are
+// dropped when their last consumer ran, so a long chain keeps only its
+// live set in memory. A failing node stops the call: nodes not yet started
+// are skipped, and Run returns the first error with the node's op name
+// and its Python file:line.
+class GraphExecutor {
+ public:
+  static Status Create(const Graph& graph, std::unique_ptr<GraphExecutor>* out);
+  ~GraphExecutor();
+
+  // Runs the graph once. `args` has one ready tensor per graph argument;
+  // `results` gets one per graph output. Thread-safe: calls may overlap.
+  // `traced_shapes`: the arguments have exactly the traced shapes, so nodes
+  // whose shapes were fully known at trace time skip their shape function.
+  Status Run(const std::vector<Tensor>& args, std::vector<Tensor>* results, bool traced_shapes = false) const;
+
+  int num_nodes() const;
+
+  struct NodeInfo;
+  struct RunState;
+
+ private:
+  GraphExecutor() = default;
+  void RunNode(RunState& state, int id) const;
+  Status OutputShapes(const RunState& state, const NodeInfo& info, const std::vector<Tensor>& inputs,
+                      std::vector<Shape>* shapes) const;
+  void Finish(RunState& state, int id) const;
+  void Schedule(RunState& state, std::vector<int>& local, int id) const;
+  void Drain(RunState& state, std::vector<int> local) const;
+
+  std::vector<NodeInfo> nodes_;
+  std::vector<int> value_offsets_;  // first flat value index of each node
+  std::vector<int> initial_uses_;   // per flat value: consumers + graph outputs
+  std::vector<int> arg_nodes_;      // graph argument index -> node id
+  std::vector<Endpoint> outputs_;
+  std::vector<int> roots_;          // op nodes without inputs
+  std::shared_ptr<const void> graph_holder_;  // the graph copy NodeInfo points into
+};
+
+// The output shapes of `graph` for arguments of `arg_shapes`, by running
+// each node's shape function in order: how a graph traced with unknown
+// dims learns the concrete shapes of one call.
+Status InferGraphShapes(const Graph& graph, const std::vector<Shape>& arg_shapes,
+                        std::vector<Shape>* output_shapes);
+
+}  // namespace ember

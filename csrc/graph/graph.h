@@ -1,0 +1,95 @@
+// This file declares Graph, the IR that @ember.function traces into: nodes
+// are an op with its attrs, bound dtypes and device; edges carry data
+// (node, output) or order (control inputs).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/attr_value.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "core/status.h"
+#include "ops/op_def.h"
+#include "runtime/type_binding.h"
+
+namespace ember {
+
+// One output of one node.
+struct Endpoint {
+  int node = -1;
+  int output = 0;
+  bool operator==(const Endpoint& o) const { return node == o.node && output == o.output; }
+};
+
+struct ValueInfo {
+  DType dtype = DType::kFloat32;
+  Shape shape;  // may have unknown (-1) dims
+};
+
+// Note [Graph nodes]
+// A node is either a graph argument (op == nullptr, arg_index >= 0: the
+// function's parameters first, then captured tensors and variables) or an
+// op call recorded exactly as Execute saw it: flat inputs with the list
+// layout of Note [List arguments], attrs in declaration order, and the
+// dtypes bound to the op's type variables (so nothing is re-inferred).
+// `device` is the placement chosen at trace time; `location` is the Python
+// "file:line" that issued the op, for error messages.
+struct Node {
+  int id = -1;
+  const OpDef* op = nullptr;
+  int arg_index = -1;
+  AttrList attrs;
+  std::array<DType, kMaxTypeVars> bindings{};
+  std::vector<Endpoint> inputs;
+  std::vector<int> list_sizes;  // per input argument; empty without list inputs
+  std::vector<int> control_inputs;
+  std::vector<ValueInfo> outputs;
+  std::string device;
+  std::string location;
+
+  bool is_arg() const { return op == nullptr; }
+  std::string name() const;  // "%3 = matmul" style label: "add", or "arg0"
+};
+
+class Graph {
+ public:
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  const Node& node(int id) const { return nodes_[id]; }
+  Node& mutable_node(int id) { return nodes_[id]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+
+  int num_args() const { return num_args_; }
+  const std::vector<Endpoint>& outputs() const { return outputs_; }
+  std::vector<Endpoint>& mutable_outputs() { return outputs_; }
+
+  // Appends an argument node; returns its id.
+  int AddArg(ValueInfo info, std::string device);
+  // Appends a node (its id is assigned); returns the id.
+  int AddNode(Node node);
+
+  const ValueInfo& info(Endpoint e) const { return nodes_[e.node].outputs[e.output]; }
+
+  // Nodes in an order where every node follows its data and control inputs.
+  // Nodes are appended in trace order, which already is one; passes keep it.
+  std::vector<int> TopologicalOrder() const;
+
+  // One line per node: "%4 = matmul(%2, %3) {transpose_a=false} : float32[?, 10] @cpu:0".
+  std::string Pretty() const;
+
+  // A text form that FromText reads back into an equal graph.
+  std::string ToText() const;
+  static Status FromText(const std::string& text, Graph* graph);
+
+  // Replaces the node list (passes rebuild graphs); ids must equal indices.
+  void Reset(std::vector<Node> nodes, int num_args, std::vector<Endpoint> outputs);
+
+ private:
+  std::vector<Node> nodes_;
+  int num_args_ = 0;
+  std::vector<Endpoint> outputs_;
+};
+
+}  // namespace ember

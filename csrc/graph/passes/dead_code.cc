@@ -1,0 +1,23 @@
+// This file implements EliminateDeadCode.
+#include "graph/passes/passes.h"
+
+namespace ember {
+
+Status EliminateDeadCode(FunctionBody& body) {
+  Graph& g = body.graph;
+  std::vector<bool> live(g.num_nodes(), false);
+  std::vector<int> stack;
+  for (const Endpoint& e : g.outputs()) stack.push_back(e.node);
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    if (live[id]) continue;
+    live[id] = true;
+    for (const Endpoint& in : g.node(id).inputs) stack.push_back(in.node);
+    for (int c : g.node(id).control_inputs) stack.push_back(c);
+  }
+  RewriteGraph(g, live, {});
+  return Status::OK();
+}
+
+}  // namespace ember

@@ -1,0 +1,44 @@
+// This file declares the graph optimization passes that run once per
+// concrete function, before it is instantiated (Note [Graph passes]).
+#pragma once
+
+#include <vector>
+
+#include "graph/graph.h"
+#include "runtime/tensor_handle.h"
+
+namespace ember {
+
+// Note [Graph passes]
+// Each pass is a small function over a FunctionBody and is tested on its
+// own (tests/cpp/graph_passes_test.cc). Passes never renumber arguments:
+// argument i stays the caller's argument i. `constants` has one entry per
+// argument: the captured handle when the argument is a constant captured
+// at trace time (its value cannot change between calls), else null
+// (parameters, variables). Constant folding appends arguments.
+struct FunctionBody {
+  Graph graph;
+  std::vector<RefPtr<TensorHandle>> constants;
+};
+
+// Drops op nodes that no graph output depends on.
+Status EliminateDeadCode(FunctionBody& body);
+// Merges nodes with the same op, attrs, dtypes and inputs.
+Status EliminateCommonSubexpressions(FunctionBody& body);
+// Removes identities: x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1 (when the
+// result has x's shape and dtype), identity(x), and transpose of transpose
+// when the permutations cancel.
+Status SimplifyArithmetic(FunctionBody& body);
+// Evaluates, with the CPU kernels, nodes whose inputs are all constants and
+// whose outputs are small, replacing them by new constant arguments.
+Status FoldConstants(FunctionBody& body);
+
+// The pipeline: simplify, fold, CSE, then DCE.
+Status OptimizeGraph(FunctionBody& body);
+
+// Rebuilds `graph` keeping the nodes with keep[id], every use of an
+// endpoint in `replace` redirected (chains followed), ids renumbered in
+// order. Argument nodes are always kept.
+void RewriteGraph(Graph& graph, const std::vector<bool>& keep, const std::vector<std::pair<Endpoint, Endpoint>>& replace);
+
+}  // namespace ember

@@ -1,0 +1,95 @@
+// This file implements Tracer and the thread's tracer stack.
+#include "graph/tracer.h"
+
+namespace ember {
+namespace {
+
+thread_local Tracer* g_current_tracer = nullptr;
+
+Status SymbolicReadError(const Node& node, int output) {
+  std::string what = node.is_arg() ? "argument " + std::to_string(node.arg_index)
+                                   : "output " + std::to_string(output) + " of " + node.op->name;
+  return InvalidArgument("this tensor (" + what + ") is symbolic: it belongs to a function being traced and "
+                         "has no value; return it from the function, or print it with ember.print");
+}
+
+}  // namespace
+
+Tracer* CurrentTracer() { return g_current_tracer; }
+
+Tracer* SwapCurrentTracer(Tracer* tracer) {
+  Tracer* previous = g_current_tracer;
+  g_current_tracer = tracer;
+  return previous;
+}
+
+TracerScope::TracerScope(Tracer* tracer) : previous_(g_current_tracer) { g_current_tracer = tracer; }
+TracerScope::~TracerScope() { g_current_tracer = previous_; }
+
+RefPtr<TensorHandle> Tracer::MakeSymbolic(const ValueInfo& info, Device* device, int node, int output) {
+  return TensorHandle::CreateSymbolic(info.dtype, info.shape, device, this, node, output,
+                                      SymbolicReadError(graph_.node(node), output));
+}
+
+RefPtr<TensorHandle> Tracer::AddParameter(DType dtype, Shape shape, Device* device) {
+  const int id = graph_.AddArg(ValueInfo{dtype, std::move(shape)}, device->name());
+  arg_sources_.push_back(ArgSource::kParameter);
+  arg_captures_.emplace_back();
+  return MakeSymbolic(graph_.node(id).outputs[0], device, id, 0);
+}
+
+int Tracer::AddArg(TensorHandle* like, ArgSource source) {
+  const int id = graph_.AddArg(ValueInfo{like->dtype(), like->shape()}, like->device()->name());
+  arg_sources_.push_back(source);
+  arg_captures_.push_back(source == ArgSource::kCapture ? RefPtr<TensorHandle>::Share(like)
+                                                        : RefPtr<TensorHandle>());
+  return id;
+}
+
+RefPtr<TensorHandle> Tracer::AddVariable(TensorHandle* value) {
+  const int id = AddArg(value, ArgSource::kVariable);
+  return MakeSymbolic(graph_.node(id).outputs[0], value->device(), id, 0);
+}
+
+Endpoint Tracer::EndpointOf(TensorHandle* handle) {
+  if (handle->tracer() == this) return Endpoint{handle->symbolic_node(), handle->symbolic_output()};
+  for (const auto& [captured, node] : capture_nodes_) {
+    if (captured == handle) return Endpoint{node, 0};
+  }
+  const int id = AddArg(handle, ArgSource::kCapture);
+  capture_nodes_.emplace_back(handle, id);
+  return Endpoint{id, 0};
+}
+
+Status Tracer::Record(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs,
+                      const std::vector<int>& arg_starts, const AttrList& attrs, const DType* bindings,
+                      Device* device, std::vector<Shape> output_shapes,
+                      std::vector<RefPtr<TensorHandle>>* outputs) {
+  Node node;
+  node.op = &op;
+  node.attrs = attrs;
+  for (size_t i = 0; i < op.type_vars.size(); ++i) node.bindings[i] = bindings[i];
+  for (const auto& in : inputs) node.inputs.push_back(EndpointOf(in.get()));
+  for (size_t a = 0; a + 1 < arg_starts.size(); ++a) node.list_sizes.push_back(arg_starts[a + 1] - arg_starts[a]);
+  for (size_t i = 0; i < output_shapes.size(); ++i) {
+    const ArgDef& arg = op.outputs[std::min(i, op.outputs.size() - 1)];
+    node.outputs.push_back(ValueInfo{ArgDType(arg, bindings), std::move(output_shapes[i])});
+  }
+  node.device = device->name();
+  node.location = location_;
+  const int id = graph_.AddNode(std::move(node));
+  outputs->clear();
+  const Node& added = graph_.node(id);
+  for (size_t i = 0; i < added.outputs.size(); ++i) {
+    outputs->push_back(MakeSymbolic(added.outputs[i], device, id, static_cast<int>(i)));
+  }
+  return Status::OK();
+}
+
+void Tracer::SetOutputs(const std::vector<TensorHandle*>& outputs) {
+  std::vector<Endpoint>& out = graph_.mutable_outputs();
+  out.clear();
+  for (TensorHandle* h : outputs) out.push_back(EndpointOf(h));
+}
+
+}  // namespace ember

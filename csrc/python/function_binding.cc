@@ -1,0 +1,295 @@
+// This file implements the Python bindings of graph tracing and graph calls:
+// _Tracer (Note [Tracing]) and _GraphFunction (Note [Dataflow executor]).
+#include "python/function_binding.h"
+
+#include <frameobject.h>
+#include <pybind11/stl.h>
+
+#include "graph/graph_function.h"
+#include "graph/passes/passes.h"
+#include "graph/tracer.h"
+#include "python/convert.h"
+#include "python/status_to_python.h"
+#include "python/tensor_object.h"
+#include "runtime/context.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+namespace {
+
+std::string g_package_dir;  // python/ember's directory, set by function.py
+
+[[noreturn]] void Throw(const Status& s) {
+  SetPythonError(s);
+  throw py::error_already_set();
+}
+
+TensorHandle* HandleArg(const py::handle& obj, const char* what) {
+  if (!IsTensor(obj.ptr())) throw py::type_error(std::string(what) + " must be an ember.Tensor");
+  return HandleOf(obj.ptr());
+}
+
+py::object Wrap(RefPtr<TensorHandle> handle) {
+  return py::reinterpret_steal<py::object>(WrapHandle(std::move(handle)));
+}
+
+// A trace in progress: owns the Tracer and restores the previous one.
+class PyTracer {
+ public:
+  PyTracer() : tracer_(std::make_unique<Tracer>()) {}
+  ~PyTracer() { Exit(); }
+
+  void Enter() {
+    if (entered_) throw py::value_error("tracer already entered");
+    previous_ = SwapCurrentTracer(tracer_.get());
+    entered_ = true;
+  }
+  void Exit() {
+    if (!entered_) return;
+    SwapCurrentTracer(previous_);
+    entered_ = false;
+  }
+
+  py::object Parameter(const std::string& dtype_name, const std::vector<py::object>& dims,
+                       const std::string& device_spec) {
+    DType dtype;
+    if (Status s = ParseDType(dtype_name, &dtype); !s.ok()) Throw(s);
+    Shape shape;
+    for (const py::object& d : dims) shape.AddDim(d.is_none() ? Shape::kUnknownDim : d.cast<int64_t>());
+    Device* device = nullptr;
+    if (Status s = DeviceManager::Global().Find(device_spec, &device); !s.ok()) Throw(s);
+    return Wrap(tracer_->AddParameter(dtype, std::move(shape), device));
+  }
+
+  py::object Variable(py::handle value) { return Wrap(tracer_->AddVariable(HandleArg(value, "value"))); }
+
+  Tracer& tracer() { return *tracer_; }
+
+ private:
+  std::unique_ptr<Tracer> tracer_;
+  Tracer* previous_ = nullptr;
+  bool entered_ = false;
+};
+
+// A traced function: the graph, where each argument comes from, and the
+// captured handles.
+class PyGraphFunction {
+ public:
+  PyGraphFunction(std::shared_ptr<const GraphFunction> fn, std::vector<Tracer::ArgSource> sources,
+                  std::vector<RefPtr<TensorHandle>> captures)
+      : fn_(std::move(fn)), sources_(std::move(sources)), captures_(std::move(captures)) {}
+
+  // Ends a trace: marks the outputs, optimizes the graph once (Note [Graph
+  // passes]; captured handles are its constants) and wraps it.
+  static PyGraphFunction FromTracer(PyTracer& t, const py::list& outputs, bool optimize) {
+    std::vector<TensorHandle*> handles;
+    for (const py::handle& o : outputs) handles.push_back(HandleArg(o, "a function output"));
+    t.tracer().SetOutputs(handles);
+    FunctionBody body{t.tracer().graph(), t.tracer().arg_captures()};
+    if (optimize) {
+      Status s;
+      {
+        py::gil_scoped_release release;  // folding may wait for captured values
+        s = OptimizeGraph(body);
+      }
+      if (!s.ok()) Throw(s);
+    }
+    std::vector<Tracer::ArgSource> sources = t.tracer().arg_sources();
+    sources.resize(body.graph.num_args(), Tracer::ArgSource::kCapture);  // folded constants
+    body.constants.resize(body.graph.num_args());
+    return PyGraphFunction(std::make_shared<GraphFunction>(std::move(body.graph)), std::move(sources),
+                           std::move(body.constants));
+  }
+
+  static PyGraphFunction FromText(const std::string& text) {
+    Graph graph;
+    if (Status s = Graph::FromText(text, &graph); !s.ok()) Throw(s);
+    std::vector<Tracer::ArgSource> sources(graph.num_args(), Tracer::ArgSource::kParameter);
+    std::vector<RefPtr<TensorHandle>> captures(graph.num_args());
+    return PyGraphFunction(std::make_shared<GraphFunction>(std::move(graph)), sources, captures);
+  }
+
+  // [(kind, captured tensor or None)] per argument.
+  py::list Args() const {
+    py::list out;
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      const char* kind = sources_[i] == Tracer::ArgSource::kParameter ? "parameter"
+                         : sources_[i] == Tracer::ArgSource::kCapture ? "capture"
+                                                                      : "variable";
+      out.append(py::make_tuple(kind, captures_[i] ? Wrap(captures_[i]) : py::object(py::none())));
+    }
+    return out;
+  }
+
+  py::list Outputs() const {
+    py::list out;
+    const Graph& g = fn_->graph();
+    for (const Endpoint& e : g.outputs()) {
+      py::list dims;
+      for (int64_t d : g.info(e).shape) dims.append(d < 0 ? py::object(py::none()) : py::object(py::int_(d)));
+      out.append(py::make_tuple(DTypeName(g.info(e).dtype), py::tuple(dims)));
+    }
+    return out;
+  }
+
+  // Runs the graph on one tensor per argument; returns the outputs.
+  py::list Call(const py::list& args) const {
+    std::vector<RefPtr<TensorHandle>> inputs;
+    for (const py::handle& a : args) inputs.push_back(RefPtr<TensorHandle>::Share(HandleArg(a, "an argument")));
+    return Run(std::move(inputs));
+  }
+
+  // The call path of ConcreteFunction: the function's tensor parameters
+  // and its variables (their current `_eager_value`), merged here with the
+  // captures in argument order (Tracer::ArgSource).
+  py::list CallFlat(const py::list& params, const py::list& variables) const {
+    std::vector<RefPtr<TensorHandle>> inputs;
+    inputs.reserve(sources_.size());
+    size_t p = 0, v = 0;
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      switch (sources_[i]) {
+        case Tracer::ArgSource::kParameter:
+          if (p >= params.size()) throw py::type_error("too few tensor arguments");
+          inputs.push_back(ParamHandle(params[p++]));
+          break;
+        case Tracer::ArgSource::kCapture:
+          inputs.push_back(captures_[i]);
+          break;
+        case Tracer::ArgSource::kVariable: {
+          if (v >= variables.size()) throw py::type_error("too few variables");
+          py::object value = variables[v++].attr("_eager_value");
+          inputs.push_back(RefPtr<TensorHandle>::Share(HandleArg(value, "a variable's value")));
+          break;
+        }
+      }
+    }
+    if (p != params.size()) {
+      throw py::type_error("expected " + std::to_string(p) + " tensor arguments, got " + std::to_string(params.size()));
+    }
+    return Run(std::move(inputs));
+  }
+
+  // A tensor argument: a Tensor, or a NumPy value converted in its dtype.
+  static RefPtr<TensorHandle> ParamHandle(py::handle value) {
+    if (IsTensor(value.ptr())) return RefPtr<TensorHandle>::Share(HandleOf(value.ptr()));
+    RefPtr<TensorHandle> handle;
+    if (!ConvertValue(value.ptr(), nullptr, &handle)) throw py::error_already_set();
+    return handle;
+  }
+
+  py::list Run(std::vector<RefPtr<TensorHandle>> inputs) const {
+    ExecuteResult result;
+    Status s = CallGraphFunction(fn_, std::move(inputs), &result);
+    if (!s.ok()) Throw(s.WithPrefix("call_function: "));
+    if (result.inline_task) {
+      {
+        py::gil_scoped_release release;
+        result.inline_task->Run();
+      }
+      for (const auto& out : result.outputs) {
+        if (out->IsError()) Throw(out->error());
+      }
+    }
+    py::list out;
+    for (auto& h : result.outputs) out.append(Wrap(std::move(h)));
+    return out;
+  }
+
+  const Graph& graph() const { return fn_->graph(); }
+
+ private:
+  std::shared_ptr<const GraphFunction> fn_;
+  std::vector<Tracer::ArgSource> sources_;
+  std::vector<RefPtr<TensorHandle>> captures_;
+};
+
+}  // namespace
+
+std::string TracedLocation() {
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(frame);
+  std::string location;
+  while (frame != nullptr) {
+    PyCodeObject* code = PyFrame_GetCode(frame);
+    PyObject* filename = PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), "co_filename");
+    const char* name = filename ? PyUnicode_AsUTF8(filename) : nullptr;
+    const bool inside_ember = name == nullptr || (!g_package_dir.empty() && std::string(name).rfind(g_package_dir, 0) == 0);
+    if (!inside_ember) location = std::string(name) + ":" + std::to_string(PyFrame_GetLineNumber(frame));
+    Py_XDECREF(filename);
+    Py_DECREF(code);
+    PyFrameObject* back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+    if (!location.empty()) break;
+  }
+  Py_XDECREF(frame);
+  PyErr_Clear();
+  return location;
+}
+
+namespace {
+
+// The trace-cache key of one argument value, appending its tensor leaves
+// (Note [Trace cache key] in docs/functions.md). Tensors, lists and tuples
+// are handled here because they are most of every call; anything else goes
+// to `other(value, leaves)`, the Python definition of the same key.
+py::object SignatureKey(py::handle value, py::list& leaves, py::handle other) {
+  static const py::str kTensor("T"), kList("L"), kTuple("U"), kListName("list"), kTupleName("tuple");
+  if (IsTensor(value.ptr())) {
+    const TensorHandle* h = HandleOf(value.ptr());
+    py::tuple dims(h->shape().rank());
+    for (int i = 0; i < h->shape().rank(); ++i) dims[i] = py::int_(h->shape().dim(i));
+    leaves.append(value);
+    return py::make_tuple(kTensor, py::str(DTypeName(h->dtype())), dims);
+  }
+  const bool is_list = PyList_CheckExact(value.ptr());
+  if (is_list || PyTuple_CheckExact(value.ptr())) {
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(value);
+    py::tuple parts(py::len(seq));
+    for (size_t i = 0; i < parts.size(); ++i) parts[i] = SignatureKey(seq[i], leaves, other);
+    return py::make_tuple(is_list ? kList : kTuple, is_list ? kListName : kTupleName, parts);
+  }
+  return py::reinterpret_borrow<py::object>(other)(value, leaves);
+}
+
+}  // namespace
+
+void RegisterFunctionBindings(py::module_& m) {
+  m.def("_signature_key", [](const py::list& values, py::handle other) {
+    py::list leaves;
+    py::tuple key(values.size());
+    for (size_t i = 0; i < values.size(); ++i) key[i] = SignatureKey(values[i], leaves, other);
+    return py::make_tuple(key, leaves);
+  });
+  m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
+  m.def("_is_tracing", [] { return CurrentTracer() != nullptr; });
+  m.def("_is_symbolic", [](py::handle t) { return HandleArg(t, "tensor")->is_symbolic(); });
+
+  py::class_<PyTracer>(m, "_Tracer")
+      .def(py::init<>())
+      .def("enter", &PyTracer::Enter)
+      .def("exit", &PyTracer::Exit)
+      .def("parameter", &PyTracer::Parameter, py::arg("dtype"), py::arg("shape"), py::arg("device"))
+      .def("variable", &PyTracer::Variable)
+      .def("finish", &PyGraphFunction::FromTracer, py::arg("outputs"), py::arg("optimize") = true);
+
+  py::class_<PyGraphFunction>(m, "_GraphFunction")
+      .def_static("from_text", &PyGraphFunction::FromText)
+      .def("args", &PyGraphFunction::Args)
+      .def("outputs", &PyGraphFunction::Outputs)
+      .def("call", &PyGraphFunction::Call)
+      .def("call_flat", &PyGraphFunction::CallFlat)
+      .def("pretty", [](const PyGraphFunction& f) { return f.graph().Pretty(); })
+      .def("to_text", [](const PyGraphFunction& f) { return f.graph().ToText(); })
+      .def("num_nodes", [](const PyGraphFunction& f) { return f.graph().num_nodes(); })
+      .def("op_names", [](const PyGraphFunction& f) {
+        std::vector<std::string> names;
+        for (const Node& n : f.graph().nodes()) {
+          if (!n.is_arg()) names.push_back(n.op->name);
+        }
+        return names;
+      });
+}
+
+}  // namespace ember::python

@@ -1,0 +1,556 @@
+"""ember.function: trace a Python function into a graph and call it as one op.
+
+See docs/functions.md for the semantics: what a trace sees, the cache key,
+retracing, captured tensors and variables.
+"""
+
+import functools
+import inspect
+import logging
+import os
+import threading
+
+import numpy as np
+
+from ember import _C
+from ember.dtypes import DType, as_dtype, float32
+from ember.tensor import Tensor
+
+_C._set_package_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
+
+logger = logging.getLogger("ember.function")
+
+# Retraces beyond this many traces of one function log a warning naming the
+# argument that changed (tracing costs far more than a call).
+RETRACE_WARNING_THRESHOLD = 5
+
+_state = threading.local()
+_run_eagerly = False
+
+
+def run_functions_eagerly(enabled):
+    """Run every ``@ember.function`` as plain Python, op by op (for debugging)."""
+    global _run_eagerly
+    _run_eagerly = bool(enabled)
+
+
+def functions_run_eagerly():
+    return _run_eagerly
+
+
+def current_trace():
+    """The trace in progress on this thread, or None."""
+    return getattr(_state, "trace", None)
+
+
+class TensorSpec:
+    """Describes a tensor argument: a shape whose dims may be None, and a dtype."""
+
+    def __init__(self, shape, dtype=float32, name=None):
+        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        if self.shape is None:
+            raise ValueError("TensorSpec: shapes of unknown rank are not supported; give a tuple with None dims")
+        self.dtype = as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        return cls(tensor.shape, tensor.dtype, name)
+
+    def is_compatible_with(self, value):
+        shape, dtype = _shape_and_dtype(value)
+        return dtype == self.dtype and len(shape) == len(self.shape) and all(
+            s is None or s == d for s, d in zip(self.shape, shape))
+
+    def _key(self):
+        return ("T", self.dtype.name, self.shape)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype=ember.{self.dtype.name})"
+
+
+def _shape_and_dtype(value):
+    if isinstance(value, Tensor):
+        return value.shape, value.dtype
+    array = np.asarray(value)
+    return array.shape, as_dtype(array.dtype)
+
+
+# --- Argument structures ------------------------------------------------------
+#
+# A call's arguments are flattened into a key (Note [Trace cache key] in
+# docs/functions.md) and a list of tensor leaves. Leaves: tensors and NumPy
+# arrays become graph parameters; variables are passed by reference; any
+# other value is part of the key and is seen by the trace as a constant.
+
+
+def _is_tensor_like(value):
+    return isinstance(value, (Tensor, np.ndarray, np.generic))
+
+
+def _is_variable(value):
+    from ember.variables import Variable
+
+    return isinstance(value, Variable)
+
+
+def _signature(values):
+    """(key, tensor-like leaves) of a call's argument values (Note [Trace cache key]).
+    Tensors, lists and tuples are keyed in C++ (_C._signature_key); the rest here."""
+    return _C._signature_key(values, _other_key)
+
+
+def _nested_key(value, leaves):
+    key, sub = _signature([value])
+    leaves.extend(sub)
+    return key[0]
+
+
+def _other_key(value, leaves):
+    if _is_tensor_like(value):
+        shape, dtype = _shape_and_dtype(value)
+        leaves.append(value)
+        return ("T", dtype.name, tuple(shape))
+    if isinstance(value, TensorSpec):
+        leaves.append(value)
+        return value._key()
+    if _is_variable(value):
+        return ("V", id(value))
+    if isinstance(value, (list, tuple)):  # subclasses, e.g. named tuples
+        return ("L" if isinstance(value, list) else "U", type(value).__name__,
+                tuple(_nested_key(v, leaves) for v in value))
+    if isinstance(value, dict):
+        return ("D", tuple((k, _nested_key(value[k], leaves)) for k in sorted(value, key=repr)))
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))  # unhashable: each object is its own trace
+    return ("P", type(value).__name__, value)
+
+
+def _tensor_leaves(value, out):
+    """Appends the tensor-like leaves (in key order) to out."""
+    if _is_tensor_like(value) or isinstance(value, TensorSpec):
+        out.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _tensor_leaves(v, out)
+    elif isinstance(value, dict):
+        for k in sorted(value, key=repr):
+            _tensor_leaves(value[k], out)
+    return out
+
+
+def _replace_leaves(value, leaves):
+    """value with each tensor-like leaf replaced by next(leaves)."""
+    if _is_tensor_like(value) or isinstance(value, TensorSpec):
+        return next(leaves)
+    if isinstance(value, (list, tuple)):
+        items = [_replace_leaves(v, leaves) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict):
+        # Visit in key order (as _tensor_leaves does), rebuild in insertion order.
+        new = {k: _replace_leaves(value[k], leaves) for k in sorted(value, key=repr)}
+        return {k: new[k] for k in value}
+    return value
+
+
+def _describe_change(names, old_key, new_key):
+    """'argument x: shape (8, 784) -> (16, 784)' for the first parameter that differs."""
+    for name, old, new in zip(names, old_key, new_key):
+        if old == new:
+            continue
+        if old[0] == "T" and new[0] == "T":
+            if old[1] != new[1]:
+                return f"argument {name}: dtype {old[1]} -> {new[1]}"
+            return f"argument {name}: shape {old[2]} -> {new[2]}"
+        if old[0] == "P" and new[0] == "P":
+            return f"argument {name}: value {old[2]!r} -> {new[2]!r}"
+        return f"argument {name}: {_short(old)} -> {_short(new)}"
+    return "a different argument structure"
+
+
+def _short(key):
+    kinds = {"T": "tensor", "V": "variable", "L": "list", "U": "tuple", "D": "dict", "P": "value", "id": "object"}
+    return kinds.get(key[0], key[0])
+
+
+def _relax(old_key, new_key):
+    """new_key with tensor dims that differ from old_key set to None, if the
+    two have the same structure, dtypes and ranks; else None."""
+    if old_key[0] != new_key[0]:
+        return None
+    if new_key[0] == "T":
+        if old_key[1] != new_key[1] or len(old_key[2]) != len(new_key[2]):
+            return None
+        return ("T", new_key[1], tuple(a if a == b else None for a, b in zip(old_key[2], new_key[2])))
+    if new_key[0] in ("L", "U"):
+        if old_key[1] != new_key[1] or len(old_key[2]) != len(new_key[2]):
+            return None
+        parts = [_relax(a, b) for a, b in zip(old_key[2], new_key[2])]
+        return None if any(p is None for p in parts) else (new_key[0], new_key[1], tuple(parts))
+    return new_key if old_key == new_key else None
+
+
+def _key_matches(pattern, key):
+    """True if key (concrete) fits pattern (dims may be None)."""
+    if pattern[0] != key[0]:
+        return False
+    if key[0] == "T":
+        return pattern[1] == key[1] and len(pattern[2]) == len(key[2]) and all(
+            p is None or p == d for p, d in zip(pattern[2], key[2]))
+    if key[0] in ("L", "U"):
+        return pattern[1] == key[1] and len(pattern[2]) == len(key[2]) and all(
+            _key_matches(p, k) for p, k in zip(pattern[2], key[2]))
+    return pattern == key
+
+
+def _args_key(key):
+    """A call's key (one entry per argument) as one tuple node, for _relax and _key_matches."""
+    return ("U", "tuple", key)
+
+
+def _specs_from_key(key, out):
+    """The TensorSpecs of a key's tensor leaves, in leaf order."""
+    if key[0] == "T":
+        out.append(TensorSpec(key[2], key[1]))
+    elif key[0] in ("L", "U"):
+        for k in key[2]:
+            _specs_from_key(k, out)
+    elif key[0] == "D":
+        for _, k in key[1]:
+            _specs_from_key(k, out)
+    return out
+
+
+# --- Tracing ------------------------------------------------------------------
+
+
+class _Trace:
+    """State of one trace: the C++ tracer and the variables it touched."""
+
+    def __init__(self):
+        self.tracer = _C._Tracer()
+        self.variables = {}  # id(var) -> [var, symbolic argument, current symbolic value]
+        self.variable_order = []  # vars in the order they became graph arguments
+
+    def read_variable(self, var):
+        entry = self.variables.get(id(var))
+        if entry is None:
+            symbolic = self.tracer.variable(var._eager_value)
+            entry = self.variables[id(var)] = [var, symbolic, symbolic]
+            self.variable_order.append(var)
+        return entry[2]
+
+    def write_variable(self, var, value):
+        self.read_variable(var)
+        self.variables[id(var)][2] = value
+
+
+def _device_of(value):
+    if isinstance(value, Tensor):
+        return value.device
+    return _C._current_device_scope() or "cpu:0"
+
+
+class ConcreteFunction:
+    """One trace of a Function: a graph for one input signature.
+
+    Calling it runs the graph as one asynchronous op (``call_function``);
+    ``graph.pretty()`` shows the nodes, ``graph.to_text()`` a text form that
+    ``ember.function_from_text`` reads back.
+    """
+
+    def __init__(self, graph, structured_outputs, variables, updated_variables, specs, name):
+        self.graph = _GraphView(graph)
+        self._graph = graph
+        self._args = graph.args()
+        self._structured_outputs = structured_outputs
+        self._variables = variables
+        self._updated = updated_variables
+        self._num_user_outputs = len(graph.outputs()) - len(updated_variables)
+        self.input_signature = tuple(specs)
+        self.name = name
+        self._single_output = isinstance(structured_outputs, Tensor)
+
+    @property
+    def structured_outputs(self):
+        return self._structured_outputs
+
+    def __call__(self, *args):
+        leaves = _tensor_leaves(list(args), [])
+        return self._call_flat([_as_tensor(v, spec.dtype) for v, spec in zip(leaves, self.input_signature)])
+
+    def _call_flat(self, params):
+        try:
+            results = self._graph.call_flat(params, self._variables)
+        except TypeError as e:
+            raise TypeError(f"{self.name}: {e}") from None
+        if self._updated:
+            for var, value in zip(self._updated, results[self._num_user_outputs:]):
+                var._set_eager_value(value)
+            del results[self._num_user_outputs:]
+        if self._single_output:
+            return results[0]
+        return _replace_leaves(self._structured_outputs, iter(results))
+
+    def __repr__(self):
+        return f"<ember.ConcreteFunction {self.name} {list(self.input_signature)}>"
+
+
+class _GraphView:
+    """What ConcreteFunction.graph shows of the traced graph."""
+
+    def __init__(self, graph):
+        self._graph = graph
+
+    def pretty(self):
+        """One line per node: op, inputs, attrs, output dtypes and shapes, device, traced location."""
+        return self._graph.pretty()
+
+    def to_text(self):
+        return self._graph.to_text()
+
+    def op_names(self):
+        return self._graph.op_names()
+
+    @property
+    def num_nodes(self):
+        return self._graph.num_nodes()
+
+    def __repr__(self):
+        return self.pretty()
+
+
+def _as_tensor(value, dtype=None):
+    if isinstance(value, Tensor):
+        return value
+    return _C.convert_to_tensor(value, dtype)
+
+
+def _flatten_outputs(outputs):
+    """(structure with Tensor leaves, list of the leaf tensors). Variables
+    in the result are returned as their value."""
+    if _is_variable(outputs):
+        outputs = outputs.read_value()
+    if isinstance(outputs, Tensor):
+        return outputs, [outputs]
+    leaves = []
+
+    def walk(value):
+        if _is_variable(value):
+            value = value.read_value()
+        if isinstance(value, Tensor):
+            leaves.append(value)
+            return value
+        if isinstance(value, (list, tuple)):
+            items = [walk(v) for v in value]
+            return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+        if isinstance(value, dict):
+            new = {k: walk(value[k]) for k in sorted(value, key=repr)}
+            return {k: new[k] for k in value}
+        if isinstance(value, (np.ndarray, np.generic)):
+            tensor = _as_tensor(value)
+            leaves.append(tensor)
+            return tensor
+        return value
+
+    return walk(outputs), leaves
+
+
+class Function:
+    """A Python function traced into graphs, one per input signature (``tf.function``)."""
+
+    def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None,
+                 jit_compile=None, autograph=None):
+        del jit_compile, autograph  # accepted for TensorFlow compatibility
+        functools.update_wrapper(self, python_function)
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._signature = inspect.signature(python_function)
+        params = list(self._signature.parameters.values())
+        self._param_names = [p.name for p in params]
+        simple = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
+        self._simple_arity = len(params) if simple else -1
+        self._input_signature = None
+        if input_signature is not None:
+            self._input_signature = tuple(input_signature)
+            if not all(isinstance(s, TensorSpec) for s in _tensor_leaves(list(self._input_signature), [])):
+                raise TypeError(f"{self._name}: input_signature must hold TensorSpecs")
+        self._reduce_retracing = bool(reduce_retracing)
+        self._lock = threading.RLock()
+        self._concrete = {}  # exact key -> ConcreteFunction
+        self._relaxed = []  # (pattern key, ConcreteFunction) for reduce_retracing
+        self._last_key = None
+        self._tracing_count = 0
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    def experimental_get_tracing_count(self):
+        """How many times the Python function has been traced."""
+        return self._tracing_count
+
+    def __get__(self, instance, owner):
+        # A decorated method: bind `self` like a plain function would.
+        if instance is None:
+            return self
+        return functools.partial(self.__call__, instance)
+
+    def __call__(self, *args, **kwargs):
+        if _run_eagerly or getattr(_state, "trace", None) is not None:
+            # Inside another trace the body is traced inline into the outer graph.
+            return self._python_function(*args, **kwargs)
+        if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
+            # The common call: positional arguments, already traced. The
+            # leaves go to C++ as they are (NumPy values are converted there).
+            key, leaves = _C._signature_key(list(args), _other_key)
+            concrete = self._concrete.get(key)
+            if concrete is not None:
+                return concrete._call_flat(leaves)
+        concrete, params = self._lookup(args, kwargs, trace_specs=False)
+        return concrete._call_flat(params)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction for these arguments (values or TensorSpecs), tracing if needed."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = self._input_signature
+        concrete, _ = self._lookup(args, kwargs, trace_specs=True)
+        return concrete
+
+    # --- Signature handling --------------------------------------------------
+
+    def _bind(self, args, kwargs):
+        if not kwargs and self._simple_arity == len(args) and self._input_signature is None:
+            return self._param_names, list(args), {}  # the common case, without inspect
+        if self._input_signature is not None:
+            if kwargs or len(args) != len(self._input_signature):
+                raise TypeError(f"{self._name}: takes {len(self._input_signature)} positional arguments "
+                                f"matching its input_signature, got {len(args)} and {sorted(kwargs)}")
+            for i, (value, spec) in enumerate(zip(args, self._input_signature)):
+                for leaf, leaf_spec in zip(_tensor_leaves([value], []), _tensor_leaves([spec], [])):
+                    if isinstance(leaf, TensorSpec):
+                        ok = leaf == leaf_spec or leaf_spec.is_compatible_with(_spec_example(leaf))
+                    else:
+                        leaf_shape, _ = _shape_and_dtype(leaf) if _is_tensor_like(leaf) else (np.shape(leaf), None)
+                        ok = len(leaf_shape) == len(leaf_spec.shape) and all(
+                            s is None or s == d for s, d in zip(leaf_spec.shape, leaf_shape))
+                    if not ok:
+                        raise ValueError(f"{self._name}: argument {i} does not match its input_signature "
+                                         f"{leaf_spec}: got {_describe_value(leaf)}")
+            names = [f"arg{i}" for i in range(len(args))]
+            return names, list(args), {}
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self._name}: {e}") from None
+        bound.apply_defaults()
+        return list(bound.arguments), list(bound.args), dict(bound.kwargs)
+
+    def _lookup(self, args, kwargs, trace_specs):
+        names, call_args, call_kwargs = self._bind(args, kwargs)
+        values = call_args + [call_kwargs[k] for k in sorted(call_kwargs)]
+        if self._input_signature is not None:
+            key = ("signature",)
+            leaves = _tensor_leaves(values, [])
+            specs = _tensor_leaves(list(self._input_signature), [])
+            params = [] if trace_specs else [_as_tensor(v, s.dtype) for v, s in zip(leaves, specs)]
+        else:
+            key, leaves = _signature(values)
+            params = [] if trace_specs else [v if type(v) is Tensor else _as_tensor(v) for v in leaves]
+            specs = None
+        with self._lock:
+            concrete = self._concrete.get(key)
+            if concrete is None and self._reduce_retracing:
+                concrete = next((c for pattern, c in self._relaxed if _key_matches(pattern, _args_key(key))),
+                                None)
+            if concrete is None:
+                trace_key = key
+                if self._reduce_retracing and self._last_key is not None and specs is None:
+                    relaxed = _relax(_args_key(self._last_key), _args_key(key))
+                    if relaxed is not None and relaxed[2] != key:
+                        trace_key = relaxed[2]
+                if specs is None:
+                    specs = _specs_from_key(_args_key(trace_key), [])
+                concrete = self._trace(names, call_args, call_kwargs, specs, key)
+                self._concrete[key] = concrete
+                if trace_key != key:
+                    self._relaxed.append((_args_key(trace_key), concrete))
+        return concrete, params
+
+    def _trace(self, names, call_args, call_kwargs, specs, key):
+        if self._last_key is not None and self._tracing_count >= RETRACE_WARNING_THRESHOLD:
+            logger.warning("%s was traced %d times; this retrace is for %s. Retracing is slow: pass tensors "
+                           "instead of Python values, or use input_signature or reduce_retracing=True.",
+                           self._name, self._tracing_count + 1, _describe_change(names, self._last_key, key))
+        self._tracing_count += 1
+        self._last_key = key
+        trace = _Trace()
+        leaves = _tensor_leaves(call_args + [call_kwargs[k] for k in sorted(call_kwargs)], [])
+        symbolic = [trace.tracer.parameter(spec.dtype.name, list(spec.shape), _device_of(leaf))
+                    for leaf, spec in zip(leaves, specs)]
+        it = iter(symbolic)
+        sym_args = [_replace_leaves(a, it) for a in call_args]
+        sym_kwargs = {k: _replace_leaves(call_kwargs[k], it) for k in sorted(call_kwargs)}
+        previous = current_trace()
+        _state.trace = trace
+        trace.tracer.enter()
+        try:
+            outputs = self._python_function(*sym_args, **sym_kwargs)
+            structure, flat = _flatten_outputs(outputs)
+        finally:
+            trace.tracer.exit()
+            _state.trace = previous
+        updated = [entry[0] for entry in trace.variables.values() if entry[2] is not entry[1]]
+        flat = flat + [trace.variables[id(v)][2] for v in updated]
+        graph = trace.tracer.finish(flat)
+        return ConcreteFunction(graph, structure, trace.variable_order, updated, specs, self._name)
+
+
+def _spec_example(spec):
+    return np.zeros([1 if d is None else d for d in spec.shape], spec.dtype.as_numpy_dtype)
+
+
+def _describe_value(value):
+    if _is_tensor_like(value):
+        shape, dtype = _shape_and_dtype(value)
+        return f"{dtype.name} tensor of shape {tuple(shape)}"
+    return repr(value)
+
+
+def function(func=None, input_signature=None, reduce_retracing=False, name=None, jit_compile=None,
+             autograph=None):
+    """Compiles a Python function into graphs (``tf.function``); usable as ``@ember.function``
+    or ``@ember.function(input_signature=[...])``."""
+    def wrap(f):
+        return Function(f, input_signature=input_signature, reduce_retracing=reduce_retracing, name=name,
+                        jit_compile=jit_compile, autograph=autograph)
+
+    return wrap if func is None else wrap(func)
+
+
+def function_from_text(text):
+    """A callable for a graph in the text form of ``graph.to_text()``.
+
+    It takes one tensor per graph argument and returns the graph's outputs
+    (one tensor, or a list); graphs with captured tensors or variables need
+    those passed as arguments too, in argument order.
+    """
+    return _TextFunction(_C._GraphFunction.from_text(text))
+
+
+class _TextFunction:
+    def __init__(self, graph):
+        self.graph = _GraphView(graph)
+        self._graph = graph
+
+    def __call__(self, *args):
+        results = self._graph.call([_as_tensor(a) for a in args])
+        return results[0] if len(results) == 1 else results

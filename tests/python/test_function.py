@@ -1,0 +1,306 @@
+"""@ember.function: tracing, the trace cache, captures, variables, errors and
+the graph executor, checked against the same code run eagerly."""
+
+import logging
+import threading
+
+import numpy as np
+import pytest
+
+import ember
+
+
+def _np(t):
+    return np.asarray(t.numpy())
+
+
+def test_function_matches_eager_and_returns_tensors(mode):
+    def f(x, y):
+        return ember.nn.relu(ember.matmul(x, y) + 1.0) * 2.0
+
+    g = ember.function(f)
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    y = np.random.default_rng(1).standard_normal((3, 5)).astype(np.float32)
+    got = g(ember.constant(x), ember.constant(y))
+    assert isinstance(got, ember.Tensor)
+    assert got.shape == (4, 5) and got.dtype == ember.float32
+    np.testing.assert_allclose(_np(got), _np(f(ember.constant(x), ember.constant(y))), rtol=1e-6)
+
+
+def test_numpy_inputs_and_nested_outputs(mode):
+    @ember.function
+    def f(x, scale):
+        return {"sum": ember.reduce_sum(x) * scale, "parts": (x + 1, [x * 2])}
+
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    out = f(x, 3.0)
+    assert set(out) == {"sum", "parts"}
+    np.testing.assert_allclose(_np(out["sum"]), 45.0)
+    np.testing.assert_allclose(_np(out["parts"][0]), x + 1)
+    np.testing.assert_allclose(_np(out["parts"][1][0]), x * 2)
+
+
+def test_trace_cache_key_dtypes_shapes_and_python_values():
+    calls = []
+
+    @ember.function
+    def f(x, n):
+        calls.append(n)  # plain Python runs only while tracing
+        return x * n
+
+    a = ember.constant(np.ones((2, 3), np.float32))
+    f(a, 2)
+    f(a, 2)
+    assert f.experimental_get_tracing_count() == 1
+    f(ember.constant(np.ones((2, 3), np.float32)), 2)  # same signature, new tensor: no retrace
+    assert f.experimental_get_tracing_count() == 1
+    f(a, 3)  # new Python value
+    f(ember.constant(np.ones((4, 3), np.float32)), 2)  # new shape
+    f(ember.constant(np.ones((2, 3), np.float64)), 2)  # new dtype
+    assert f.experimental_get_tracing_count() == 4
+    assert calls == [2, 3, 2, 2]
+    np.testing.assert_allclose(_np(f(a, 3)), 3 * np.ones((2, 3)))
+
+
+def test_retrace_warning_names_the_changed_argument(caplog):
+    @ember.function
+    def f(x):
+        return x + 1
+
+    with caplog.at_level(logging.WARNING, logger="ember.function"):
+        for n in range(1, 8):
+            f(ember.constant(np.ones((n, 784), np.float32)))
+    assert f.experimental_get_tracing_count() == 7
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 2  # traces 6 and 7
+    assert "argument x: shape (5, 784) -> (6, 784)" in messages[0]
+
+
+def test_input_signature_fixes_one_trace_with_unknown_dims(mode):
+    @ember.function(input_signature=[ember.TensorSpec(shape=[None, 4], dtype=ember.float32)])
+    def f(x):
+        return ember.reduce_sum(x, axis=1) + ember.cast(ember.shape(x)[0], ember.float32)
+
+    for rows in (1, 3, 8):
+        x = np.ones((rows, 4), np.float32)
+        got = f(ember.constant(x))
+        assert got.shape == (rows,)
+        np.testing.assert_allclose(_np(got), x.sum(axis=1) + rows)
+    assert f.experimental_get_tracing_count() == 1
+    concrete = f.get_concrete_function()
+    assert "[?, 4]" in concrete.graph.pretty()
+    with pytest.raises(ValueError, match="input_signature"):
+        f(ember.constant(np.ones((2, 5), np.float32)))
+
+
+def test_reduce_retracing_relaxes_shapes():
+    @ember.function(reduce_retracing=True)
+    def f(x):
+        return x * 2
+
+    for n in (2, 3, 4, 5, 6):
+        got = f(ember.constant(np.ones((n, 3), np.float32)))
+        assert got.shape == (n, 3)
+    # The first shape and the relaxed [None, 3] trace serve every call.
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_get_concrete_function_and_pretty_graph():
+    @ember.function
+    def f(x):
+        return ember.nn.relu(x) + 1
+
+    concrete = f.get_concrete_function(ember.TensorSpec([2, None], ember.float32))
+    text = concrete.graph.pretty()
+    assert "relu(%0)" in text and "float32[2, ?]" in text and "@cpu:0" in text
+    assert "test_function.py:" in text  # the traced location of each op
+    np.testing.assert_allclose(_np(concrete(ember.constant([[-1.0, 2.0], [3.0, -4.0]]))), [[1, 3], [4, 1]])
+
+
+def test_graph_text_round_trips():
+    @ember.function
+    def f(x, y):
+        return ember.matmul(x, y, transpose_b=True), ember.reduce_mean(x, axis=[0], keepdims=True) * 0.1
+
+    concrete = f.get_concrete_function(ember.TensorSpec([3, 4]), ember.TensorSpec([5, 4]))
+    text = concrete.graph.to_text()
+    again = ember.function_from_text(text)
+    assert again.graph.to_text() == text
+    x = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    y = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
+    captured = [t for kind, t in concrete._args if kind == "capture"]  # the Python scalar 0.1
+    a, b = again(ember.constant(x), ember.constant(y), *captured)
+    np.testing.assert_allclose(_np(a), x @ y.T, rtol=1e-5)
+    np.testing.assert_allclose(_np(b), x.mean(axis=0, keepdims=True) * 0.1, rtol=1e-5)
+
+
+def test_captured_tensor_becomes_an_input(mode):
+    w = ember.constant(np.full((3,), 2.0, np.float32))
+
+    @ember.function
+    def f(x):
+        return x * w
+
+    np.testing.assert_allclose(_np(f(ember.constant(np.ones(3, np.float32)))), [2, 2, 2])
+    kinds = [kind for kind, _ in f.get_concrete_function(ember.TensorSpec([3]))._args]
+    assert kinds == ["parameter", "capture"]
+
+
+def test_captured_variable_is_read_by_reference(mode):
+    v = ember.Variable(np.ones(3, np.float32))
+
+    @ember.function
+    def f(x):
+        return x + v
+
+    x = ember.constant(np.zeros(3, np.float32))
+    np.testing.assert_allclose(_np(f(x)), [1, 1, 1])
+    v.assign([5.0, 6.0, 7.0])
+    np.testing.assert_allclose(_np(f(x)), [5, 6, 7])
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_variable_updates_inside_a_function_in_program_order(mode):
+    v = ember.Variable(np.zeros(2, np.float32))
+
+    @ember.function
+    def step(x):
+        before = v.read_value()
+        v.assign_add(x)
+        middle = v.read_value()
+        v.assign(middle * 10.0)
+        return before, middle
+
+    before, middle = step(ember.constant([1.0, 2.0]))
+    np.testing.assert_allclose(_np(before), [0, 0])
+    np.testing.assert_allclose(_np(middle), [1, 2])
+    np.testing.assert_allclose(v.numpy(), [10, 20])
+    step(ember.constant([1.0, 1.0]))
+    np.testing.assert_allclose(v.numpy(), [110, 210])
+    assert step.experimental_get_tracing_count() == 1
+
+
+def test_nested_function_is_traced_inline(mode):
+    @ember.function
+    def inner(x):
+        return x * 3
+
+    @ember.function
+    def outer(x):
+        return inner(x) + inner(x + 1)
+
+    np.testing.assert_allclose(_np(outer(ember.constant([1.0]))), [9.0])
+    assert inner.experimental_get_tracing_count() == 0  # inlined into outer's graph
+
+
+def test_run_functions_eagerly():
+    seen = []
+
+    @ember.function
+    def f(x):
+        seen.append(type(x))
+        return x + 1
+
+    ember.config.run_functions_eagerly(True)
+    try:
+        np.testing.assert_allclose(_np(f(ember.constant([1.0]))), [2.0])
+        assert f.experimental_get_tracing_count() == 0
+    finally:
+        ember.config.run_functions_eagerly(False)
+
+
+def test_shape_errors_read_the_same_as_eager():
+    @ember.function
+    def f(x, y):
+        return ember.matmul(x, y)
+
+    a, b = ember.constant(np.ones((2, 3), np.float32)), ember.constant(np.ones((4, 5), np.float32))
+    with pytest.raises(ValueError) as eager:
+        ember.matmul(a, b)
+    with pytest.raises(ValueError) as traced:
+        f(a, b)
+    assert str(traced.value) == str(eager.value)
+    with pytest.raises(TypeError, match=r"^add: .*dtype bool"):
+        ember.function(lambda x: x + x)(ember.constant([True]))
+
+
+def test_symbolic_tensor_cannot_be_read_while_tracing():
+    @ember.function
+    def f(x):
+        return x.numpy()
+
+    with pytest.raises(ValueError, match="symbolic"):
+        f(ember.constant([1.0]))
+
+
+def test_kernel_error_names_op_and_traced_line_and_runtime_stays_usable(mode):
+    @ember.function
+    def f(x):
+        y = x * 2
+        return ember.debugging.check_numerics(ember.log(y), "bad log")  # the failing line
+
+    message = r"check_numerics \(traced at .*test_function.py:\d+\): bad log"
+    with pytest.raises(ValueError, match=message):
+        _np(f(ember.constant([-1.0])))  # sync mode raises at the call, async mode at the read
+    if ember.config.is_async():
+        with pytest.raises(ValueError, match=message):  # and sync() reports it once, as for eager ops
+            ember.sync()
+    np.testing.assert_allclose(_np(f(ember.constant([0.5]))), [0.0], atol=1e-7)
+
+
+def test_creating_a_variable_while_tracing_is_an_error():
+    @ember.function
+    def f(x):
+        return ember.Variable(x)
+
+    with pytest.raises(RuntimeError, match="cannot create a variable"):
+        f(ember.constant([1.0]))
+
+
+def test_two_threads_call_the_same_function():
+    @ember.function
+    def f(x):
+        for _ in range(5):
+            x = ember.tanh(x) + 0.5
+        return x
+
+    rng = np.random.default_rng(4)
+    inputs = [rng.standard_normal((16, 16)).astype(np.float32) for _ in range(8)]
+    expected = []
+    for x in inputs:
+        for _ in range(5):
+            x = np.tanh(x) + 0.5
+        expected.append(x)
+    results = [None] * len(inputs)
+
+    def work(i):
+        for _ in range(20):
+            results[i] = _np(f(ember.constant(inputs[i])))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got, want in zip(results, expected):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert f.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("shape", [(1000,), (300, 300)])
+def test_executor_long_chain_and_wide_graph(mode, shape):
+    @ember.function
+    def chain(x):
+        for _ in range(2000):
+            x = x + 1.0
+        return x
+
+    @ember.function
+    def wide(x):
+        branches = [ember.exp(x * (i / 100.0)) for i in range(200)]
+        return ember.add_n(branches)
+
+    x = np.zeros(shape, np.float32)
+    np.testing.assert_allclose(_np(chain(ember.constant(x))), x + 2000.0)
+    want = sum(np.exp(x * np.float32(i / 100.0)) for i in range(200))
+    np.testing.assert_allclose(_np(wide(ember.constant(x))), want, rtol=1e-5)
