@@ -1,7 +1,7 @@
 """Renders the C++ op tables (ops/*.gen.*) from the op data model."""
 from __future__ import annotations
 
-from codegen.model import DTYPES, ATTR_TYPES, Attr, Arg, Op, OpDefs, camel
+from codegen.model import ANY_DTYPE, DTYPES, ATTR_TYPES, Attr, Arg, Op, OpDefs, camel
 from codegen.render import render
 
 _CPP_FIELD_TYPES = {
@@ -72,6 +72,8 @@ def attr_value(attr: Attr) -> str:
 
 
 def _arg(op: Op, a: Arg) -> str:
+    if a.fixed_dtype == ANY_DTYPE:
+        return f'{{"{a.name}", kAnyDTypeVar, DType::kBool, /*is_list=*/true}}'
     type_var = op.type_var_index(a.type_var) if a.type_var is not None else -1
     fixed = dtype_enum(a.fixed_dtype) if a.type_var is None else "DType::kBool"
     if a.is_list:

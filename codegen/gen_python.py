@@ -43,6 +43,8 @@ def signature(op: Op, stub: bool = False) -> str:
 
 
 def _type_desc(op: Op, a: Arg) -> str:
+    if a.fixed_dtype == "any":
+        return "any dtypes"
     return f"dtype `{a.type_var}`" if a.type_var else f"dtype `{a.fixed_dtype}`"
 
 

@@ -83,6 +83,7 @@ class ShapeFnSpec:
 SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("unchanged", 1, None, extra_attrs=True),
     ShapeFnSpec("identity_n", 1, 1),
+    ShapeFnSpec("call_function", 1, 1, (AttrReq("function", "int", False),), num_outputs=None),
     ShapeFnSpec("broadcast_binary", 2, 2),
     ShapeFnSpec("broadcast_all", 1, None),
     ShapeFnSpec("add_n", 1, 1),
@@ -171,6 +172,10 @@ class TypeVar:
     bound_by_attr: Optional[str]  # name of a dtype attr
     int_promotion: Optional[str]  # a dtype
     loc: Loc
+
+
+# `list(any)`: a list whose tensors each keep their own dtype (call_function).
+ANY_DTYPE = "any"
 
 
 @dataclass(frozen=True)
@@ -497,6 +502,10 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
                 type_name = type_name[5:-1]
             if type_name in tv_names:
                 args.append(Arg(arg_name, type_name, None, f.loc(item_line), is_list))
+            elif type_name == ANY_DTYPE:
+                if not is_list:
+                    raise err(item_line, f"{key[:-1]} {arg_name!r}: 'any' is only allowed as list(any)")
+                args.append(Arg(arg_name, None, ANY_DTYPE, f.loc(item_line), is_list))
             elif type_name in DTYPES:
                 args.append(Arg(arg_name, None, type_name, f.loc(item_line), is_list))
             else:

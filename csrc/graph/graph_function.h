@@ -1,5 +1,5 @@
 // This file declares GraphFunction, a traced and optimized graph ready to
-// call, and CallGraphFunction, which runs it like one op.
+// call (through the call_function op, graph/call_function.cc).
 #pragma once
 
 #include <memory>
@@ -8,7 +8,6 @@
 
 #include "graph/executor.h"
 #include "graph/graph.h"
-#include "runtime/execute.h"
 
 namespace ember {
 
@@ -28,14 +27,5 @@ class GraphFunction {
   mutable Status init_status_;
   mutable std::unique_ptr<GraphExecutor> executor_;
 };
-
-// Calls `fn` on `inputs` (one per graph argument) as one asynchronous op:
-// output handles, with shapes known at once, go into `result`; the graph
-// runs on the first output's device executor (async mode) or is handed
-// back as result->inline_task (sync mode), like Execute. Argument dtypes
-// and shapes are checked here; kernel errors poison the outputs and name
-// the failing node's op and traced location.
-Status CallGraphFunction(std::shared_ptr<const GraphFunction> fn, std::vector<RefPtr<TensorHandle>> inputs,
-                         ExecuteResult* result);
 
 }  // namespace ember

@@ -63,7 +63,7 @@ Endpoint Tracer::EndpointOf(TensorHandle* handle) {
 
 Status Tracer::Record(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs,
                       const std::vector<int>& arg_starts, const AttrList& attrs, const DType* bindings,
-                      Device* device, std::vector<Shape> output_shapes,
+                      Device* device, std::vector<Shape> output_shapes, const std::vector<DType>& output_dtypes,
                       std::vector<RefPtr<TensorHandle>>* outputs) {
   Node node;
   node.op = &op;
@@ -72,8 +72,7 @@ Status Tracer::Record(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& 
   for (const auto& in : inputs) node.inputs.push_back(EndpointOf(in.get()));
   for (size_t a = 0; a + 1 < arg_starts.size(); ++a) node.list_sizes.push_back(arg_starts[a + 1] - arg_starts[a]);
   for (size_t i = 0; i < output_shapes.size(); ++i) {
-    const ArgDef& arg = op.outputs[std::min(i, op.outputs.size() - 1)];
-    node.outputs.push_back(ValueInfo{ArgDType(arg, bindings), std::move(output_shapes[i])});
+    node.outputs.push_back(ValueInfo{output_dtypes[i], std::move(output_shapes[i])});
   }
   node.device = device->name();
   node.location = location_;

@@ -48,7 +48,7 @@ class Tracer {
   // (already typed) inputs, and fills `outputs` with symbolic handles.
   Status Record(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs,
                 const std::vector<int>& arg_starts, const AttrList& attrs, const DType* bindings,
-                Device* device, std::vector<Shape> output_shapes,
+                Device* device, std::vector<Shape> output_shapes, const std::vector<DType>& output_dtypes,
                 std::vector<RefPtr<TensorHandle>>* outputs);
 
   // Marks the function's results; handles that are not this trace's

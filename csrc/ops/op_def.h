@@ -57,7 +57,16 @@ class ShapeContext {
     else (*outputs_)[i] = std::move(shape);
   }
   // For an op whose last output is a list: the total number of outputs.
-  void set_num_outputs(int n) { if (outputs_) outputs_->resize(n); }
+  void set_num_outputs(int n) {
+    if (outputs_) outputs_->resize(n);
+    if (output_dtypes_) output_dtypes_->resize(n);
+  }
+  // For outputs declared `list(any)`: their dtypes. Callers that need them
+  // pass a vector with set_output_dtypes before running the shape function.
+  void set_output_dtypes(std::vector<DType>* dtypes) { output_dtypes_ = dtypes; }
+  void set_output_dtype(int i, DType dtype) {
+    if (output_dtypes_) (*output_dtypes_)[i] = dtype;
+  }
 
  private:
   const OpDef& op_;
@@ -67,6 +76,7 @@ class ShapeContext {
   const AttrList& attrs_;
   Shape* fixed_outputs_ = nullptr;
   std::vector<Shape>* outputs_ = nullptr;
+  std::vector<DType>* output_dtypes_ = nullptr;
   const int* arg_starts_ = nullptr;
 };
 
@@ -81,9 +91,14 @@ struct TypeVarDef {
   int int_promotion = -1;  // if >= 0: a DType value; bool/integer inputs bind the variable to this dtype instead (TF's truediv: int / int -> float64)
 };
 
+// ArgDef::type_var of a `list(any)` argument (call_function's): each
+// tensor keeps its own dtype, and the shape function sets the dtype of
+// each such output (ShapeContext::set_output_dtype).
+inline constexpr int kAnyDTypeVar = -2;
+
 struct ArgDef {
   const char* name;
-  int type_var = -1;                // index into OpDef::type_vars, or -1
+  int type_var = -1;                // index into OpDef::type_vars, -1 (fixed) or kAnyDTypeVar
   DType fixed_dtype = DType::kBool;  // used when type_var == -1
   bool is_list = false;              // Note [List arguments]
 };

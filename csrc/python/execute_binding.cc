@@ -220,9 +220,11 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
     bindings_ptr = bindings.data();
     for (int i = 0; i < n; ++i) {
       if (handles[i]) continue;
-      DType want = ArgDType(op.inputs[flat.arg_of.empty() ? i : flat.arg_of[i]], bindings.data());
+      const ArgDef& arg = op.inputs[flat.arg_of.empty() ? i : flat.arg_of[i]];
+      DType want = arg.type_var == kAnyDTypeVar ? DType::kBool : ArgDType(arg, bindings.data());
       // Strong NumPy inputs keep their dtype here; Execute casts them.
-      const DType* target = infos[i].weak ? &want : nullptr;
+      // `list(any)` values keep their natural dtype.
+      const DType* target = infos[i].weak && arg.type_var != kAnyDTypeVar ? &want : nullptr;
       if (!ConvertValue(py_inputs[i], target, &handles[i])) return PrefixPythonError(op, arg_name(i));
     }
   }

@@ -5,7 +5,10 @@
 #include <frameobject.h>
 #include <pybind11/stl.h>
 
+#include "graph/function_library.h"
 #include "graph/graph_function.h"
+#include "ops/op_ids.gen.h"
+#include "runtime/execute.h"
 #include "graph/passes/passes.h"
 #include "graph/tracer.h"
 #include "python/convert.h"
@@ -78,7 +81,8 @@ class PyGraphFunction {
  public:
   PyGraphFunction(std::shared_ptr<const GraphFunction> fn, std::vector<Tracer::ArgSource> sources,
                   std::vector<RefPtr<TensorHandle>> captures)
-      : fn_(std::move(fn)), sources_(std::move(sources)), captures_(std::move(captures)) {}
+      : fn_(std::move(fn)), sources_(std::move(sources)), captures_(std::move(captures)),
+        id_(std::make_shared<Registration>(fn_)) {}
 
   // Ends a trace: marks the outputs, optimizes the graph once (Note [Graph
   // passes]; captured handles are its constants) and wraps it.
@@ -178,10 +182,15 @@ class PyGraphFunction {
     return handle;
   }
 
+  // One call_function op through Execute: the kernel cache holds the
+  // instantiated graph, shape functions give the output shapes at once.
   py::list Run(std::vector<RefPtr<TensorHandle>> inputs) const {
     ExecuteResult result;
-    Status s = CallGraphFunction(fn_, std::move(inputs), &result);
-    if (!s.ok()) Throw(s.WithPrefix("call_function: "));
+    const AttrList attrs{AttrValue(id_->id)};
+    const int num_inputs = static_cast<int>(inputs.size());
+    Status s = Execute(GetOpDef(OpId::kCallFunction), reinterpret_cast<TensorHandle* const*>(inputs.data()),
+                       num_inputs, attrs, nullptr, 0, &result, &num_inputs);
+    if (!s.ok()) Throw(s);
     if (result.inline_task) {
       {
         py::gil_scoped_release release;
@@ -197,11 +206,21 @@ class PyGraphFunction {
   }
 
   const Graph& graph() const { return fn_->graph(); }
+  int64_t id() const { return id_->id; }
 
  private:
+  // The function's entry in the function library, for as long as a Python
+  // object refers to it.
+  struct Registration {
+    explicit Registration(std::shared_ptr<const GraphFunction> fn) : id(RegisterGraphFunction(std::move(fn))) {}
+    ~Registration() { UnregisterGraphFunction(id); }
+    int64_t id;
+  };
+
   std::shared_ptr<const GraphFunction> fn_;
   std::vector<Tracer::ArgSource> sources_;
   std::vector<RefPtr<TensorHandle>> captures_;
+  std::shared_ptr<Registration> id_;
 };
 
 }  // namespace
@@ -280,6 +299,7 @@ void RegisterFunctionBindings(py::module_& m) {
       .def("outputs", &PyGraphFunction::Outputs)
       .def("call", &PyGraphFunction::Call)
       .def("call_flat", &PyGraphFunction::CallFlat)
+      .def_property_readonly("function_id", &PyGraphFunction::id)
       .def("pretty", [](const PyGraphFunction& f) { return f.graph().Pretty(); })
       .def("to_text", [](const PyGraphFunction& f) { return f.graph().ToText(); })
       .def("num_nodes", [](const PyGraphFunction& f) { return f.graph().num_nodes(); })

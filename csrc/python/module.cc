@@ -40,7 +40,10 @@ py::dict OpInfo(const OpDef& op) {
   auto args = [&op](const std::vector<ArgDef>& defs) {
     py::list out;
     for (const ArgDef& a : defs) {
-      out.append(py::make_tuple(a.name, a.type_var >= 0 ? op.type_vars[a.type_var].name : DTypeName(a.fixed_dtype)));
+      const char* type = a.type_var >= 0 ? op.type_vars[a.type_var].name
+                         : a.type_var == kAnyDTypeVar ? "any"
+                                                      : DTypeName(a.fixed_dtype);
+      out.append(py::make_tuple(a.name, type));
     }
     return out;
   };

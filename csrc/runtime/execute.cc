@@ -75,7 +75,11 @@ Status CastInputs(const OpDef& op, TensorHandle* const* inputs, int num_inputs, 
                   const DType* bindings, std::vector<RefPtr<TensorHandle>>* cast_inputs) {
   for (int i = 0; i < num_inputs; ++i) {
     const ArgDef& arg = InputArg(op, arg_starts, i);
-    DType want = ArgDType(arg, bindings);
+    if (arg.type_var == kAnyDTypeVar) {  // list(any): each tensor keeps its dtype
+      cast_inputs->push_back(RefPtr<TensorHandle>::Share(inputs[i]));
+      continue;
+    }
+    const DType want = ArgDType(arg, bindings);
     if (inputs[i]->dtype() == want) {
       cast_inputs->push_back(RefPtr<TensorHandle>::Share(inputs[i]));
       continue;
@@ -94,8 +98,9 @@ Status CastInputs(const OpDef& op, TensorHandle* const* inputs, int num_inputs, 
   return Status::OK();
 }
 
-Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs,
-                   const int* arg_starts, const AttrList& attrs, std::vector<Shape>* output_shapes) {
+Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs, const int* arg_starts,
+                   const AttrList& attrs, const DType* bindings, std::vector<Shape>* output_shapes,
+                   std::vector<DType>* output_dtypes) {
   // Most ops have few inputs: keep their metadata on the stack.
   constexpr size_t kInline = 4;
   const size_t n = inputs.size();
@@ -116,10 +121,18 @@ Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inp
     dtypes[i] = inputs[i]->dtype();
   }
   output_shapes->resize(op.outputs.size());
+  output_dtypes->resize(op.outputs.size());
   ShapeContext ctx(op, shapes, dtypes, static_cast<int>(n), attrs, output_shapes, arg_starts);
+  ctx.set_output_dtypes(output_dtypes);
   EMBER_RETURN_IF_ERROR(op.shape_fn(ctx));
   if (!op.has_list_output() && output_shapes->size() != op.outputs.size()) {
     return Internal("shape function changed the number of outputs");
+  }
+  output_dtypes->resize(output_shapes->size());
+  for (size_t i = 0; i < output_shapes->size(); ++i) {
+    // Outputs past the declared ones belong to the trailing list output.
+    const ArgDef& arg = op.outputs[std::min(i, op.outputs.size() - 1)];
+    if (arg.type_var != kAnyDTypeVar) (*output_dtypes)[i] = ArgDType(arg, bindings);
   }
   return Status::OK();
 }
@@ -147,7 +160,8 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   EMBER_RETURN_IF_ERROR(CastInputs(op, inputs, num_inputs, arg_starts, bindings, &typed_inputs));
 
   std::vector<Shape> output_shapes;
-  s = InferShapes(op, typed_inputs, arg_starts, attrs, &output_shapes);
+  std::vector<DType> output_dtypes;
+  s = InferShapes(op, typed_inputs, arg_starts, attrs, bindings, &output_shapes, &output_dtypes);
   if (!s.ok()) return Prefixed(op, s);
 
   const uint64_t type_key = PackTypeKey(bindings, static_cast<int>(op.type_vars.size()));
@@ -171,16 +185,13 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   // a kernel launch (Note [Tracing]).
   if (Tracer* tracer = CurrentTracer()) {
     return tracer->Record(op, typed_inputs, layout, attrs, bindings, device, std::move(output_shapes),
-                          &result->outputs);
+                          output_dtypes, &result->outputs);
   }
 
   result->outputs.clear();
   result->outputs.reserve(output_shapes.size());
   for (size_t i = 0; i < output_shapes.size(); ++i) {
-    // Outputs past the declared ones belong to the trailing list output.
-    const ArgDef& arg = op.outputs[std::min(i, op.outputs.size() - 1)];
-    result->outputs.push_back(
-        TensorHandle::CreatePending(ArgDType(arg, bindings), std::move(output_shapes[i]), device));
+    result->outputs.push_back(TensorHandle::CreatePending(output_dtypes[i], std::move(output_shapes[i]), device));
   }
 
   const bool async = Context::Global().async();

@@ -28,6 +28,8 @@ Status BindTypeVars(const OpDef& op, const InputTypeInfo* inputs, const int* arg
                     const AttrList& attrs, DType* bindings);
 
 // The dtype input/output `arg` has under `bindings`.
+// The dtype of a typed or fixed argument; `list(any)` arguments have none
+// (callers check type_var == kAnyDTypeVar first).
 inline DType ArgDType(const ArgDef& arg, const DType* bindings) {
   return arg.type_var >= 0 ? bindings[arg.type_var] : arg.fixed_dtype;
 }

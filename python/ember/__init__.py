@@ -37,6 +37,7 @@ _install_tensor_methods(Variable)
 from ember import debugging, linalg, math, nn  # noqa: E402
 from ember import random  # noqa: E402
 from ember import bitwise  # noqa: E402
+from ember._generated import raw_ops  # noqa: E402 - ops by their op_defs names (call_function)
 from ember.linalg import norm, tensordot  # noqa: E402,F811 - TF-style argument handling
 from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inputs)
 

@@ -71,6 +71,8 @@ class OpInfo:
     @property
     def dtypes(self):
         type_vars = self.info["type_vars"]
+        if not type_vars:  # list(any) ops (call_function): the record names its dtypes
+            return tuple(self.extra_dtypes)
         var = self.type_var or next(iter(type_vars))
         return tuple(type_vars[var]) + tuple(self.extra_dtypes)
 

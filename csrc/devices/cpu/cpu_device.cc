@@ -53,6 +53,7 @@ void InitCpuDevice() {
     RegisterCpuNnKernels(registry);
     RegisterCpuRandomKernels(registry);
     RegisterCpuListKernels(registry);
+    RegisterCpuFunctionKernels(registry);
     RegisterCpuEinsumKernels(registry);
     return true;
   }();

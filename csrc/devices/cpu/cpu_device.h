@@ -49,6 +49,7 @@ void RegisterCpuDebuggingKernels(KernelRegistry& registry);
 void RegisterCpuNnKernels(KernelRegistry& registry);
 void RegisterCpuRandomKernels(KernelRegistry& registry);
 void RegisterCpuListKernels(KernelRegistry& registry);
+void RegisterCpuFunctionKernels(KernelRegistry& registry);  // graph/call_function.cc
 void RegisterCpuEinsumKernels(KernelRegistry& registry);
 
 }  // namespace ember

@@ -1,0 +1,143 @@
+// This file implements the call_function op: the function library, its
+// shape function and its kernel, the instantiated graph (docs/functions.md).
+#include <mutex>
+#include <unordered_map>
+
+#include "core/device.h"
+#include "graph/function_library.h"
+#include "ops/op_kernel.h"
+#include "ops/shape_fns/shape_fns.h"
+
+namespace ember {
+namespace {
+
+struct Library {
+  std::mutex mu;
+  int64_t next_id = 1;
+  std::unordered_map<int64_t, std::shared_ptr<const GraphFunction>> functions;
+};
+
+Library& GetLibrary() {
+  static Library* library = new Library();  // leaked: kernels may outlive static destruction
+  return *library;
+}
+
+Status FindForCall(int64_t id, std::shared_ptr<const GraphFunction>* fn) {
+  *fn = FindGraphFunction(id);
+  if (*fn == nullptr) return InvalidArgument("no function with id " + std::to_string(id));
+  return Status::OK();
+}
+
+bool HasTracedShapes(const Graph& g, const std::vector<Tensor>& args) {
+  for (const Node& node : g.nodes()) {
+    if (node.is_arg() && !(node.outputs[0].shape == args[node.arg_index].shape())) return false;
+  }
+  return true;
+}
+
+// The kernel of one function: its executor, instantiated once per kernel
+// cache entry (that is, once per function and device).
+class CallFunctionKernel final : public OpKernel {
+ public:
+  explicit CallFunctionKernel(const KernelInit& init) {
+    status_ = FindForCall(init.attrs[0].as_int(), &fn_);
+    if (status_.ok()) status_ = fn_->GetExecutor(&executor_);
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(status_);
+    std::vector<Tensor> args;
+    args.reserve(ctx.num_inputs());
+    for (int i = 0; i < ctx.num_inputs(); ++i) args.push_back(ctx.input(i));
+    std::vector<Tensor> results;
+    EMBER_RETURN_IF_ERROR(executor_->Run(args, &results, HasTracedShapes(fn_->graph(), args)));
+    for (size_t i = 0; i < results.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(results[i]));
+    return Status::OK();
+  }
+
+ private:
+  Status status_;
+  std::shared_ptr<const GraphFunction> fn_;
+  const GraphExecutor* executor_ = nullptr;
+};
+
+}  // namespace
+
+int64_t RegisterGraphFunction(std::shared_ptr<const GraphFunction> fn) {
+  Library& lib = GetLibrary();
+  std::lock_guard<std::mutex> lock(lib.mu);
+  const int64_t id = lib.next_id++;
+  lib.functions[id] = std::move(fn);
+  return id;
+}
+
+std::shared_ptr<const GraphFunction> FindGraphFunction(int64_t id) {
+  Library& lib = GetLibrary();
+  std::lock_guard<std::mutex> lock(lib.mu);
+  auto it = lib.functions.find(id);
+  return it == lib.functions.end() ? nullptr : it->second;
+}
+
+void UnregisterGraphFunction(int64_t id) {
+  Library& lib = GetLibrary();
+  std::lock_guard<std::mutex> lock(lib.mu);
+  lib.functions.erase(id);
+}
+
+namespace shape_fns {
+
+// The argument dtypes and shapes must fit the traced ones (unknown dims
+// match anything); outputs keep their traced shapes when the arguments
+// have the traced shapes, else come from the graph's shape functions.
+Status CallFunction(ShapeContext& ctx) {
+  std::shared_ptr<const GraphFunction> fn;
+  EMBER_RETURN_IF_ERROR(FindForCall(ctx.attr(0).as_int(), &fn));
+  const Graph& g = fn->graph();
+  if (ctx.num_inputs() != g.num_args()) {
+    return InvalidArgument("function expects " + std::to_string(g.num_args()) + " arguments, got " +
+                           std::to_string(ctx.num_inputs()));
+  }
+  std::vector<Shape> arg_shapes(g.num_args());
+  bool traced = true;
+  for (const Node& node : g.nodes()) {
+    if (!node.is_arg()) continue;
+    const int i = node.arg_index;
+    const ValueInfo& want = node.outputs[0];
+    const std::string arg = "argument " + std::to_string(i);
+    if (ctx.input_dtype(i) != want.dtype) {
+      return TypeError(arg + " must be " + DTypeName(want.dtype) + ", got dtype " + DTypeName(ctx.input_dtype(i)));
+    }
+    const Shape& have = ctx.input_shape(i);
+    bool fits = have.rank() == want.shape.rank();
+    for (int d = 0; fits && d < have.rank(); ++d) {
+      fits = want.shape.dim(d) == Shape::kUnknownDim || have.dim(d) == Shape::kUnknownDim ||
+             want.shape.dim(d) == have.dim(d);
+    }
+    if (!fits) return InvalidArgument(arg + " must have shape " + want.shape.ToString() + ", got " + have.ToString());
+    arg_shapes[i] = have;
+    traced = traced && have == want.shape;
+  }
+  std::vector<Shape> out_shapes;
+  if (traced) {
+    for (const Endpoint& e : g.outputs()) out_shapes.push_back(g.info(e).shape);
+  } else {
+    EMBER_RETURN_IF_ERROR(InferGraphShapes(g, arg_shapes, &out_shapes));
+  }
+  ctx.set_num_outputs(static_cast<int>(out_shapes.size()));
+  for (size_t i = 0; i < out_shapes.size(); ++i) {
+    ctx.set_output_shape(static_cast<int>(i), std::move(out_shapes[i]));
+    ctx.set_output_dtype(static_cast<int>(i), g.info(g.outputs()[i]).dtype);
+  }
+  return Status::OK();
+}
+
+}  // namespace shape_fns
+
+// Declared in devices/cpu/cpu_device.h: the graph runs from the CPU
+// device's executor (its nodes run on their own devices' kernels).
+void RegisterCpuFunctionKernels(KernelRegistry& registry);
+void RegisterCpuFunctionKernels(KernelRegistry& registry) {
+  registry.Register("call_function", kCpuDeviceType, {}, &MakeKernel<CallFunctionKernel>);
+}
+
+}  // namespace ember
