@@ -84,6 +84,11 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("unchanged", 1, None, extra_attrs=True),
     ShapeFnSpec("identity_n", 1, 1),
     ShapeFnSpec("call_function", 1, 1, (AttrReq("function", "int", False),), num_outputs=None),
+    ShapeFnSpec("cond", 2, 2, (AttrReq("then_function", "int", False), AttrReq("else_function", "int", False),
+                               AttrReq("num_then_args", "int", False)), num_outputs=None),
+    ShapeFnSpec("while_loop", 1, 1, (AttrReq("cond_function", "int", False), AttrReq("body_function", "int", False),
+                                     AttrReq("num_loop_vars", "int", False), AttrReq("num_cond_args", "int", False)),
+                extra_attrs=True, num_outputs=None),
     ShapeFnSpec("broadcast_binary", 2, 2),
     ShapeFnSpec("broadcast_all", 1, None),
     ShapeFnSpec("add_n", 1, 1),
@@ -607,7 +612,10 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
 
     output_is_view = m.get("output_is_view", False)
     f.expect(output_is_view, bool, m.key_lines.get("output_is_view", m.line), f"{what}: 'output_is_view'")
-    if output_is_view and (not inputs or inputs[0].type_name != outputs[0].type_name):
+    # list(any) outputs (call_function, cond, while_loop) are whatever the
+    # kernel's graph computed, so they are set by the kernel too.
+    if output_is_view and outputs[0].fixed_dtype != ANY_DTYPE and (
+            not inputs or inputs[0].type_name != outputs[0].type_name):
         raise err("output_is_view", "output_is_view needs input 0 and output 0 of the same type")
 
     # Python signature.

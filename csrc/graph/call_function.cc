@@ -22,12 +22,6 @@ Library& GetLibrary() {
   return *library;
 }
 
-Status FindForCall(int64_t id, std::shared_ptr<const GraphFunction>* fn) {
-  *fn = FindGraphFunction(id);
-  if (*fn == nullptr) return InvalidArgument("no function with id " + std::to_string(id));
-  return Status::OK();
-}
-
 bool HasTracedShapes(const Graph& g, const std::vector<Tensor>& args) {
   for (const Node& node : g.nodes()) {
     if (node.is_arg() && !(node.outputs[0].shape == args[node.arg_index].shape())) return false;
@@ -40,8 +34,7 @@ bool HasTracedShapes(const Graph& g, const std::vector<Tensor>& args) {
 class CallFunctionKernel final : public OpKernel {
  public:
   explicit CallFunctionKernel(const KernelInit& init) {
-    status_ = FindForCall(init.attrs[0].as_int(), &fn_);
-    if (status_.ok()) status_ = fn_->GetExecutor(&executor_);
+    status_ = FindFunctionForCall(init.attrs[0].as_int(), &fn_);
   }
 
   Status Compute(KernelContext& ctx) const override {
@@ -50,7 +43,7 @@ class CallFunctionKernel final : public OpKernel {
     args.reserve(ctx.num_inputs());
     for (int i = 0; i < ctx.num_inputs(); ++i) args.push_back(ctx.input(i));
     std::vector<Tensor> results;
-    EMBER_RETURN_IF_ERROR(executor_->Run(args, &results, HasTracedShapes(fn_->graph(), args)));
+    EMBER_RETURN_IF_ERROR(RunGraphFunction(*fn_, args, &results));
     for (size_t i = 0; i < results.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(results[i]));
     return Status::OK();
   }
@@ -58,7 +51,6 @@ class CallFunctionKernel final : public OpKernel {
  private:
   Status status_;
   std::shared_ptr<const GraphFunction> fn_;
-  const GraphExecutor* executor_ = nullptr;
 };
 
 }  // namespace
@@ -78,24 +70,36 @@ std::shared_ptr<const GraphFunction> FindGraphFunction(int64_t id) {
   return it == lib.functions.end() ? nullptr : it->second;
 }
 
+std::vector<int> InputRange(int first, int last) {
+  std::vector<int> indices;
+  for (int i = first; i < last; ++i) indices.push_back(i);
+  return indices;
+}
+
+Status FindFunctionForCall(int64_t id, std::shared_ptr<const GraphFunction>* fn) {
+  *fn = FindGraphFunction(id);
+  if (*fn == nullptr) return InvalidArgument("no function with id " + std::to_string(id));
+  return Status::OK();
+}
+
+Status RunGraphFunction(const GraphFunction& fn, const std::vector<Tensor>& args, std::vector<Tensor>* results) {
+  const GraphExecutor* executor = nullptr;
+  EMBER_RETURN_IF_ERROR(fn.GetExecutor(&executor));
+  return executor->Run(args, results, HasTracedShapes(fn.graph(), args));
+}
+
 void UnregisterGraphFunction(int64_t id) {
   Library& lib = GetLibrary();
   std::lock_guard<std::mutex> lock(lib.mu);
   lib.functions.erase(id);
 }
 
-namespace shape_fns {
-
-// The argument dtypes and shapes must fit the traced ones (unknown dims
-// match anything); outputs keep their traced shapes when the arguments
-// have the traced shapes, else come from the graph's shape functions.
-Status CallFunction(ShapeContext& ctx) {
-  std::shared_ptr<const GraphFunction> fn;
-  EMBER_RETURN_IF_ERROR(FindForCall(ctx.attr(0).as_int(), &fn));
-  const Graph& g = fn->graph();
-  if (ctx.num_inputs() != g.num_args()) {
+Status InferCallShapes(const Graph& g, const ShapeContext& ctx, const std::vector<int>& inputs,
+                       std::vector<Shape>* out) {
+  const int num = static_cast<int>(inputs.size());
+  if (num != g.num_args()) {
     return InvalidArgument("function expects " + std::to_string(g.num_args()) + " arguments, got " +
-                           std::to_string(ctx.num_inputs()));
+                           std::to_string(num));
   }
   std::vector<Shape> arg_shapes(g.num_args());
   bool traced = true;
@@ -104,10 +108,11 @@ Status CallFunction(ShapeContext& ctx) {
     const int i = node.arg_index;
     const ValueInfo& want = node.outputs[0];
     const std::string arg = "argument " + std::to_string(i);
-    if (ctx.input_dtype(i) != want.dtype) {
-      return TypeError(arg + " must be " + DTypeName(want.dtype) + ", got dtype " + DTypeName(ctx.input_dtype(i)));
+    const DType dtype = ctx.input_dtype(inputs[i]);
+    if (dtype != want.dtype) {
+      return TypeError(arg + " must be " + DTypeName(want.dtype) + ", got dtype " + DTypeName(dtype));
     }
-    const Shape& have = ctx.input_shape(i);
+    const Shape& have = ctx.input_shape(inputs[i]);
     bool fits = have.rank() == want.shape.rank();
     for (int d = 0; fits && d < have.rank(); ++d) {
       fits = want.shape.dim(d) == Shape::kUnknownDim || have.dim(d) == Shape::kUnknownDim ||
@@ -117,12 +122,23 @@ Status CallFunction(ShapeContext& ctx) {
     arg_shapes[i] = have;
     traced = traced && have == want.shape;
   }
+  out->clear();
+  if (!traced) return InferGraphShapes(g, arg_shapes, out);
+  for (const Endpoint& e : g.outputs()) out->push_back(g.info(e).shape);
+  return Status::OK();
+}
+
+namespace shape_fns {
+
+// The argument dtypes and shapes must fit the traced ones (unknown dims
+// match anything); outputs keep their traced shapes when the arguments
+// have the traced shapes, else come from the graph's shape functions.
+Status CallFunction(ShapeContext& ctx) {
+  std::shared_ptr<const GraphFunction> fn;
+  EMBER_RETURN_IF_ERROR(FindFunctionForCall(ctx.attr(0).as_int(), &fn));
+  const Graph& g = fn->graph();
   std::vector<Shape> out_shapes;
-  if (traced) {
-    for (const Endpoint& e : g.outputs()) out_shapes.push_back(g.info(e).shape);
-  } else {
-    EMBER_RETURN_IF_ERROR(InferGraphShapes(g, arg_shapes, &out_shapes));
-  }
+  EMBER_RETURN_IF_ERROR(InferCallShapes(g, ctx, InputRange(0, ctx.num_inputs()), &out_shapes));
   ctx.set_num_outputs(static_cast<int>(out_shapes.size()));
   for (size_t i = 0; i < out_shapes.size(); ++i) {
     ctx.set_output_shape(static_cast<int>(i), std::move(out_shapes[i]));

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "graph/graph_function.h"
 
@@ -14,5 +15,18 @@ namespace ember {
 int64_t RegisterGraphFunction(std::shared_ptr<const GraphFunction> fn);
 std::shared_ptr<const GraphFunction> FindGraphFunction(int64_t id);
 void UnregisterGraphFunction(int64_t id);
+
+// FindGraphFunction, or InvalidArgument naming the missing id.
+Status FindFunctionForCall(int64_t id, std::shared_ptr<const GraphFunction>* fn);
+
+// Checks the inputs of `ctx` at `inputs` (dtypes, and shapes up to unknown
+// dims) against g's arguments; gives g's output shapes for them.
+Status InferCallShapes(const Graph& g, const ShapeContext& ctx, const std::vector<int>& inputs,
+                       std::vector<Shape>* out);
+// The indices [first, last).
+std::vector<int> InputRange(int first, int last);
+
+// Runs `fn` on `args` (one per graph argument) with its executor.
+Status RunGraphFunction(const GraphFunction& fn, const std::vector<Tensor>& args, std::vector<Tensor>* results);
 
 }  // namespace ember

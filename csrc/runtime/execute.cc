@@ -188,6 +188,15 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
                           output_dtypes, &result->outputs);
   }
 
+  // An eager handle's shape is fixed when it is created; only graph values
+  // may have dims known just at run time (a while_loop shape invariant).
+  for (size_t i = 0; i < output_shapes.size(); ++i) {
+    if (!output_shapes[i].IsFullyKnown()) {
+      return Prefixed(op, Unimplemented("output " + std::to_string(i) + " has shape " + output_shapes[i].ToString() +
+                                        ", known only at run time; a function may not return such a value yet"));
+    }
+  }
+
   result->outputs.clear();
   result->outputs.reserve(output_shapes.size());
   for (size_t i = 0; i < output_shapes.size(); ++i) {

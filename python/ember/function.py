@@ -239,6 +239,11 @@ class _Trace:
         self.tracer = _C._Tracer()
         self.variables = {}  # id(var) -> [var, symbolic argument, current symbolic value]
         self.variable_order = []  # vars in the order they became graph arguments
+        self.subgraphs = []  # cond / while_loop graphs the traced graph refers to by id
+
+    def keep_alive(self, *graphs):
+        """Keeps graphs registered (their ids are attrs of this trace's nodes)."""
+        self.subgraphs.extend(graphs)
 
     def read_variable(self, var):
         entry = self.variables.get(id(var))
@@ -251,6 +256,41 @@ class _Trace:
     def write_variable(self, var, value):
         self.read_variable(var)
         self.variables[id(var)][2] = value
+
+
+def trace_subgraph(fn, specs, what):
+    """Traces fn(*parameters) (parameters from specs) into a graph inside the
+    current trace: the body of a cond branch or a while_loop.
+
+    Returns (graph, structured outputs, inputs): inputs are the outer
+    trace's tensors for the graph's other arguments, in order (captured
+    tensors, and the values of the variables the body reads).
+    """
+    outer = current_trace()
+    sub = _Trace()
+    device = _C._current_device_scope() or "cpu:0"
+    params = [sub.tracer.parameter(spec.dtype.name, list(spec.shape), device) for spec in specs]
+    _state.trace = sub
+    sub.tracer.enter()
+    try:
+        outputs = fn(*params)
+        structure, flat = _flatten_outputs(outputs)
+    finally:
+        sub.tracer.exit()
+        _state.trace = outer
+    if any(entry[2] is not entry[1] for entry in sub.variables.values()):
+        raise NotImplementedError(f"{what}: assigning a variable inside cond or while_loop is not supported yet; "
+                                  "return the new value and assign it after the control flow")
+    graph = sub.tracer.finish(flat)
+    inputs, v = [], 0
+    for kind, captured in graph.args():
+        if kind == "capture":
+            inputs.append(captured)
+        elif kind == "variable":
+            inputs.append(outer.read_variable(sub.variable_order[v]))
+            v += 1
+    outer.keep_alive(*sub.subgraphs)
+    return graph, structure, inputs
 
 
 def _device_of(value):
@@ -267,7 +307,8 @@ class ConcreteFunction:
     ``ember.function_from_text`` reads back.
     """
 
-    def __init__(self, graph, structured_outputs, variables, updated_variables, specs, name):
+    def __init__(self, graph, structured_outputs, variables, updated_variables, specs, name, subgraphs=()):
+        self._subgraphs = list(subgraphs)  # keeps cond / while_loop graphs registered
         self.graph = _GraphView(graph)
         self._graph = graph
         self._args = graph.args()
@@ -511,7 +552,7 @@ class Function:
         updated = [entry[0] for entry in trace.variables.values() if entry[2] is not entry[1]]
         flat = flat + [trace.variables[id(v)][2] for v in updated]
         graph = trace.tracer.finish(flat)
-        return ConcreteFunction(graph, structure, trace.variable_order, updated, specs, self._name)
+        return ConcreteFunction(graph, structure, trace.variable_order, updated, specs, self._name, trace.subgraphs)
 
 
 def _spec_example(spec):

@@ -1,5 +1,6 @@
-"""op_db entry for call_function (op_defs/function.yaml): a traced function
-run through the op, per dtype, against NumPy; bad arguments raise at the call."""
+"""op_db entries for the graph ops of op_defs/function.yaml (call_function,
+cond, while_loop): traced graphs run through the raw ops, per dtype, against
+NumPy; bad arguments raise at the call."""
 
 import numpy as np
 
@@ -45,4 +46,85 @@ def entries(ember):
         yield ErrorInput("unknown_function", ([np.ones((2, 3), f32)] * 2,), {"function": 10**9}, ValueError,
                          r"^call_function: no function with id")
 
-    return [OpInfo("call_function", op, ref, samples, errors, extra_dtypes=DTYPES)]
+    return [OpInfo("call_function", op, ref, samples, errors, extra_dtypes=DTYPES),
+            _cond_entry(ember), _while_entry(ember)]
+
+
+def _graph(ember, fn, dtype):
+    """A concrete function of one [?]-shaped argument: (its function id, its captured tensors)."""
+    concrete = ember.function(fn).get_concrete_function(ember.TensorSpec([None], dtype))
+    _KEEP.append(concrete)  # keeps the id registered
+    return concrete._graph.function_id, [t for kind, t in concrete._args if kind == "capture"]
+
+
+_KEEP = []
+CONTROL_DTYPES = ("float32", "float64", "int32", "bfloat16")
+
+
+def _cond_entry(ember):
+    graphs = {}
+
+    def op(pred, args, num_then_args=None):
+        dtype = args[0].dtype.name
+        if dtype not in graphs:
+            graphs[dtype] = (_graph(ember, lambda x: x * 2, dtype), _graph(ember, lambda x: x - 1, dtype))
+        (then_id, then_caps), (else_id, else_caps) = graphs[dtype]
+        n = 1 + len(then_caps) if num_then_args is None else num_then_args
+        return ember.raw_ops.cond(pred, [args[0]] + then_caps + [args[0]] + else_caps, then_id, else_id, n)
+
+    def ref(pred, args, num_then_args=None):
+        x = args[0]
+        return [(x * 2 if pred else x - 1).astype(x.dtype)]
+
+    def samples(dtype, rng):
+        # pred is a Python bool (a weak scalar): test_ops' donation case needs a float argument 0.
+        for pred in (True, False):
+            yield Sample(f"vector_{pred}", (pred, [make(rng, (5,), dtype)]))
+            yield Sample(f"empty_{pred}", (pred, [make(rng, (0,), dtype)]))
+        yield Sample("large", (True, [make(rng, (LARGE,), dtype)]))
+
+    def errors():
+        x = [np.ones(3, np.float32)]
+        yield ErrorInput("pred_not_scalar", (np.array([True, False]), x), {}, ValueError,
+                         r"^cond: pred must be a scalar")
+        yield ErrorInput("pred_not_bool", (np.float32(1), x), {}, TypeError, r"^cond: .*pred")
+        yield ErrorInput("bad_split", (True, x), {"num_then_args": 7}, ValueError, r"^cond: num_then_args")
+
+    return OpInfo("cond", op, ref, samples, errors, extra_dtypes=CONTROL_DTYPES)
+
+
+def _while_entry(ember):
+    graphs = {}
+
+    def op(args, maximum_iterations=-1):
+        dtype = args[0].dtype.name
+        if dtype not in graphs:
+            graphs[dtype] = (_graph(ember, lambda v: ember.reduce_max(v) < 50, dtype),
+                             _graph(ember, lambda v: v * 2 + 1, dtype))
+        (cond_id, cond_caps), (body_id, body_caps) = graphs[dtype]
+        return ember.raw_ops.while_loop(list(args) + cond_caps + body_caps, cond_id, body_id, len(args),
+                                        len(cond_caps), maximum_iterations)
+
+    def ref(args, maximum_iterations=-1):
+        v = args[0].astype(np.float64)
+        n = 0
+        # reduce_max of nothing is the lowest value, which is < 50.
+        while (maximum_iterations < 0 or n < maximum_iterations) and (v.max() if v.size else -np.inf) < 50:
+            v, n = v * 2 + 1, n + 1
+        return [v.astype(args[0].dtype)]
+
+    def samples(dtype, rng):
+        small = lambda *shape: rng.integers(0, 4, shape).astype(dtype)  # noqa: E731
+        yield Sample("vector", ([small(4)],))
+        yield Sample("capped", ([small(3)],), {"maximum_iterations": 2})
+        yield Sample("no_iteration", ([np.full(2, 60, dtype)],))
+        yield Sample("empty_capped", ([small(0)],), {"maximum_iterations": 3})
+        yield Sample("large", ([small(LARGE)],))
+
+    def errors():
+        yield ErrorInput("wrong_dtype", ([np.ones(3, np.float32), np.ones(3, np.float32)],), {}, ValueError,
+                         r"^while_loop: argument counts")
+        yield ErrorInput("rank_mismatch", ([np.ones((2, 2), np.float32)],), {}, ValueError,
+                         r"^while_loop: loop variable 0 is float32\[2, 2\]")
+
+    return OpInfo("while_loop", op, ref, samples, errors, extra_dtypes=CONTROL_DTYPES)

@@ -76,6 +76,19 @@ def test_matches_reference(mode, op_name, dtype, index):
     _check(info, sample, result, expected)
 
 
+@pytest.mark.parametrize("op_name, dtype, index", SAMPLE_CASES)
+def test_matches_reference_inside_a_function(op_name, dtype, index):
+    # The same sample traced by @ember.function and run as a graph: tracing
+    # goes through the same bindings, so it must give the eager results.
+    info = OP_DB[op_name]
+    sample = samples_for(info, dtype)[index]
+    expected = _expected(info, sample)
+    args = [_to_ember(a) for a in sample.args]
+    traced = ember.function(lambda *a: info.op(*a, **sample.kwargs))
+    _check(info, sample, traced(*args), expected)
+    assert traced.experimental_get_tracing_count() == 1
+
+
 def _temporary(array):
     """A tensor only the callee holds, computed by ops so its buffer may be donated."""
     return ember.negative(ember.negative(ember.constant(array)))

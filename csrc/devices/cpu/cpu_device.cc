@@ -54,6 +54,7 @@ void InitCpuDevice() {
     RegisterCpuRandomKernels(registry);
     RegisterCpuListKernels(registry);
     RegisterCpuFunctionKernels(registry);
+    RegisterCpuControlFlowKernels(registry);
     RegisterCpuEinsumKernels(registry);
     return true;
   }();

@@ -50,6 +50,7 @@ void RegisterCpuNnKernels(KernelRegistry& registry);
 void RegisterCpuRandomKernels(KernelRegistry& registry);
 void RegisterCpuListKernels(KernelRegistry& registry);
 void RegisterCpuFunctionKernels(KernelRegistry& registry);  // graph/call_function.cc
+void RegisterCpuControlFlowKernels(KernelRegistry& registry);  // graph/control_flow.cc
 void RegisterCpuEinsumKernels(KernelRegistry& registry);
 
 }  // namespace ember

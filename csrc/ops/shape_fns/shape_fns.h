@@ -24,6 +24,10 @@ Status IdentityN(ShapeContext& ctx);
 // call_function: the outputs of the graph registered under attr 0, for
 // these argument shapes, with their dtypes (graph/call_function.cc).
 Status CallFunction(ShapeContext& ctx);
+// cond and while_loop: outputs from their branch / body graphs
+// (graph/control_flow.cc).
+Status Cond(ShapeContext& ctx);
+Status WhileLoop(ShapeContext& ctx);
 // add_n: one or more inputs of one shape (elementwise.cc).
 Status AddN(ShapeContext& ctx);
 

@@ -1,0 +1,181 @@
+// This file implements the cond and while_loop ops: shape functions and
+// kernels that run traced branch / body graphs (docs/functions.md).
+#include "core/device.h"
+#include "graph/function_library.h"
+#include "ops/op_kernel.h"
+#include "ops/shape_fns/shape_fns.h"
+
+namespace ember {
+namespace {
+
+// Attrs: then_function, else_function, num_then_args.
+class CondKernel final : public OpKernel {
+ public:
+  explicit CondKernel(const KernelInit& init) : num_then_args_(init.attrs[2].as_int()) {
+    status_ = FindFunctionForCall(init.attrs[0].as_int(), &then_);
+    if (status_.ok()) status_ = FindFunctionForCall(init.attrs[1].as_int(), &else_);
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(status_);
+    const bool pred = *ctx.input(0).data<bool>();
+    std::vector<Tensor> args;
+    const int first = pred ? 1 : 1 + static_cast<int>(num_then_args_);
+    const int last = pred ? 1 + static_cast<int>(num_then_args_) : ctx.num_inputs();
+    for (int i = first; i < last; ++i) args.push_back(ctx.input(i));
+    std::vector<Tensor> results;
+    EMBER_RETURN_IF_ERROR(RunGraphFunction(pred ? *then_ : *else_, args, &results));
+    for (size_t i = 0; i < results.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(results[i]));
+    return Status::OK();
+  }
+
+ private:
+  int64_t num_then_args_;
+  Status status_;
+  std::shared_ptr<const GraphFunction> then_, else_;
+};
+
+// True if `have` fits `want` (unknown dims in `want` match anything).
+bool Fits(const Shape& want, const Shape& have) {
+  if (want.rank() != have.rank()) return false;
+  for (int d = 0; d < want.rank(); ++d) {
+    if (want.dim(d) != Shape::kUnknownDim && want.dim(d) != have.dim(d)) return false;
+  }
+  return true;
+}
+
+// Attrs: cond_function, body_function, num_loop_vars, num_cond_args,
+// maximum_iterations.
+class WhileKernel final : public OpKernel {
+ public:
+  explicit WhileKernel(const KernelInit& init)
+      : num_vars_(init.attrs[2].as_int()), num_cond_args_(init.attrs[3].as_int()),
+        max_iterations_(init.attrs[4].as_int()) {
+    status_ = FindFunctionForCall(init.attrs[0].as_int(), &cond_);
+    if (status_.ok()) status_ = FindFunctionForCall(init.attrs[1].as_int(), &body_);
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(status_);
+    std::vector<Tensor> vars;
+    for (int i = 0; i < num_vars_; ++i) vars.push_back(ctx.input(i));
+    std::vector<Tensor> cond_args(vars), body_args(vars);
+    for (int i = num_vars_; i < num_vars_ + num_cond_args_; ++i) cond_args.push_back(ctx.input(i));
+    for (int i = num_vars_ + num_cond_args_; i < ctx.num_inputs(); ++i) body_args.push_back(ctx.input(i));
+    for (int64_t iteration = 0; max_iterations_ < 0 || iteration < max_iterations_; ++iteration) {
+      for (int i = 0; i < num_vars_; ++i) cond_args[i] = vars[i];
+      std::vector<Tensor> keep_going;
+      EMBER_RETURN_IF_ERROR(RunGraphFunction(*cond_, cond_args, &keep_going));
+      if (!*keep_going[0].data<bool>()) break;
+      for (int i = 0; i < num_vars_; ++i) body_args[i] = std::move(vars[i]);
+      EMBER_RETURN_IF_ERROR(RunGraphFunction(*body_, body_args, &vars));
+      for (int i = 0; i < num_vars_; ++i) {
+        // The body was traced for these shapes; its arguments say which dims may change.
+        const Shape& allowed = body_->graph().node(i).outputs[0].shape;
+        if (!Fits(allowed, vars[i].shape())) {
+          return InvalidArgument("loop variable " + std::to_string(i) + " has shape " + vars[i].shape().ToString() +
+                                 " after iteration " + std::to_string(iteration + 1) +
+                                 ", which its shape invariant " + allowed.ToString() + " does not allow");
+        }
+      }
+    }
+    for (int i = 0; i < num_vars_; ++i) ctx.set_output(i, std::move(vars[i]));
+    return Status::OK();
+  }
+
+ private:
+  int num_vars_;
+  int num_cond_args_;
+  int64_t max_iterations_;
+  Status status_;
+  std::shared_ptr<const GraphFunction> cond_, body_;
+};
+
+}  // namespace
+
+namespace shape_fns {
+
+// Both branches must give each output the same dtype and shape (known when
+// traced with these argument shapes).
+Status Cond(ShapeContext& ctx) {
+  if (ctx.input_shape(0).rank() != 0) return InvalidArgument("pred must be a scalar, got shape " + ctx.input_shape(0).ToString());
+  std::shared_ptr<const GraphFunction> then_fn, else_fn;
+  EMBER_RETURN_IF_ERROR(FindFunctionForCall(ctx.attr(0).as_int(), &then_fn));
+  EMBER_RETURN_IF_ERROR(FindFunctionForCall(ctx.attr(1).as_int(), &else_fn));
+  const int num_then = static_cast<int>(ctx.attr(2).as_int());
+  if (num_then < 0 || num_then > ctx.num_inputs() - 1) return InvalidArgument("num_then_args out of range");
+  std::vector<Shape> then_shapes, else_shapes;
+  EMBER_RETURN_IF_ERROR(InferCallShapes(then_fn->graph(), ctx, InputRange(1, 1 + num_then), &then_shapes));
+  EMBER_RETURN_IF_ERROR(InferCallShapes(else_fn->graph(), ctx, InputRange(1 + num_then, ctx.num_inputs()),
+                                        &else_shapes));
+  const Graph& tg = then_fn->graph();
+  const Graph& eg = else_fn->graph();
+  if (then_shapes.size() != else_shapes.size()) {
+    return InvalidArgument("true_fn returns " + std::to_string(then_shapes.size()) + " tensors, false_fn " +
+                           std::to_string(else_shapes.size()));
+  }
+  ctx.set_num_outputs(static_cast<int>(then_shapes.size()));
+  for (size_t i = 0; i < then_shapes.size(); ++i) {
+    const DType td = tg.info(tg.outputs()[i]).dtype, ed = eg.info(eg.outputs()[i]).dtype;
+    if (td != ed || !(then_shapes[i] == else_shapes[i])) {
+      return InvalidArgument("output " + std::to_string(i) + " is " + DTypeName(td) + then_shapes[i].ToString() +
+                             " in true_fn but " + DTypeName(ed) + else_shapes[i].ToString() +
+                             " in false_fn; both branches must agree");
+    }
+    ctx.set_output_shape(static_cast<int>(i), then_shapes[i]);
+    ctx.set_output_dtype(static_cast<int>(i), td);
+  }
+  return Status::OK();
+}
+
+// The loop variables keep their dtypes. A dim keeps its size when one run
+// of the body, on these shapes, keeps it; otherwise (a shape invariant let
+// it change) it is known only at run time.
+Status WhileLoop(ShapeContext& ctx) {
+  std::shared_ptr<const GraphFunction> cond_fn, body_fn;
+  EMBER_RETURN_IF_ERROR(FindFunctionForCall(ctx.attr(0).as_int(), &cond_fn));
+  EMBER_RETURN_IF_ERROR(FindFunctionForCall(ctx.attr(1).as_int(), &body_fn));
+  const int num_vars = static_cast<int>(ctx.attr(2).as_int());
+  const int num_cond = static_cast<int>(ctx.attr(3).as_int());
+  if (num_vars < 0 || num_cond < 0 || num_vars + num_cond > ctx.num_inputs()) {
+    return InvalidArgument("num_loop_vars / num_cond_args out of range");
+  }
+  // cond's and body's arguments: the loop variables first, then their own.
+  const Graph& body = body_fn->graph();
+  if (body.num_args() != ctx.num_inputs() - num_cond || cond_fn->graph().num_args() != num_vars + num_cond) {
+    return InvalidArgument("argument counts do not match the cond and body functions");
+  }
+  for (int i = 0; i < num_vars; ++i) {
+    const ValueInfo& allowed = body.node(i).outputs[0];
+    if (ctx.input_dtype(i) != allowed.dtype || !Fits(allowed.shape, ctx.input_shape(i))) {
+      return InvalidArgument("loop variable " + std::to_string(i) + " is " + DTypeName(ctx.input_dtype(i)) +
+                             ctx.input_shape(i).ToString() + " but the body was traced for " +
+                             DTypeName(allowed.dtype) + allowed.shape.ToString());
+    }
+  }
+  std::vector<int> body_inputs = InputRange(0, num_vars);
+  for (int i = num_vars + num_cond; i < ctx.num_inputs(); ++i) body_inputs.push_back(i);
+  std::vector<Shape> after_one;
+  EMBER_RETURN_IF_ERROR(InferCallShapes(body, ctx, body_inputs, &after_one));
+  ctx.set_num_outputs(num_vars);
+  for (int i = 0; i < num_vars; ++i) {
+    Shape out = ctx.input_shape(i);
+    for (int d = 0; d < out.rank(); ++d) {
+      if (after_one[i].rank() != out.rank() || after_one[i].dim(d) != out.dim(d)) out.set_dim(d, Shape::kUnknownDim);
+    }
+    ctx.set_output_shape(i, std::move(out));
+    ctx.set_output_dtype(i, ctx.input_dtype(i));
+  }
+  return Status::OK();
+}
+
+}  // namespace shape_fns
+
+// Declared in devices/cpu/cpu_device.h, like RegisterCpuFunctionKernels.
+void RegisterCpuControlFlowKernels(KernelRegistry& registry);
+void RegisterCpuControlFlowKernels(KernelRegistry& registry) {
+  registry.Register("cond", kCpuDeviceType, {}, &MakeKernel<CondKernel>);
+  registry.Register("while_loop", kCpuDeviceType, {}, &MakeKernel<WhileKernel>);
+}
+
+}  // namespace ember

@@ -1,0 +1,135 @@
+"""ember.cond and ember.while_loop: control flow that works eagerly and in
+@ember.function graphs (tf.cond, tf.while_loop). See docs/functions.md."""
+
+from ember import _C
+from ember.function import TensorSpec, current_trace, trace_subgraph
+from ember.tensor import Tensor
+
+
+def _is_symbolic(value):
+    return isinstance(value, Tensor) and _C._is_symbolic(value)
+
+
+def _flat(values):
+    """A branch result (a tensor, or a list or tuple of them) as a flat
+    list, and how to rebuild that structure from the op's outputs."""
+    single = not isinstance(values, (list, tuple))
+    items = [values] if single else list(values)
+    if not all(isinstance(v, Tensor) for v in items):
+        raise TypeError("cond: each branch must return a tensor or a list or tuple of tensors")
+    return items, (lambda xs: xs[0]) if single else (lambda xs: type(values)(xs))
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """Returns ``true_fn()`` if ``pred`` is true, else ``false_fn()`` (``tf.cond``).
+
+    Eagerly (and inside a function when ``pred`` is known at trace time) only
+    the chosen branch runs. Inside ``@ember.function`` with a symbolic
+    ``pred``, both branches are traced into graphs and a ``cond`` op picks
+    one at run time; they must return the same structure of tensors with the
+    same dtypes and shapes.
+    """
+    del name
+    if true_fn is None or false_fn is None:
+        raise TypeError("cond: true_fn and false_fn are required")
+    if not callable(true_fn) or not callable(false_fn):
+        raise TypeError("cond: true_fn and false_fn must be callable")
+    if not _is_symbolic(pred):
+        return true_fn() if bool(pred) else false_fn()
+    if pred.dtype.name != "bool" or pred.shape != ():
+        raise ValueError(f"cond: pred must be a scalar bool tensor, got {pred.dtype.name}{list(pred.shape)}")
+    then_graph, then_out, then_inputs = trace_subgraph(true_fn, [], "cond true_fn")
+    else_graph, else_out, else_inputs = trace_subgraph(false_fn, [], "cond false_fn")
+    then_flat, rebuild = _flat(then_out)
+    else_flat, _ = _flat(else_out)
+    if len(then_flat) != len(else_flat):
+        raise ValueError(f"cond: true_fn returns {len(then_flat)} tensors but false_fn returns {len(else_flat)}")
+    from ember._generated import raw_ops
+
+    results = raw_ops.cond(pred, then_inputs + else_inputs, then_graph.function_id, else_graph.function_id,
+                           len(then_inputs))
+    current_trace().keep_alive(then_graph, else_graph)
+    return rebuild(results)
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
+               swap_memory=False, maximum_iterations=None, name=None):
+    """Repeats ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` is true (``tf.while_loop``).
+
+    ``loop_vars`` is a tensor or a list/tuple of tensors; ``body`` returns
+    the same structure with the same dtypes. A loop variable keeps its shape
+    from one iteration to the next unless ``shape_invariants`` (one shape
+    per variable, ``None`` for a dim that may change) allows otherwise; a
+    change it does not allow is a ``ValueError``. Eagerly the loop runs in
+    Python; inside ``@ember.function`` it becomes one ``while_loop`` op whose
+    cond and body are traced graphs.
+    """
+    del parallel_iterations, back_prop, swap_memory, name
+    single = not isinstance(loop_vars, (list, tuple))
+    flat = [_C.convert_to_tensor(v, None) if not isinstance(v, Tensor) else v
+            for v in ([loop_vars] if single else list(loop_vars))]
+    if shape_invariants is None:
+        invariants = [tuple(v.shape) for v in flat]
+    else:
+        is_one_shape = isinstance(shape_invariants, TensorSpec) or all(
+            d is None or isinstance(d, int) for d in shape_invariants)
+        invariants = [shape_invariants] if single and is_one_shape else list(shape_invariants)
+        if len(invariants) != len(flat):
+            raise ValueError(f"while_loop: {len(invariants)} shape invariants for {len(flat)} loop variables")
+        invariants = [tuple(None if d is None else int(d) for d in (s.shape if isinstance(s, TensorSpec) else s))
+                      for s in invariants]
+        for i, (v, inv) in enumerate(zip(flat, invariants)):
+            if not _fits(inv, v.shape):
+                raise ValueError(f"while_loop: loop variable {i} has shape {tuple(v.shape)}, which its shape "
+                                 f"invariant {inv} does not allow")
+
+    def call(fn, values):
+        out = fn(values[0]) if single else fn(*values)
+        return out
+
+    def next_vars(values, iteration):
+        out = call(body, values)
+        out_flat = [out] if single else (list(out) if isinstance(out, (list, tuple)) else [out])
+        if len(out_flat) != len(flat):
+            raise ValueError(f"while_loop: body returned {len(out_flat)} values for {len(flat)} loop variables")
+        checked = []
+        for i, (old, new, inv) in enumerate(zip(values, out_flat, invariants)):
+            if not isinstance(new, Tensor):
+                new = _C.convert_to_tensor(new, old.dtype)
+            if new.dtype != old.dtype:
+                raise TypeError(f"while_loop: loop variable {i} has dtype {old.dtype.name} before the loop but "
+                                f"{new.dtype.name} after iteration {iteration}")
+            if not _fits(inv, new.shape):
+                raise ValueError(f"while_loop: loop variable {i} has shape {tuple(flat[i].shape)} before the loop "
+                                 f"but {tuple(new.shape)} after iteration {iteration}; pass shape_invariants "
+                                 f"with None for the dims that may change")
+            checked.append(new)
+        return checked
+
+    trace = current_trace()
+    if trace is None:
+        values, iteration = flat, 0
+        while maximum_iterations is None or iteration < maximum_iterations:
+            if not bool(call(cond, values)):
+                break
+            iteration += 1
+            values = next_vars(values, iteration)
+        return values[0] if single else type(loop_vars)(values)
+
+    specs = [TensorSpec(inv, v.dtype) for v, inv in zip(flat, invariants)]
+    cond_graph, cond_out, cond_inputs = trace_subgraph(lambda *vs: call(cond, list(vs)), specs, "while_loop cond")
+    if not isinstance(cond_out, Tensor) or cond_out.dtype.name != "bool" or cond_out.shape != ():
+        raise ValueError("while_loop: cond must return a scalar bool tensor")
+    body_graph, _, body_inputs = trace_subgraph(lambda *vs: next_vars(list(vs), 1), specs, "while_loop body")
+    from ember._generated import raw_ops
+
+    results = raw_ops.while_loop(flat + cond_inputs + body_inputs, cond_graph.function_id, body_graph.function_id,
+                                 len(flat), len(cond_inputs), -1 if maximum_iterations is None else
+                                 int(maximum_iterations))
+    trace.keep_alive(cond_graph, body_graph)
+    return results[0] if single else type(loop_vars)(results)
+
+
+def _fits(invariant, shape):
+    return len(invariant) == len(shape) and all(i is None or i == d for i, d in zip(invariant, shape))
+
