@@ -110,6 +110,7 @@ def _op_view(op: Op) -> dict:
         "shape_fn": op.shape_fn.cpp_name,
         "reusable_input": -1 if op.reusable_input is None else op.reusable_input,
         "output_is_view": op.output_is_view,
+        "stateful": op.stateful,
         "loc": str(op.loc),
     }
 

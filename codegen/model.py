@@ -37,6 +37,10 @@ BINARY_METHODS = frozenset(
     + ["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"])
 
 _IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
+# Attrs become C++ struct fields (ops/attrs/<family>.gen.h).
+_CPP_KEYWORDS = frozenset("""auto bool case char class const default delete double enum explicit extern float
+    friend goto inline int long namespace new operator private protected public register short signed sizeof
+    static struct switch template this throw typedef typename union unsigned using virtual void volatile""".split())
 _TYPE_VAR = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 
 
@@ -83,6 +87,7 @@ class ShapeFnSpec:
 SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("unchanged", 1, None, extra_attrs=True),
     ShapeFnSpec("identity_n", 1, 1),
+    ShapeFnSpec("pass_through", 1, 1, extra_attrs=True, num_outputs=None),
     ShapeFnSpec("call_function", 1, 1, (AttrReq("function", "int", False),), num_outputs=None),
     ShapeFnSpec("cond", 2, 2, (AttrReq("then_function", "int", False), AttrReq("else_function", "int", False),
                                AttrReq("num_then_args", "int", False)), num_outputs=None),
@@ -237,6 +242,9 @@ class Op:
     # generated one under the public name (python/ember/*.py), for the docs
     # and stubs; None when the generated function is the public one.
     wrapper_signature: Optional[str] = None
+    # Has an effect besides its outputs (print): graphs keep it, never merge
+    # or fold it, and run it in program order with the other stateful ops.
+    stateful: bool = False
 
     @property
     def camel(self) -> str:
@@ -425,7 +433,7 @@ def _dtype_list(f: _File, value: Any, line: int, what: str) -> tuple[str, ...]:
 
 _OP_KEYS = {"name", "summary", "doc", "inputs", "outputs", "type_vars", "attrs", "shape_fn",
             "python", "tensor_methods", "reusable_input", "output_is_view", "signature", "arg_docs",
-            "wrapper_signature"}
+            "wrapper_signature", "stateful"}
 _OP_REQUIRED = {"name", "summary", "outputs", "shape_fn", "python"}
 
 
@@ -531,7 +539,7 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
     # Parameter names must be distinct Python identifiers.
     seen: dict[str, int] = {}
     for p in (*inputs, *attrs):
-        if keyword.iskeyword(p.name) or p.name == "name":
+        if keyword.iskeyword(p.name) or p.name == "name" or p.name in _CPP_KEYWORDS:
             raise err(p.loc.line, f"{p.name!r} cannot be a parameter name")
         if p.name in seen:
             raise err(p.loc.line, f"duplicate parameter name {p.name!r}")
@@ -646,6 +654,8 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
             raise err(arg_docs.key_lines[key], f"arg_docs: no input, attr or output {key!r}")
         f.expect(text, str, arg_docs.key_lines[key], f"{what}: arg_docs[{key!r}]")
 
+    stateful = m.get("stateful", False)
+    f.expect(stateful, bool, m.key_lines.get("stateful", m.line), f"{what}: 'stateful'")
     wrapper_signature = m.get("wrapper_signature")
     if wrapper_signature is not None:
         f.expect(wrapper_signature, str, m.key_lines["wrapper_signature"], f"{what}: 'wrapper_signature'")
@@ -655,7 +665,7 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
               shape_fn=shape_fn, python_names=tuple(py), tensor_methods=tuple(methods),
               reusable_input=reusable, output_is_view=output_is_view, signature=signature,
               arg_docs=tuple((k, " ".join(v.split())) for k, v in arg_docs.items()),
-              loc=f.loc(m.key_lines["name"]), wrapper_signature=wrapper_signature)
+              loc=f.loc(m.key_lines["name"]), wrapper_signature=wrapper_signature, stateful=stateful)
 
 
 def _parse_attrs(f: _File, m: YMap, what: str, err) -> tuple[Attr, ...]:

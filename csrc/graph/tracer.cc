@@ -76,7 +76,10 @@ Status Tracer::Record(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& 
   }
   node.device = device->name();
   node.location = location_;
+  // Automatic control dependencies: stateful ops run in program order.
+  if (op.is_stateful && last_stateful_ >= 0) node.control_inputs.push_back(last_stateful_);
   const int id = graph_.AddNode(std::move(node));
+  if (op.is_stateful) last_stateful_ = id;
   outputs->clear();
   const Node& added = graph_.node(id);
   for (size_t i = 0; i < added.outputs.size(); ++i) {

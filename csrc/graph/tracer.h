@@ -74,6 +74,7 @@ class Tracer {
   std::vector<RefPtr<TensorHandle>> arg_captures_;
   std::vector<std::pair<const TensorHandle*, int>> capture_nodes_;  // handle -> arg node
   std::string location_;
+  int last_stateful_ = -1;  // the latest stateful node, for program order
 };
 
 // The innermost Tracer of the calling thread, or null (eager).

@@ -126,6 +126,9 @@ struct OpDef {
   // runtime preallocates none, and the kernel sets every output with
   // KernelContext::set_output.
   bool output_is_view = false;
+  // Has an effect besides its outputs (print): graph passes keep it and
+  // tracing orders it after the previous stateful op (Note [Tracing]).
+  bool is_stateful = false;
 
   bool has_list_input() const {
     for (const ArgDef& a : inputs) if (a.is_list) return true;

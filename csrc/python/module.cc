@@ -14,6 +14,7 @@
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
 #include "runtime/context.h"
+#include "runtime/print_sink.h"
 
 #ifdef EMBER_WITH_CUDA
 #include "devices/cuda/cuda_device.h"
@@ -116,6 +117,30 @@ py::object ExecuteByName(const std::string& name, py::sequence inputs, py::dict 
   return py::reinterpret_steal<py::object>(result);
 }
 
+// The print op's text goes to sys.stdout / sys.stderr (which notebooks
+// capture), from whichever thread runs the kernel.
+void PrintToPython(const std::string& text, bool to_stderr) {
+#if PY_VERSION_HEX >= 0x030D0000
+  const bool finalizing = Py_IsFinalizing();
+#else
+  const bool finalizing = _Py_IsFinalizing();
+#endif
+  if (!Py_IsInitialized() || finalizing) return;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);  // keep whatever error the thread had pending
+  if (PyObject* stream = PySys_GetObject(to_stderr ? "stderr" : "stdout")) {  // borrowed
+    if (PyObject* str = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace")) {
+      Py_XDECREF(PyObject_CallMethod(stream, "write", "O", str));
+      Py_XDECREF(PyObject_CallMethod(stream, "flush", nullptr));
+      Py_DECREF(str);
+    }
+  }
+  PyErr_Clear();
+  PyErr_Restore(type, value, tb);
+  PyGILState_Release(gil);
+}
+
 PyMethodDef kRawMethods[] = {
     {"_execute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(ExecuteFast)), METH_FASTCALL,
      "_execute(op_id, *inputs, *attrs): run an op (used by the generated bindings)."},
@@ -138,6 +163,7 @@ PYBIND11_MODULE(_C, m) {
     throw py::error_already_set();
   }
   if (!InitTensorType(m.ptr())) throw py::error_already_set();
+  SetPrintSink(&PrintToPython);
   if (PyModule_AddFunctions(m.ptr(), kRawMethods) < 0) throw py::error_already_set();
 
   m.def("_op_id", [](const std::string& name) { return static_cast<int>(OpByName(name).id); });

@@ -32,6 +32,7 @@ from ember.movement import ones_like, pad, range, split, zeros_like  # noqa: E40
 from ember.variables import Variable  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember.control_flow import cond, while_loop  # noqa: E402
+from ember.printing import print  # noqa: E402,A004 - tf.print
 
 _install_tensor_methods(Variable)
 

@@ -26,6 +26,7 @@ from ember._generated.random import *  # noqa: F401,F403
 from ember._generated.random import __all__ as _OP_NAMES
 from ember.creation import convert_to_tensor
 from ember.dtypes import as_dtype, bfloat16, float16, float32, float64, int32, int64
+from ember.function import current_trace
 from ember.tensor import Tensor
 
 _MASK32 = 0xFFFFFFFF
@@ -291,6 +292,10 @@ class Generator:
             self._counter = (start + count) & _MASK64
         return [_derive_seed(key, (start + i) & _MASK64, _GENERATOR_TAG) for i in range(count)]
 
+    def _call_seed(self):
+        """The seed pair of one call (Note [Generators in functions])."""
+        return _call_seed(lambda: self._next_seeds()[0])
+
     def make_seeds(self, count=1):
         """An int64 tensor of shape [2, count]: seeds for stateless ops."""
         if not _is_int(count) or count < 0:
@@ -304,15 +309,15 @@ class Generator:
 
     def uniform(self, shape, minval=0, maxval=None, dtype=float32, name=None):
         """Uniform values in [minval, maxval); see ``stateless_uniform``."""
-        return stateless_uniform(shape, self._next_seeds()[0], minval, maxval, dtype, name)
+        return stateless_uniform(shape, self._call_seed(), minval, maxval, dtype, name)
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=float32, name=None):
         """Normal values; see ``stateless_normal``."""
-        return stateless_normal(shape, self._next_seeds()[0], mean, stddev, dtype, name)
+        return stateless_normal(shape, self._call_seed(), mean, stddev, dtype, name)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=float32, name=None):
         """Normal values within 2 stddev of the mean; see ``stateless_truncated_normal``."""
-        return stateless_truncated_normal(shape, self._next_seeds()[0], mean, stddev, dtype, name)
+        return stateless_truncated_normal(shape, self._call_seed(), mean, stddev, dtype, name)
 
     def __repr__(self):
         counter, key = self.state
@@ -360,9 +365,36 @@ def set_seed(seed):
         _op_seed_calls.clear()
 
 
+# Note [Generators in functions]: a stateful random call traced into an
+# @ember.function must draw new numbers on every call of the function, not
+# once at trace time. Its seed pair therefore becomes a graph argument of the
+# "variable" kind (Note [Variables in traces]) whose `_eager_value` draws the
+# next pair when the function is called, so calls advance the generator in
+# program order, as eager calls would.
+class _CallTimeSeed:
+    def __init__(self, draw):
+        self._draw = draw  # () -> (int, int)
+
+    @property
+    def _eager_value(self):
+        return convert_to_tensor(np.array(self._draw(), np.int64))
+
+
+def _call_seed(draw):
+    """draw() now, eagerly; inside a trace, a seed tensor drawn at each call."""
+    trace = current_trace()
+    if trace is None:
+        return draw()
+    return trace.read_variable(_CallTimeSeed(draw))
+
+
 def _stateful_seed(seed, op):
     """The seed pair of one stateful call: from the global generator, or, with an
     op seed, from (global seed, op seed, how often that op seed was used)."""
+    return _call_seed(lambda: _stateful_seed_now(seed, op))
+
+
+def _stateful_seed_now(seed, op):
     if seed is None:
         return get_global_generator()._next_seeds()[0]
     if not _is_int(seed):

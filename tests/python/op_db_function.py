@@ -1,6 +1,6 @@
 """op_db entries for the graph ops of op_defs/function.yaml (call_function,
-cond, while_loop): traced graphs run through the raw ops, per dtype, against
-NumPy; bad arguments raise at the call."""
+cond, while_loop), traced graphs run through the raw ops per dtype against
+NumPy, and for the stateful print op; bad arguments raise at the call."""
 
 import numpy as np
 
@@ -47,7 +47,7 @@ def entries(ember):
                          r"^call_function: no function with id")
 
     return [OpInfo("call_function", op, ref, samples, errors, extra_dtypes=DTYPES),
-            _cond_entry(ember), _while_entry(ember)]
+            _cond_entry(ember), _while_entry(ember), print_entry(ember)]
 
 
 def _graph(ember, fn, dtype):
@@ -128,3 +128,23 @@ def _while_entry(ember):
                          r"^while_loop: loop variable 0 is float32\[2, 2\]")
 
     return OpInfo("while_loop", op, ref, samples, errors, extra_dtypes=CONTROL_DTYPES)
+
+
+def print_entry(ember):
+    """print passes its inputs through (what it writes is checked in test_function.py)."""
+    def op(values, fmt):
+        return ember.raw_ops.print(values, fmt, "stderr", 3)
+
+    def samples(dtype, rng):
+        yield Sample("two", ([make(rng, (2, 3), dtype), make(rng, (), dtype)], "a={} b={}\n"))
+        yield Sample("empty", ([make(rng, (0, 4), dtype)], "{}\n"))
+        yield Sample("large", ([make(rng, (LARGE,), dtype)], "{}\n"))
+
+    def errors():
+        x = np.ones(3, np.float32)
+        yield ErrorInput("not_a_list", (x, "{}"), {}, TypeError, r"^print: argument 'inputs' expects a list")
+        yield ErrorInput("format_not_string", ([x], 3), {}, TypeError, r"^print: .*format")
+
+    every = ("bool", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+             "complex64")
+    return OpInfo("print", op, lambda values, fmt: list(values), samples, errors, extra_dtypes=every)

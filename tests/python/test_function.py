@@ -304,3 +304,65 @@ def test_executor_long_chain_and_wide_graph(mode, shape):
     np.testing.assert_allclose(_np(chain(ember.constant(x))), x + 2000.0)
     want = sum(np.exp(x * np.float32(i / 100.0)) for i in range(200))
     np.testing.assert_allclose(_np(wide(ember.constant(x))), want, rtol=1e-5)
+
+
+def test_random_generator_advances_on_every_call_in_program_order(mode):
+    eager_gen = ember.random.Generator.from_seed(7)
+    graph_gen = ember.random.Generator.from_seed(7)
+
+    def draw(gen):
+        return gen.uniform([3]), gen.normal([2])
+
+    f = ember.function(draw)
+    f.get_concrete_function(graph_gen)  # tracing draws one pair of seeds per call site...
+    eager_gen.uniform([3]), eager_gen.normal([2])  # ...so the eager generator skips the same two
+    for _ in range(3):
+        (eu, en), (gu, gn) = draw(eager_gen), f(graph_gen)
+        np.testing.assert_array_equal(_np(gu), _np(eu))
+        np.testing.assert_array_equal(_np(gn), _np(en))
+    assert f.experimental_get_tracing_count() == 1
+    first, second = f(graph_gen), f(graph_gen)
+    assert not np.array_equal(_np(first[0]), _np(second[0]))
+
+
+def test_dropout_without_seed_differs_between_calls():
+    f = ember.function(lambda x: ember.nn.dropout(x, 0.5))
+    x = ember.constant(np.ones(1000, np.float32))
+    masks = [_np(f(x)) != 0 for _ in range(3)]
+    assert not np.array_equal(masks[0], masks[1]) and not np.array_equal(masks[1], masks[2])
+
+
+def test_print_runs_at_every_call_in_program_order(mode, capsys):
+    v = ember.Variable(1.0)
+
+    @ember.function
+    def f(x):
+        print("python print: trace time only")
+        ember.print("first", x)
+        y = x * 2.0
+        ember.print("second", y, output_stream=__import__("sys").stdout)
+        v.assign_add(1.0)
+        ember.print("third", v)
+        return y
+
+    f(ember.constant([1.0, 2.0]))
+    ember.sync()
+    captured = capsys.readouterr()
+    assert captured.out == "python print: trace time only\nsecond [2 4]\n"
+    assert captured.err == "first [1 2]\nthird 2\n"
+    f(ember.constant([3.0, 4.0]))
+    ember.sync()
+    captured = capsys.readouterr()
+    assert captured.out == "second [6 8]\n"
+    assert captured.err == "first [3 4]\nthird 3\n"
+    text = f.get_concrete_function(ember.constant([3.0, 4.0])).graph.pretty()
+    assert text.count("print(") == 3 and "after(" in text  # automatic control dependencies
+
+
+def test_print_eagerly_summarizes_like_numpy(capsys):
+    ember.print("t =", ember.constant(np.arange(10).reshape(2, 5)), "v", ember.constant([True, False]), summarize=2)
+    assert capsys.readouterr().err == "t = [[0 1 ... 3 4]\n [5 6 ... 8 9]] v [True False]\n"
+    ember.print("no tensors", 3)
+    assert capsys.readouterr().err == "no tensors 3\n"
+    with pytest.raises(ValueError, match="output_stream"):
+        ember.print("x", output_stream="file.txt")

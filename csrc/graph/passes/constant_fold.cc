@@ -47,7 +47,8 @@ Status FoldConstants(FunctionBody& body) {
   const int num_nodes = g.num_nodes();  // folding appends argument nodes
   for (int id = 0; id < num_nodes; ++id) {
     const Node node = g.node(id);
-    if (node.is_arg() || !node.control_inputs.empty()) continue;  // no inputs (zeros): foldable too
+    // Ops without inputs (zeros) fold too; stateful ones must run at call time.
+    if (node.is_arg() || node.op->is_stateful || !node.control_inputs.empty()) continue;
     bool foldable = true;
     int64_t elements = 0;
     for (const Endpoint& in : node.inputs) foldable = foldable && IsConstantArg(body, in);

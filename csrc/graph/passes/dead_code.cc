@@ -1,4 +1,5 @@
-// This file implements EliminateDeadCode.
+// This file implements EliminateDeadCode: nodes that neither feed an
+// output nor have an effect (stateful ops) are dropped.
 #include "graph/passes/passes.h"
 
 namespace ember {
@@ -8,6 +9,9 @@ Status EliminateDeadCode(FunctionBody& body) {
   std::vector<bool> live(g.num_nodes(), false);
   std::vector<int> stack;
   for (const Endpoint& e : g.outputs()) stack.push_back(e.node);
+  for (const Node& n : g.nodes()) {
+    if (!n.is_arg() && n.op->is_stateful) stack.push_back(n.id);  // its effect is the point
+  }
   while (!stack.empty()) {
     const int id = stack.back();
     stack.pop_back();

@@ -21,6 +21,9 @@ namespace ember::shape_fns {
 Status Unchanged(ShapeContext& ctx);
 // identity_n: one output per (list) input, same shapes (lists.cc).
 Status IdentityN(ShapeContext& ctx);
+// pass_through: one output per list(any) input, same dtype and shape
+// (print; lists.cc).
+Status PassThrough(ShapeContext& ctx);
 // call_function: the outputs of the graph registered under attr 0, for
 // these argument shapes, with their dtypes (graph/call_function.cc).
 Status CallFunction(ShapeContext& ctx);

@@ -1,0 +1,50 @@
+"""ember.print (tf.print): prints tensors when the print op runs, eagerly or
+inside @ember.function, where prints run in program order at every call."""
+
+import sys
+
+import numpy as np
+
+from ember.function import current_trace
+from ember.tensor import Tensor
+
+
+def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001 - TF's name
+    """Prints ``inputs`` separated by ``sep`` and followed by ``end``.
+
+    Tensors (and variables and NumPy arrays) print like NumPy arrays, at
+    most ``summarize`` leading and trailing elements per dimension (-1: all);
+    other values print with ``str``. ``output_stream`` is ``sys.stderr``
+    (the default) or ``sys.stdout``. Eagerly the text is written before the
+    call returns. Inside ``@ember.function`` it is written each time the
+    function runs, after the ops it depends on and in program order with the
+    other prints; a plain Python ``print`` there runs only while tracing.
+    """
+    del name
+    if output_stream is None or output_stream is sys.stderr or output_stream == "stderr":
+        stream = "stderr"
+    elif output_stream is sys.stdout or output_stream == "stdout":
+        stream = "stdout"
+    else:
+        raise ValueError(f"print: output_stream must be sys.stderr or sys.stdout, got {output_stream!r}")
+    if not isinstance(summarize, int):
+        raise TypeError(f"print: summarize must be an int, got {summarize!r}")
+    from ember.variables import Variable
+
+    parts, tensors = [], []
+    for value in inputs:
+        if isinstance(value, (Tensor, Variable, np.ndarray)):
+            parts.append("{}")
+            tensors.append(value)
+        else:
+            parts.append(str(value).replace("{}", "{ }"))  # "{}" marks a tensor in the op's format
+    text = sep.join(parts) + end
+    if not tensors and current_trace() is None:
+        getattr(sys, stream).write(text)  # nothing to wait for: print now
+        return None
+    from ember._generated import raw_ops
+
+    outputs = raw_ops.print(tensors, text, stream, summarize)
+    if current_trace() is None:
+        outputs[0].numpy()  # eagerly, wait: the kernel has printed once its output is ready
+    return None
