@@ -12,9 +12,14 @@ class AlignedHostAllocator final : public Allocator {
   void* Allocate(size_t bytes) override {
     // aligned_alloc needs a size that is a multiple of the alignment.
     size_t rounded = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
-    return std::aligned_alloc(kHostAlignment, rounded == 0 ? kHostAlignment : rounded);
+    void* ptr = std::aligned_alloc(kHostAlignment, rounded == 0 ? kHostAlignment : rounded);
+    if (ptr != nullptr) CountAllocated(bytes);
+    return ptr;
   }
-  void Deallocate(void* ptr, size_t) override { std::free(ptr); }
+  void Deallocate(void* ptr, size_t bytes) override {
+    std::free(ptr);
+    CountFreed(bytes);
+  }
   const char* Name() const override { return "host"; }
 };
 

@@ -234,6 +234,22 @@ PYBIND11_MODULE(_C, m) {
     d["capacity"] = st.capacity;
     return d;
   });
+  m.def("memory_stats", [](const std::string& spec) {
+    Device* d = nullptr;
+    Status s = DeviceManager::Global().Find(spec, &d);
+    if (!s.ok()) Throw(s);
+    Allocator::Stats st = d->allocator()->GetStats();
+    py::dict out;
+    out["bytes_in_use"] = st.bytes_in_use;
+    out["peak_bytes_in_use"] = st.peak_bytes_in_use;
+    return out;
+  });
+  m.def("reset_peak_memory_stats", [](const std::string& spec) {
+    Device* d = nullptr;
+    Status s = DeviceManager::Global().Find(spec, &d);
+    if (!s.ok()) Throw(s);
+    d->allocator()->ResetPeak();
+  });
   m.def("kernel_cache_clear", [] { Context::Global().kernel_cache().Clear(); });
   m.def("set_kernel_cache_capacity", [](size_t c) { Context::Global().kernel_cache().set_capacity(c); });
   m.def("convert_to_tensor", [](py::object value, py::object dtype) {

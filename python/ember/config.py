@@ -53,3 +53,13 @@ def functions_run_eagerly():
     from ember.function import functions_run_eagerly as eager
 
     return eager()
+
+
+def memory_stats(device="cpu:0"):
+    """``{'bytes_in_use', 'peak_bytes_in_use'}`` of the device's allocator
+    (tensor buffers; the peak since the last ``reset_peak_memory_stats``)."""
+    return _C.memory_stats(device)
+
+
+def reset_peak_memory_stats(device="cpu:0"):
+    _C.reset_peak_memory_stats(device)

@@ -2,7 +2,7 @@
 @ember.function graphs (tf.cond, tf.while_loop). See docs/functions.md."""
 
 from ember import _C
-from ember.function import TensorSpec, current_trace, trace_subgraph
+from ember.function import SubTrace, TensorSpec, current_trace
 from ember.tensor import Tensor
 
 
@@ -38,18 +38,23 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         return true_fn() if bool(pred) else false_fn()
     if pred.dtype.name != "bool" or pred.shape != ():
         raise ValueError(f"cond: pred must be a scalar bool tensor, got {pred.dtype.name}{list(pred.shape)}")
-    then_graph, then_out, then_inputs = trace_subgraph(true_fn, [], "cond true_fn")
-    else_graph, else_out, else_inputs = trace_subgraph(false_fn, [], "cond false_fn")
-    then_flat, rebuild = _flat(then_out)
-    else_flat, _ = _flat(else_out)
+    then_trace, else_trace = SubTrace(true_fn, []), SubTrace(false_fn, [])
+    then_flat, rebuild = _flat(then_trace.structure)
+    else_flat, _ = _flat(else_trace.structure)
     if len(then_flat) != len(else_flat):
         raise ValueError(f"cond: true_fn returns {len(then_flat)} tensors but false_fn returns {len(else_flat)}")
+    # Variables either branch assigns are extra outputs of both (the other
+    # branch passes the value through), written back after the op.
+    updated = list({id(v): v for v in then_trace.updated_variables() + else_trace.updated_variables()}.values())
+    then_graph, then_inputs = then_trace.finish([then_trace.value_of(v) for v in updated])
+    else_graph, else_inputs = else_trace.finish([else_trace.value_of(v) for v in updated])
     from ember._generated import raw_ops
 
     results = raw_ops.cond(pred, then_inputs + else_inputs, then_graph.function_id, else_graph.function_id,
                            len(then_inputs))
-    current_trace().keep_alive(then_graph, else_graph)
-    return rebuild(results)
+    for var, value in zip(updated, results[len(then_flat):]):
+        current_trace().write_variable(var, value)
+    return rebuild(results[:len(then_flat)])
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
@@ -117,16 +122,36 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         return values[0] if single else type(loop_vars)(values)
 
     specs = [TensorSpec(inv, v.dtype) for v, inv in zip(flat, invariants)]
-    cond_graph, cond_out, cond_inputs = trace_subgraph(lambda *vs: call(cond, list(vs)), specs, "while_loop cond")
+    n = len(flat)
+
+    def traced_cond(*vs):
+        return call(cond, list(vs[:n]))
+
+    def traced_body(*vs):
+        return next_vars(list(vs[:n]), 1)
+
+    # Variables the body assigns become extra loop variables (bound to
+    # parameters, so each iteration sees the previous one's value): a first
+    # trace finds them.
+    assigned = SubTrace(traced_body, specs).updated_variables()
+    cond_trace = SubTrace(traced_cond, specs, assigned)
+    if cond_trace.updated_variables():
+        raise ValueError("while_loop: cond must not assign variables")
+    cond_out = cond_trace.structure
     if not isinstance(cond_out, Tensor) or cond_out.dtype.name != "bool" or cond_out.shape != ():
         raise ValueError("while_loop: cond must return a scalar bool tensor")
-    body_graph, _, body_inputs = trace_subgraph(lambda *vs: next_vars(list(vs), 1), specs, "while_loop body")
+    body_trace = SubTrace(traced_body, specs, assigned)
+    cond_graph, cond_inputs = cond_trace.finish()
+    body_graph, body_inputs = body_trace.finish([body_trace.value_of(v) for v in assigned])
     from ember._generated import raw_ops
 
-    results = raw_ops.while_loop(flat + cond_inputs + body_inputs, cond_graph.function_id, body_graph.function_id,
-                                 len(flat), len(cond_inputs), -1 if maximum_iterations is None else
-                                 int(maximum_iterations))
-    trace.keep_alive(cond_graph, body_graph)
+    initial = flat + [trace.read_variable(v) for v in assigned]
+    results = raw_ops.while_loop(initial + cond_inputs + body_inputs, cond_graph.function_id,
+                                 body_graph.function_id, len(initial), len(cond_inputs),
+                                 -1 if maximum_iterations is None else int(maximum_iterations))
+    for var, value in zip(assigned, results[n:]):
+        trace.write_variable(var, value)
+    results = results[:n]
     return results[0] if single else type(loop_vars)(results)
 
 

@@ -258,39 +258,57 @@ class _Trace:
         self.variables[id(var)][2] = value
 
 
-def trace_subgraph(fn, specs, what):
-    """Traces fn(*parameters) (parameters from specs) into a graph inside the
-    current trace: the body of a cond branch or a while_loop.
+class SubTrace:
+    """A graph traced inside the current trace: a cond branch, or a
+    while_loop's cond or body (Note [Control-flow traces]).
 
-    Returns (graph, structured outputs, inputs): inputs are the outer
-    trace's tensors for the graph's other arguments, in order (captured
-    tensors, and the values of the variables the body reads).
+    Note [Control-flow traces]: fn(*parameters) is traced into a graph of
+    its own. Outer tensors it uses are captured; the caller passes them as
+    inputs of the control-flow op (finish() returns them). Variables it
+    reads become arguments filled with the outer trace's current value.
+    `bound_variables` are instead parameters after the spec'd ones, so a
+    loop body sees the value of the previous iteration. Assignments inside
+    only change this trace's view; finish() can return the final values as
+    extra outputs, which the caller writes back to the outer trace.
     """
-    outer = current_trace()
-    sub = _Trace()
-    device = _C._current_device_scope() or "cpu:0"
-    params = [sub.tracer.parameter(spec.dtype.name, list(spec.shape), device) for spec in specs]
-    _state.trace = sub
-    sub.tracer.enter()
-    try:
-        outputs = fn(*params)
-        structure, flat = _flatten_outputs(outputs)
-    finally:
-        sub.tracer.exit()
-        _state.trace = outer
-    if any(entry[2] is not entry[1] for entry in sub.variables.values()):
-        raise NotImplementedError(f"{what}: assigning a variable inside cond or while_loop is not supported yet; "
-                                  "return the new value and assign it after the control flow")
-    graph = sub.tracer.finish(flat)
-    inputs, v = [], 0
-    for kind, captured in graph.args():
-        if kind == "capture":
-            inputs.append(captured)
-        elif kind == "variable":
-            inputs.append(outer.read_variable(sub.variable_order[v]))
-            v += 1
-    outer.keep_alive(*sub.subgraphs)
-    return graph, structure, inputs
+
+    def __init__(self, fn, specs, bound_variables=()):
+        self.outer = current_trace()
+        self.sub = _Trace()
+        device = _C._current_device_scope() or "cpu:0"
+        params = [self.sub.tracer.parameter(spec.dtype.name, list(spec.shape), device) for spec in specs]
+        for var in bound_variables:
+            param = self.sub.tracer.parameter(var.dtype.name, list(var.shape), var.device)
+            self.sub.variables[id(var)] = [var, param, param]
+        _state.trace = self.sub
+        self.sub.tracer.enter()
+        try:
+            self.structure, self.flat = _flatten_outputs(fn(*params))
+        finally:
+            self.sub.tracer.exit()
+            _state.trace = self.outer
+
+    def updated_variables(self):
+        """The variables the traced code assigned, in first-use order."""
+        return [entry[0] for entry in self.sub.variables.values() if entry[2] is not entry[1]]
+
+    def value_of(self, var):
+        """The variable's value at the end of the traced code."""
+        return self.sub.read_variable(var)
+
+    def finish(self, extra_outputs=()):
+        """(graph, inputs): the optimized graph, and the outer tensors for its
+        arguments after the parameters, in order."""
+        graph = self.sub.tracer.finish(self.flat + list(extra_outputs))
+        inputs, v = [], 0
+        for kind, captured in graph.args():
+            if kind == "capture":
+                inputs.append(captured)
+            elif kind == "variable":
+                inputs.append(self.outer.read_variable(self.sub.variable_order[v]))
+                v += 1
+        self.outer.keep_alive(graph, *self.sub.subgraphs)
+        return graph, inputs
 
 
 def _device_of(value):

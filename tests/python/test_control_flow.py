@@ -129,12 +129,25 @@ def test_cond_and_while_read_variables_by_reference(mode):
     v.assign(20.0)
     assert float(f(ember.constant(-1.0))) == -21.0
 
-    @ember.function
-    def g(x):
-        return ember.cond(x > 0, lambda: v.assign_add(x).read_value(), lambda: x)
 
-    with pytest.raises(NotImplementedError, match="assigning a variable inside cond"):
-        g(ember.constant(1.0))
+
+def test_variable_assignments_inside_cond_and_while_loop(mode):
+    v = ember.Variable(0.0)
+    steps = ember.Variable(0)
+
+    def step(x):
+        ember.cond(x > 0, lambda: v.assign_add(x).read_value(), lambda: x)  # only the true branch assigns
+        i = ember.while_loop(lambda i: i < 3, lambda i: (steps.assign_add(1), i + 1)[1], ember.constant(0))
+        return v.read_value() * 1.0, i
+
+    f = ember.function(step)
+    total, i = f(ember.constant(2.0))
+    assert float(total) == 2.0 and int(i) == 3 and int(steps) == 3
+    total, _ = f(ember.constant(-5.0))  # false branch: v passes through unchanged
+    assert float(total) == 2.0 and float(v) == 2.0 and int(steps) == 6
+    step(ember.constant(1.0))  # the same code eagerly
+    assert float(v) == 3.0 and int(steps) == 9
+    assert f.experimental_get_tracing_count() == 1
 
 
 def test_kernel_error_inside_a_loop_body_names_the_op(mode):

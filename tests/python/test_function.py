@@ -366,3 +366,30 @@ def test_print_eagerly_summarizes_like_numpy(capsys):
     assert capsys.readouterr().err == "no tensors 3\n"
     with pytest.raises(ValueError, match="output_stream"):
         ember.print("x", output_stream="file.txt")
+
+
+def test_long_chain_keeps_only_its_live_set_in_memory():
+    @ember.function
+    def chain(x):
+        for _ in range(50):
+            x = ember.exp(x * 0.5)
+        return x
+
+    x = ember.constant(np.zeros(1 << 20, np.float32))  # 4 MiB
+    chain(x).numpy()  # trace and warm up
+    ember.sync()
+    ember.config.reset_peak_memory_stats()
+    before = ember.config.memory_stats()["bytes_in_use"]
+    result = chain(x)
+    result.numpy()
+    peak = ember.config.memory_stats()["peak_bytes_in_use"] - before
+    # 100 intermediate 4 MiB values; each is freed once its consumer ran.
+    assert peak <= 4 * (4 << 20), f"peak {peak / 2**20:.0f} MiB"
+
+
+def test_function_defined_without_source_code():
+    namespace = {"ember": ember}
+    exec("def f(x):\n    return ember.square(x) + 1.0\n", namespace)  # like a REPL or notebook cell
+    traced = ember.function(namespace["f"])
+    np.testing.assert_allclose(_np(traced(ember.constant([2.0]))), [5.0])
+    assert "<string>:2" in traced.get_concrete_function(ember.constant([2.0])).graph.pretty()
