@@ -1,5 +1,6 @@
-// This file implements the cond and while_loop ops: shape functions and
-// kernels that run traced branch / body graphs (docs/functions.md).
+// This file implements the cond and while_loop ops (shape functions and
+// kernels that run traced branch / body graphs, docs/functions.md) and the
+// CPU kernel of transfer.
 #include "core/device.h"
 #include "graph/function_library.h"
 #include "ops/op_kernel.h"
@@ -91,6 +92,17 @@ class WhileKernel final : public OpKernel {
   std::shared_ptr<const GraphFunction> cond_, body_;
 };
 
+// transfer onto a CPU device: every source so far is host memory, which a
+// CPU kernel reads in place (Note [Host-memory devices]).
+class HostTransferKernel final : public OpKernel {
+ public:
+  explicit HostTransferKernel(const KernelInit&) {}
+  Status Compute(KernelContext& ctx) const override {
+    ctx.set_output(0, ctx.input(0));
+    return Status::OK();
+  }
+};
+
 }  // namespace
 
 namespace shape_fns {
@@ -176,6 +188,9 @@ void RegisterCpuControlFlowKernels(KernelRegistry& registry);
 void RegisterCpuControlFlowKernels(KernelRegistry& registry) {
   registry.Register("cond", kCpuDeviceType, {}, &MakeKernel<CondKernel>);
   registry.Register("while_loop", kCpuDeviceType, {}, &MakeKernel<WhileKernel>);
+  for (int d = 0; d < kNumDTypes; ++d) {
+    registry.Register("transfer", kCpuDeviceType, {static_cast<DType>(d)}, &MakeKernel<HostTransferKernel>);
+  }
 }
 
 }  // namespace ember

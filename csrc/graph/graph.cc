@@ -1,6 +1,8 @@
 // This file implements Graph construction, ordering and pretty-printing.
 #include "graph/graph.h"
 
+#include <functional>
+#include <queue>
 #include <sstream>
 
 namespace ember {
@@ -44,16 +46,16 @@ std::vector<int> Graph::TopologicalOrder() const {
   }
   std::vector<int> order;
   order.reserve(n);
-  std::vector<int> ready;
-  for (int i = n - 1; i >= 0; --i) {
-    if (pending[i] == 0) ready.push_back(i);
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int i = 0; i < n; ++i) {
+    if (pending[i] == 0) ready.push(i);
   }
   while (!ready.empty()) {
-    const int id = ready.back();
-    ready.pop_back();
+    const int id = ready.top();
+    ready.pop();
     order.push_back(id);
     for (int c : consumers[id]) {
-      if (--pending[c] == 0) ready.push_back(c);
+      if (--pending[c] == 0) ready.push(c);
     }
   }
   return order;  // shorter than n only if there is a cycle

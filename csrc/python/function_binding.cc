@@ -303,6 +303,15 @@ void RegisterFunctionBindings(py::module_& m) {
       .def("pretty", [](const PyGraphFunction& f) { return f.graph().Pretty(); })
       .def("to_text", [](const PyGraphFunction& f) { return f.graph().ToText(); })
       .def("num_nodes", [](const PyGraphFunction& f) { return f.graph().num_nodes(); })
+      .def("partitions", [](const PyGraphFunction& f) {
+        std::vector<std::pair<std::string, std::vector<std::string>>> out;
+        for (const DevicePartition& p : PartitionByDevice(f.graph())) {
+          std::vector<std::string> ops;
+          for (int id : p.nodes) ops.push_back(f.graph().node(id).op->name);
+          out.emplace_back(p.device, ops);
+        }
+        return out;
+      })
       .def("op_names", [](const PyGraphFunction& f) {
         std::vector<std::string> names;
         for (const Node& n : f.graph().nodes()) {

@@ -169,8 +169,11 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   s = PlaceOp(op, type_key, reinterpret_cast<TensorHandle* const*>(typed_inputs.data()), num_inputs,
               resource_device, &device);
   if (!s.ok()) return Prefixed(op, s);
+  // Note [Host-memory devices]: a kernel on a device with host memory reads
+  // inputs from any other host-memory device in place (logical CPU devices
+  // share one address space), so only other pairs need a copy.
   for (const auto& in : typed_inputs) {
-    if (in->device() != device) {
+    if (in->device() != device && !(in->device()->host_memory() && device->host_memory())) {
       // Cross-device copies arrive with the second device runtime.
       return Prefixed(op, Unimplemented("input on " + in->device()->name() + " but op placed on " +
                                         device->name() + "; copy it explicitly"));

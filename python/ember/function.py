@@ -379,6 +379,10 @@ class _GraphView:
     def op_names(self):
         return self._graph.op_names()
 
+    def partitions(self):
+        """[(device, [op names])]: the per-device subgraphs, joined by transfer nodes."""
+        return self._graph.partitions()
+
     @property
     def num_nodes(self):
         return self._graph.num_nodes()

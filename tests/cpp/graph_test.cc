@@ -2,6 +2,7 @@
 // graphs, and the dataflow executor (deep, wide, concurrent, failing).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <thread>
 
 #include "devices/cpu/cpu_device.h"
@@ -200,6 +201,42 @@ TEST_F(GraphTest, KernelErrorNamesTheNodeAndStopsTheCall) {
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.message().rfind("check_numerics (traced at model.py:7): after log", 0), 0u) << s.message();
   EXPECT_TRUE(ex->Run({Filled(Shape({2}), 1.0f)->tensor()}, &out).ok());  // still usable
+}
+
+TEST_F(GraphTest, PartitionsJoinDevicesWithTransfers) {
+  // A second logical CPU device, as EMBER_NUM_CPU_DEVICES=2 would add.
+  Device* cpu1 = nullptr;
+  if (!DeviceManager::Global().Find("cpu:1", &cpu1).ok()) {
+    const auto& cpu0 = static_cast<const CpuDevice&>(*DeviceManager::Global().cpu());
+    DeviceManager::Global().Add(std::make_unique<CpuDevice>(1, cpu0));
+    ASSERT_TRUE(DeviceManager::Global().Find("cpu:1", &cpu1).ok());
+  }
+  auto x = Param(Shape({3}));
+  PushDeviceScope(cpu1);
+  auto y = Op(OpId::kExp, {x.get()});      // cpu:1 reads x from cpu:0
+  auto y2 = Op(OpId::kSquare, {x.get()});  // shares that transfer
+  PopDeviceScope();
+  auto z = Op(OpId::kAdd, {y.get(), y2.get()});  // placed with its input: cpu:1
+  PushDeviceScope(DeviceManager::Global().cpu());
+  auto w = Op(OpId::kMultiply, {z.get(), x.get()});  // cpu:0 reads z from cpu:1
+  PopDeviceScope();
+  FunctionBody body = Finish({w.get()});
+  ASSERT_TRUE(InsertTransfers(body).ok());
+  EXPECT_EQ(CountOps(body.graph, OpId::kTransfer), 2);
+  const std::vector<DevicePartition> parts = PartitionByDevice(body.graph);
+  ASSERT_EQ(parts.size(), 2u);
+  for (const DevicePartition& p : parts) {
+    for (int id : p.nodes) {
+      for (const Endpoint& in : body.graph.node(id).inputs) {
+        const Node& producer = body.graph.node(in.node);
+        // Inside a partition every input is local, an argument, or crosses in a transfer.
+        const bool transfer = body.graph.node(id).op->id == OpId::kTransfer;
+        EXPECT_TRUE(producer.is_arg() || transfer || producer.device == p.device) << body.graph.Pretty();
+      }
+    }
+  }
+  std::vector<float> got = Run(body.graph, {Filled(Shape({3}), 1.0f)});
+  EXPECT_FLOAT_EQ(got[0], std::exp(1.0f) + 1.0f);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@ NumPy, and for the stateful print op; bad arguments raise at the call."""
 
 import numpy as np
 
-from op_db import LARGE, ErrorInput, OpInfo, Sample, make
+from op_db import LARGE, ErrorInput, OpInfo, Sample, make, unary_samples
 
 DTYPES = ("float32", "float64", "int32", "float16")
 
@@ -47,7 +47,7 @@ def entries(ember):
                          r"^call_function: no function with id")
 
     return [OpInfo("call_function", op, ref, samples, errors, extra_dtypes=DTYPES),
-            _cond_entry(ember), _while_entry(ember), print_entry(ember)]
+            _cond_entry(ember), _while_entry(ember), print_entry(ember), _transfer_entry(ember)]
 
 
 def _graph(ember, fn, dtype):
@@ -148,3 +148,12 @@ def print_entry(ember):
     every = ("bool", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
              "complex64")
     return OpInfo("print", op, lambda values, fmt: list(values), samples, errors, extra_dtypes=every)
+
+
+def _transfer_entry(ember):
+    """transfer within one device passes its input through (partitioning is
+    tested across devices in test_function.py)."""
+    def errors():
+        yield ErrorInput("not_a_tensor", ("abc",), {}, TypeError, r"^transfer: argument 'x'")
+
+    return OpInfo("transfer", ember.raw_ops.transfer, lambda x: x, unary_samples(), errors)

@@ -2,6 +2,9 @@
 the graph executor, checked against the same code run eagerly."""
 
 import logging
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -393,3 +396,29 @@ def test_function_defined_without_source_code():
     traced = ember.function(namespace["f"])
     np.testing.assert_allclose(_np(traced(ember.constant([2.0]))), [5.0])
     assert "<string>:2" in traced.get_concrete_function(ember.constant([2.0])).graph.pretty()
+
+
+def test_graph_partitions_across_logical_cpu_devices(tmp_path):
+    # Logical devices exist from start-up only, so this runs in a fresh interpreter.
+    script = tmp_path / "two_devices.py"
+    script.write_text(
+        "import numpy as np, ember\n"
+        "assert ember.list_devices() == ['cpu:0', 'cpu:1'], ember.list_devices()\n"
+        "x = ember.constant([1.0, 2.0])\n"
+        "with ember.device('cpu:1'):\n"
+        "    y = ember.exp(x)  # eagerly: reads x on cpu:0 in place\n"
+        "assert y.device == 'cpu:1'\n"
+        "@ember.function\n"
+        "def f(x):\n"
+        "    with ember.device('cpu:1'):\n"
+        "        a = ember.exp(x)\n"
+        "    with ember.device('cpu:0'):\n"
+        "        return a * x\n"
+        "np.testing.assert_allclose(f(x).numpy(), np.exp([1.0, 2.0]) * [1.0, 2.0], rtol=1e-6)\n"
+        "parts = f.get_concrete_function(x).graph.partitions()\n"
+        "assert parts == [('cpu:1', ['transfer', 'exp']), ('cpu:0', ['transfer', 'multiply'])], parts\n"
+        "print('partitions ok')\n")
+    env = dict(os.environ, EMBER_NUM_CPU_DEVICES="2")
+    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "partitions ok" in result.stdout

@@ -29,7 +29,12 @@ int DefaultThreads(int requested) {
 
 CpuDevice::CpuDevice(int index, int intra_op_threads)
     : Device(kCpuDeviceType, index, /*placement_priority=*/0),
-      eigen_(std::make_unique<EigenState>(DefaultThreads(intra_op_threads))),
+      eigen_(std::make_shared<EigenState>(DefaultThreads(intra_op_threads))),
+      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index))) {}
+
+CpuDevice::CpuDevice(int index, const CpuDevice& other)
+    : Device(kCpuDeviceType, index, /*placement_priority=*/0),
+      eigen_(other.eigen_),
       executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index))) {}
 
 CpuDevice::~CpuDevice() = default;
@@ -41,7 +46,13 @@ void InitCpuDevice() {
   static bool done = [] {
     const char* env = std::getenv("EMBER_NUM_THREADS");
     int threads = env ? std::atoi(env) : 0;
-    DeviceManager::Global().Add(std::make_unique<CpuDevice>(0, threads));
+    auto cpu0 = std::make_unique<CpuDevice>(0, threads);
+    const CpuDevice& first = *cpu0;
+    DeviceManager::Global().Add(std::move(cpu0));
+    const char* devices = std::getenv("EMBER_NUM_CPU_DEVICES");
+    for (int i = 1; devices != nullptr && i < std::atoi(devices); ++i) {
+      DeviceManager::Global().Add(std::make_unique<CpuDevice>(i, first));
+    }
     KernelRegistry& registry = KernelRegistry::Global();
     RegisterCpuElementwiseKernels(registry);
     RegisterCpuReductionKernels(registry);

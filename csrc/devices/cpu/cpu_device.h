@@ -16,8 +16,12 @@ class KernelRegistry;
 
 class CpuDevice final : public Device {
  public:
+  struct EigenState;
+
   // `intra_op_threads` <= 0 means one per hardware thread.
   CpuDevice(int index, int intra_op_threads);
+  // Another logical CPU device sharing `other`'s intra-op pool.
+  CpuDevice(int index, const CpuDevice& other);
   ~CpuDevice() override;
 
   Allocator* allocator() override { return HostAllocator(); }
@@ -30,12 +34,14 @@ class CpuDevice final : public Device {
   int num_intra_op_threads() const;
 
  private:
-  struct EigenState;
-  std::unique_ptr<EigenState> eigen_;
+  std::shared_ptr<EigenState> eigen_;
   std::unique_ptr<Executor> executor_;
 };
 
-// Adds cpu:0 to the DeviceManager and registers every CPU kernel.
+// Adds cpu:0 to the DeviceManager and registers every CPU kernel. With
+// EMBER_NUM_CPU_DEVICES=n it adds logical devices cpu:1 .. cpu:n-1 too:
+// each has its own executor thread and shares the intra-op pool and host
+// memory (TensorFlow's logical CPU devices; Note [Host-memory devices]).
 void InitCpuDevice();
 
 // Explicit per-family registration (csrc/kernels/cpu/*.cc).

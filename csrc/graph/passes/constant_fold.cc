@@ -92,7 +92,8 @@ Status OptimizeGraph(FunctionBody& body) {
   EMBER_RETURN_IF_ERROR(FoldConstants(body));
   EMBER_RETURN_IF_ERROR(EliminateCommonSubexpressions(body));
   EMBER_RETURN_IF_ERROR(SimplifyArithmetic(body));
-  return EliminateDeadCode(body);
+  EMBER_RETURN_IF_ERROR(EliminateDeadCode(body));
+  return InsertTransfers(body);
 }
 
 }  // namespace ember

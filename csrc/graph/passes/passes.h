@@ -2,6 +2,7 @@
 // concrete function, before it is instantiated (Note [Graph passes]).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -33,7 +34,20 @@ Status SimplifyArithmetic(FunctionBody& body);
 // whose outputs are small, replacing them by new constant arguments.
 Status FoldConstants(FunctionBody& body);
 
-// The pipeline: simplify, fold, CSE, then DCE.
+// Partitioning by device: each node already carries the device placement
+// chose for it when it was traced (the eager rules). Every data edge
+// between two devices gets a transfer node on the consumer's device, so
+// each device's nodes form a subgraph whose inputs from other devices all
+// arrive through transfers. The one dataflow executor runs all partitions,
+// each node with its own device's kernel.
+Status InsertTransfers(FunctionBody& body);
+struct DevicePartition {
+  std::string device;
+  std::vector<int> nodes;  // op node ids, in order
+};
+std::vector<DevicePartition> PartitionByDevice(const Graph& graph);
+
+// The pipeline: simplify, fold, CSE, DCE, then partition (transfers).
 Status OptimizeGraph(FunctionBody& body);
 
 // Rebuilds `graph` keeping the nodes with keep[id], every use of an

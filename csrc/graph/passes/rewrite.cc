@@ -23,7 +23,8 @@ void RewriteGraph(Graph& graph, const std::vector<bool>& keep,
   for (const Node& n : graph.nodes()) {
     if (n.is_arg()) order.push_back(&n);
   }
-  for (const Node& n : graph.nodes()) {
+  for (int id : graph.TopologicalOrder()) {
+    const Node& n = graph.node(id);
     if (!n.is_arg() && keep[n.id]) order.push_back(&n);
   }
   for (const Node& n : graph.nodes()) new_id[n.id] = -1;
