@@ -135,6 +135,7 @@ struct OpDef {
     return false;
   }
   bool has_list_output() const { return !outputs.empty() && outputs.back().is_list; }
+  bool has_any_dtype_output() const { return !outputs.empty() && outputs.back().type_var == kAnyDTypeVar; }
 };
 
 // All generated op definitions, indexed by OpId.

@@ -98,9 +98,10 @@ Status CastInputs(const OpDef& op, TensorHandle* const* inputs, int num_inputs, 
   return Status::OK();
 }
 
+// `any_dtypes` receives the dtypes of list(any) outputs; it may be null for
+// ops without them (nearly all, which then allocate nothing for dtypes).
 Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs, const int* arg_starts,
-                   const AttrList& attrs, const DType* bindings, std::vector<Shape>* output_shapes,
-                   std::vector<DType>* output_dtypes) {
+                   const AttrList& attrs, std::vector<Shape>* output_shapes, std::vector<DType>* any_dtypes) {
   // Most ops have few inputs: keep their metadata on the stack.
   constexpr size_t kInline = 4;
   const size_t n = inputs.size();
@@ -121,20 +122,24 @@ Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inp
     dtypes[i] = inputs[i]->dtype();
   }
   output_shapes->resize(op.outputs.size());
-  output_dtypes->resize(op.outputs.size());
   ShapeContext ctx(op, shapes, dtypes, static_cast<int>(n), attrs, output_shapes, arg_starts);
-  ctx.set_output_dtypes(output_dtypes);
+  if (any_dtypes != nullptr) {
+    any_dtypes->resize(op.outputs.size());
+    ctx.set_output_dtypes(any_dtypes);
+  }
   EMBER_RETURN_IF_ERROR(op.shape_fn(ctx));
   if (!op.has_list_output() && output_shapes->size() != op.outputs.size()) {
     return Internal("shape function changed the number of outputs");
   }
-  output_dtypes->resize(output_shapes->size());
-  for (size_t i = 0; i < output_shapes->size(); ++i) {
-    // Outputs past the declared ones belong to the trailing list output.
-    const ArgDef& arg = op.outputs[std::min(i, op.outputs.size() - 1)];
-    if (arg.type_var != kAnyDTypeVar) (*output_dtypes)[i] = ArgDType(arg, bindings);
-  }
   return Status::OK();
+}
+
+// The dtype of output i: bound by the type variables, or set by the shape
+// function for list(any) outputs. Outputs past the declared ones belong to
+// the trailing list output.
+DType OutputDType(const OpDef& op, size_t i, const DType* bindings, const std::vector<DType>& any_dtypes) {
+  const ArgDef& arg = op.outputs[std::min(i, op.outputs.size() - 1)];
+  return arg.type_var == kAnyDTypeVar ? any_dtypes[i] : ArgDType(arg, bindings);
 }
 
 }  // namespace
@@ -160,8 +165,9 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   EMBER_RETURN_IF_ERROR(CastInputs(op, inputs, num_inputs, arg_starts, bindings, &typed_inputs));
 
   std::vector<Shape> output_shapes;
-  std::vector<DType> output_dtypes;
-  s = InferShapes(op, typed_inputs, arg_starts, attrs, bindings, &output_shapes, &output_dtypes);
+  std::vector<DType> any_dtypes;
+  s = InferShapes(op, typed_inputs, arg_starts, attrs, &output_shapes,
+                  op.has_any_dtype_output() ? &any_dtypes : nullptr);
   if (!s.ok()) return Prefixed(op, s);
 
   const uint64_t type_key = PackTypeKey(bindings, static_cast<int>(op.type_vars.size()));
@@ -187,6 +193,8 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   // While @ember.function traces, the call becomes a graph node instead of
   // a kernel launch (Note [Tracing]).
   if (Tracer* tracer = CurrentTracer()) {
+    std::vector<DType> output_dtypes;
+    for (size_t i = 0; i < output_shapes.size(); ++i) output_dtypes.push_back(OutputDType(op, i, bindings, any_dtypes));
     return tracer->Record(op, typed_inputs, layout, attrs, bindings, device, std::move(output_shapes),
                           output_dtypes, &result->outputs);
   }
@@ -203,7 +211,8 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   result->outputs.clear();
   result->outputs.reserve(output_shapes.size());
   for (size_t i = 0; i < output_shapes.size(); ++i) {
-    result->outputs.push_back(TensorHandle::CreatePending(output_dtypes[i], std::move(output_shapes[i]), device));
+    result->outputs.push_back(
+        TensorHandle::CreatePending(OutputDType(op, i, bindings, any_dtypes), std::move(output_shapes[i]), device));
   }
 
   const bool async = Context::Global().async();
