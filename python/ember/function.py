@@ -13,7 +13,7 @@ import threading
 import numpy as np
 
 from ember import _C
-from ember.dtypes import DType, as_dtype, float32
+from ember.dtypes import as_dtype, float32
 from ember.tensor import Tensor
 
 _C._set_package_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)

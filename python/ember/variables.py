@@ -6,9 +6,7 @@ import numpy as np
 
 from ember import _C
 from ember.creation import convert_to_tensor
-from ember.dtypes import as_dtype
 from ember.function import current_trace as _current_trace
-from ember.tensor import Tensor
 
 
 class Variable:
