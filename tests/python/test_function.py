@@ -422,3 +422,30 @@ def test_graph_partitions_across_logical_cpu_devices(tmp_path):
     result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "partitions ok" in result.stdout
+
+
+def test_decorated_method_and_side_effect_only_function(mode):
+    class Dense:
+        def __init__(self, scale):
+            self.w = ember.Variable(np.full((2, 2), scale, np.float32))
+
+        @ember.function
+        def __call__(self, x):
+            return ember.matmul(x, self.w)
+
+    eye = ember.constant(np.eye(2, dtype=np.float32))
+    a, b = Dense(1.0), Dense(3.0)
+    np.testing.assert_allclose(_np(a(eye)), np.ones((2, 2)))
+    np.testing.assert_allclose(_np(b(eye)), np.full((2, 2), 3.0))  # its own trace: self is part of the key
+    a.w.assign(np.full((2, 2), 2.0, np.float32))
+    np.testing.assert_allclose(_np(a(eye)), np.full((2, 2), 2.0))
+
+    total = ember.Variable(0.0)
+
+    @ember.function
+    def accumulate(x):
+        total.assign_add(ember.reduce_sum(x))  # returns nothing
+
+    assert accumulate(ember.constant([1.0, 2.0])) is None
+    accumulate(ember.constant([3.0]))
+    assert float(total) == 6.0
