@@ -347,17 +347,37 @@ class ConcreteFunction:
         return self._call_flat([_as_tensor(v, spec.dtype) for v, spec in zip(leaves, self.input_signature)])
 
     def _call_flat(self, params):
-        try:
-            results = self._graph.call_flat(params, self._variables)
-        except TypeError as e:
-            raise TypeError(f"{self.name}: {e}") from None
         if self._updated:
-            for var, value in zip(self._updated, results[self._num_user_outputs:]):
-                var._set_eager_value(value)
-            del results[self._num_user_outputs:]
+            results = self._call_updating(params)
+        else:
+            results = self._call(params)
         if self._single_output:
             return results[0]
         return _replace_leaves(self._structured_outputs, iter(results))
+
+    def _call(self, params):
+        try:
+            return self._graph.call_flat(params, self._variables)
+        except TypeError as e:
+            raise TypeError(f"{self.name}: {e}") from None
+
+    def _call_updating(self, params):
+        # Reading the variables, calling and writing the new values back is
+        # one read-modify-write, like Variable.assign_add: it holds the
+        # variables' locks (in a fixed order), so concurrent calls and eager
+        # assignments never lose an update.
+        locks = sorted((v._lock for v in self._updated), key=id)
+        for lock in locks:
+            lock.acquire()
+        try:
+            results = self._call(params)
+            for var, value in zip(self._updated, results[self._num_user_outputs:]):
+                var._eager_value = value
+        finally:
+            for lock in reversed(locks):
+                lock.release()
+        del results[self._num_user_outputs:]
+        return results
 
     def __repr__(self):
         return f"<ember.ConcreteFunction {self.name} {list(self.input_signature)}>"

@@ -60,9 +60,6 @@ class Variable:
         else:
             trace.write_variable(self, value)
 
-    def _set_eager_value(self, value):
-        with self._lock:
-            self._eager_value = value
 
     # --- Metadata ----------------------------------------------------------
     name = property(lambda self: self._name)

@@ -449,3 +449,24 @@ def test_decorated_method_and_side_effect_only_function(mode):
     assert accumulate(ember.constant([1.0, 2.0])) is None
     accumulate(ember.constant([3.0]))
     assert float(total) == 6.0
+
+
+def test_concurrent_calls_never_lose_variable_updates(mode):
+    counter = ember.Variable(0.0)
+
+    @ember.function
+    def bump(x):
+        counter.assign_add(x)
+        return counter.read_value()
+
+    def work():
+        for _ in range(100):
+            bump(ember.constant(1.0))
+            counter.assign_add(1.0)  # eager updates interleave with the calls
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert float(counter) == 800.0
