@@ -77,6 +77,14 @@ std::string Shape::ToString() const {
   return s + "]";
 }
 
+bool Shape::IsCompatibleWith(const Shape& other) const {
+  if (rank_ != other.rank_) return false;
+  for (int i = 0; i < rank_; ++i) {
+    if (dim(i) != kUnknownDim && other.dim(i) != kUnknownDim && dim(i) != other.dim(i)) return false;
+  }
+  return true;
+}
+
 bool Shape::operator==(const Shape& other) const {
   return rank_ == other.rank_ && std::equal(begin(), end(), other.begin());
 }

@@ -43,6 +43,10 @@ class Shape {
   std::vector<int64_t> ToVector() const { return {begin(), end()}; }
   std::string ToString() const;  // "[2, 3]", unknown dims as "?"
 
+  // Same rank, and equal dims wherever both are known (an unknown dim
+  // matches any size): does a value of `other` fit this traced shape?
+  bool IsCompatibleWith(const Shape& other) const;
+
   bool operator==(const Shape& other) const;
   bool operator!=(const Shape& other) const { return !(*this == other); }
 

@@ -22,13 +22,6 @@ Library& GetLibrary() {
   return *library;
 }
 
-bool HasTracedShapes(const Graph& g, const std::vector<Tensor>& args) {
-  for (const Node& node : g.nodes()) {
-    if (node.is_arg() && !(node.outputs[0].shape == args[node.arg_index].shape())) return false;
-  }
-  return true;
-}
-
 // The kernel of one function: its executor, instantiated once per kernel
 // cache entry (that is, once per function and device).
 class CallFunctionKernel final : public OpKernel {
@@ -85,7 +78,7 @@ Status FindFunctionForCall(int64_t id, std::shared_ptr<const GraphFunction>* fn)
 Status RunGraphFunction(const GraphFunction& fn, const std::vector<Tensor>& args, std::vector<Tensor>* results) {
   const GraphExecutor* executor = nullptr;
   EMBER_RETURN_IF_ERROR(fn.GetExecutor(&executor));
-  return executor->Run(args, results, HasTracedShapes(fn.graph(), args));
+  return executor->Run(args, results);
 }
 
 void UnregisterGraphFunction(int64_t id) {
@@ -113,12 +106,7 @@ Status InferCallShapes(const Graph& g, const ShapeContext& ctx, const std::vecto
       return TypeError(arg + " must be " + DTypeName(want.dtype) + ", got dtype " + DTypeName(dtype));
     }
     const Shape& have = ctx.input_shape(inputs[i]);
-    bool fits = have.rank() == want.shape.rank();
-    for (int d = 0; fits && d < have.rank(); ++d) {
-      fits = want.shape.dim(d) == Shape::kUnknownDim || have.dim(d) == Shape::kUnknownDim ||
-             want.shape.dim(d) == have.dim(d);
-    }
-    if (!fits) return InvalidArgument(arg + " must have shape " + want.shape.ToString() + ", got " + have.ToString());
+    if (!want.shape.IsCompatibleWith(have)) return InvalidArgument(arg + " must have shape " + want.shape.ToString() + ", got " + have.ToString());
     arg_shapes[i] = have;
     traced = traced && have == want.shape;
   }

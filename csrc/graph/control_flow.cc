@@ -36,15 +36,6 @@ class CondKernel final : public OpKernel {
   std::shared_ptr<const GraphFunction> then_, else_;
 };
 
-// True if `have` fits `want` (unknown dims in `want` match anything).
-bool Fits(const Shape& want, const Shape& have) {
-  if (want.rank() != have.rank()) return false;
-  for (int d = 0; d < want.rank(); ++d) {
-    if (want.dim(d) != Shape::kUnknownDim && want.dim(d) != have.dim(d)) return false;
-  }
-  return true;
-}
-
 // Attrs: cond_function, body_function, num_loop_vars, num_cond_args,
 // maximum_iterations.
 class WhileKernel final : public OpKernel {
@@ -73,7 +64,7 @@ class WhileKernel final : public OpKernel {
       for (int i = 0; i < num_vars_; ++i) {
         // The body was traced for these shapes; its arguments say which dims may change.
         const Shape& allowed = body_->graph().node(i).outputs[0].shape;
-        if (!Fits(allowed, vars[i].shape())) {
+        if (!allowed.IsCompatibleWith(vars[i].shape())) {
           return InvalidArgument("loop variable " + std::to_string(i) + " has shape " + vars[i].shape().ToString() +
                                  " after iteration " + std::to_string(iteration + 1) +
                                  ", which its shape invariant " + allowed.ToString() + " does not allow");
@@ -159,7 +150,7 @@ Status WhileLoop(ShapeContext& ctx) {
   }
   for (int i = 0; i < num_vars; ++i) {
     const ValueInfo& allowed = body.node(i).outputs[0];
-    if (ctx.input_dtype(i) != allowed.dtype || !Fits(allowed.shape, ctx.input_shape(i))) {
+    if (ctx.input_dtype(i) != allowed.dtype || !allowed.shape.IsCompatibleWith(ctx.input_shape(i))) {
       return InvalidArgument("loop variable " + std::to_string(i) + " is " + DTypeName(ctx.input_dtype(i)) +
                              ctx.input_shape(i).ToString() + " but the body was traced for " +
                              DTypeName(allowed.dtype) + allowed.shape.ToString());

@@ -72,22 +72,15 @@ struct GraphExecutor::RunState {
   Status error;
 };
 
-namespace {
-// The graph a GraphExecutor runs: copied, so node pointers stay valid.
-struct OwnedGraph {
-  Graph graph;
-};
-}  // namespace
-
+GraphExecutor::GraphExecutor(const Graph& graph) : graph_(graph) {}
 GraphExecutor::~GraphExecutor() = default;
 
 int GraphExecutor::num_nodes() const { return static_cast<int>(nodes_.size()); }
 
 Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>* out) {
-  std::unique_ptr<GraphExecutor> ex(new GraphExecutor());
-  // Keep the graph alive alongside the executor.
-  auto owned = std::make_shared<OwnedGraph>(OwnedGraph{graph});
-  const Graph& g = owned->graph;
+  // Heap-allocated and never moved, so pointers into its graph_ stay valid.
+  std::unique_ptr<GraphExecutor> ex(new GraphExecutor(graph));
+  const Graph& g = ex->graph_;
   const int n = g.num_nodes();
   ex->nodes_.resize(n);
   ex->value_offsets_.resize(n + 1, 0);
@@ -135,9 +128,6 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
   }
   for (const Endpoint& e : g.outputs()) ++ex->initial_uses_[ex->value_offsets_[e.node] + e.output];
   ex->outputs_ = g.outputs();
-  // The NodeInfo pointers refer into `owned`; tie its lifetime to the
-  // kernels' shared state by stashing it in a kernel-independent holder.
-  ex->graph_holder_ = std::move(owned);
   *out = std::move(ex);
   return Status::OK();
 }
@@ -212,7 +202,7 @@ void GraphExecutor::Schedule(RunState& state, std::vector<int>& local, int id) c
   InterOpPool::Global().Submit([this, &state, id] { Drain(state, {id}); });
 }
 
-void GraphExecutor::Finish(RunState& state, int /*id*/) const {
+void GraphExecutor::Finish(RunState& state) const {
   if (state.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     std::lock_guard<std::mutex> lock(state.mu);
     state.all_done = true;
@@ -228,19 +218,21 @@ void GraphExecutor::Drain(RunState& state, std::vector<int> local) const {
     for (int c : nodes_[id].consumers) {
       if (state.pending[c].fetch_sub(1, std::memory_order_acq_rel) == 1) Schedule(state, local, c);
     }
-    Finish(state, id);  // last: the caller may free `state` once all finished
+    Finish(state);  // last: the caller may free `state` once all finished
   }
 }
 
-Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* results,
-                          bool traced_shapes) const {
+Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* results) const {
   if (args.size() != arg_nodes_.size()) {
     return InvalidArgument("graph expects " + std::to_string(arg_nodes_.size()) + " arguments, got " +
                            std::to_string(args.size()));
   }
   RunState state(num_nodes(), initial_uses_);
   state.inline_only = InterOpPool::OnPoolThread();
-  state.traced_shapes = traced_shapes;
+  state.traced_shapes = true;
+  for (size_t a = 0; a < arg_nodes_.size(); ++a) {
+    state.traced_shapes = state.traced_shapes && graph_.node(arg_nodes_[a]).outputs[0].shape == args[a].shape();
+  }
   int op_nodes = 0;
   for (const NodeInfo& info : nodes_) {
     if (!info.node->is_arg()) ++op_nodes;

@@ -32,9 +32,9 @@ class GraphExecutor {
 
   // Runs the graph once. `args` has one ready tensor per graph argument;
   // `results` gets one per graph output. Thread-safe: calls may overlap.
-  // `traced_shapes`: the arguments have exactly the traced shapes, so nodes
-  // whose shapes were fully known at trace time skip their shape function.
-  Status Run(const std::vector<Tensor>& args, std::vector<Tensor>* results, bool traced_shapes = false) const;
+  // When the arguments have exactly the traced shapes, nodes whose shapes
+  // were fully known at trace time skip their shape function.
+  Status Run(const std::vector<Tensor>& args, std::vector<Tensor>* results) const;
 
   int num_nodes() const;
 
@@ -42,11 +42,11 @@ class GraphExecutor {
   struct RunState;
 
  private:
-  GraphExecutor() = default;
+  explicit GraphExecutor(const Graph& graph);
   void RunNode(RunState& state, int id) const;
   Status OutputShapes(const RunState& state, const NodeInfo& info, const std::vector<Tensor>& inputs,
                       std::vector<Shape>* shapes) const;
-  void Finish(RunState& state, int id) const;
+  void Finish(RunState& state) const;
   void Schedule(RunState& state, std::vector<int>& local, int id) const;
   void Drain(RunState& state, std::vector<int> local) const;
 
@@ -56,7 +56,7 @@ class GraphExecutor {
   std::vector<int> arg_nodes_;      // graph argument index -> node id
   std::vector<Endpoint> outputs_;
   std::vector<int> roots_;          // op nodes without inputs
-  std::shared_ptr<const void> graph_holder_;  // the graph copy NodeInfo points into
+  Graph graph_;  // the executor's own copy; NodeInfo::node points into it
 };
 
 // The output shapes of `graph` for arguments of `arg_shapes`, by running

@@ -2,7 +2,7 @@
 @ember.function graphs (tf.cond, tf.while_loop). See docs/functions.md."""
 
 from ember import _C
-from ember.function import SubTrace, TensorSpec, current_trace
+from ember.function import SubTrace, TensorSpec, current_trace, shape_fits
 from ember.tensor import Tensor
 
 
@@ -84,7 +84,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         invariants = [tuple(None if d is None else int(d) for d in (s.shape if isinstance(s, TensorSpec) else s))
                       for s in invariants]
         for i, (v, inv) in enumerate(zip(flat, invariants)):
-            if not _fits(inv, v.shape):
+            if not shape_fits(inv, v.shape):
                 raise ValueError(f"while_loop: loop variable {i} has shape {tuple(v.shape)}, which its shape "
                                  f"invariant {inv} does not allow")
 
@@ -104,7 +104,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             if new.dtype != old.dtype:
                 raise TypeError(f"while_loop: loop variable {i} has dtype {old.dtype.name} before the loop but "
                                 f"{new.dtype.name} after iteration {iteration}")
-            if not _fits(inv, new.shape):
+            if not shape_fits(inv, new.shape):
                 raise ValueError(f"while_loop: loop variable {i} has shape {tuple(flat[i].shape)} before the loop "
                                  f"but {tuple(new.shape)} after iteration {iteration}; pass shape_invariants "
                                  f"with None for the dims that may change")
@@ -153,8 +153,3 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         trace.write_variable(var, value)
     results = results[:n]
     return results[0] if single else type(loop_vars)(results)
-
-
-def _fits(invariant, shape):
-    return len(invariant) == len(shape) and all(i is None or i == d for i, d in zip(invariant, shape))
-

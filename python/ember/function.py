@@ -59,8 +59,7 @@ class TensorSpec:
 
     def is_compatible_with(self, value):
         shape, dtype = _shape_and_dtype(value)
-        return dtype == self.dtype and len(shape) == len(self.shape) and all(
-            s is None or s == d for s, d in zip(self.shape, shape))
+        return dtype == self.dtype and shape_fits(self.shape, shape)
 
     def _key(self):
         return ("T", self.dtype.name, self.shape)
@@ -73,6 +72,12 @@ class TensorSpec:
 
     def __repr__(self):
         return f"TensorSpec(shape={self.shape}, dtype=ember.{self.dtype.name})"
+
+
+def shape_fits(pattern, shape):
+    """True if `shape` has the rank of `pattern` and its dims wherever both
+    are known (None matches any size), like C++ Shape::IsCompatibleWith."""
+    return len(pattern) == len(shape) and all(p is None or d is None or p == d for p, d in zip(pattern, shape))
 
 
 def _shape_and_dtype(value):
@@ -134,19 +139,6 @@ def _other_key(value, leaves):
     return ("P", type(value).__name__, value)
 
 
-def _tensor_leaves(value, out):
-    """Appends the tensor-like leaves (in key order) to out."""
-    if _is_tensor_like(value) or isinstance(value, TensorSpec):
-        out.append(value)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _tensor_leaves(v, out)
-    elif isinstance(value, dict):
-        for k in sorted(value, key=repr):
-            _tensor_leaves(value[k], out)
-    return out
-
-
 def _replace_leaves(value, leaves):
     """value with each tensor-like leaf replaced by next(leaves)."""
     if _is_tensor_like(value) or isinstance(value, TensorSpec):
@@ -155,7 +147,7 @@ def _replace_leaves(value, leaves):
         items = [_replace_leaves(v, leaves) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     if isinstance(value, dict):
-        # Visit in key order (as _tensor_leaves does), rebuild in insertion order.
+        # Visit in key order (as _signature does), rebuild in insertion order.
         new = {k: _replace_leaves(value[k], leaves) for k in sorted(value, key=repr)}
         return {k: new[k] for k in value}
     return value
@@ -343,7 +335,7 @@ class ConcreteFunction:
         return self._structured_outputs
 
     def __call__(self, *args):
-        leaves = _tensor_leaves(list(args), [])
+        leaves = _signature(list(args))[1]
         return self._call_flat([_as_tensor(v, spec.dtype) for v, spec in zip(leaves, self.input_signature)])
 
     def _call_flat(self, params):
@@ -464,7 +456,7 @@ class Function:
         self._input_signature = None
         if input_signature is not None:
             self._input_signature = tuple(input_signature)
-            if not all(isinstance(s, TensorSpec) for s in _tensor_leaves(list(self._input_signature), [])):
+            if not all(isinstance(s, TensorSpec) for s in _signature(list(self._input_signature))[1]):
                 raise TypeError(f"{self._name}: input_signature must hold TensorSpecs")
         self._reduce_retracing = bool(reduce_retracing)
         self._lock = threading.RLock()
@@ -518,13 +510,11 @@ class Function:
                 raise TypeError(f"{self._name}: takes {len(self._input_signature)} positional arguments "
                                 f"matching its input_signature, got {len(args)} and {sorted(kwargs)}")
             for i, (value, spec) in enumerate(zip(args, self._input_signature)):
-                for leaf, leaf_spec in zip(_tensor_leaves([value], []), _tensor_leaves([spec], [])):
-                    if isinstance(leaf, TensorSpec):
-                        ok = leaf == leaf_spec or leaf_spec.is_compatible_with(_spec_example(leaf))
+                for leaf, leaf_spec in zip(_signature([value])[1], _signature([spec])[1]):
+                    if isinstance(leaf, TensorSpec):  # tensors are converted to the spec's dtype
+                        ok = leaf.dtype == leaf_spec.dtype and shape_fits(leaf_spec.shape, leaf.shape)
                     else:
-                        leaf_shape, _ = _shape_and_dtype(leaf) if _is_tensor_like(leaf) else (np.shape(leaf), None)
-                        ok = len(leaf_shape) == len(leaf_spec.shape) and all(
-                            s is None or s == d for s, d in zip(leaf_spec.shape, leaf_shape))
+                        ok = shape_fits(leaf_spec.shape, _shape_and_dtype(leaf)[0])
                     if not ok:
                         raise ValueError(f"{self._name}: argument {i} does not match its input_signature "
                                          f"{leaf_spec}: got {_describe_value(leaf)}")
@@ -542,8 +532,8 @@ class Function:
         values = call_args + [call_kwargs[k] for k in sorted(call_kwargs)]
         if self._input_signature is not None:
             key = ("signature",)
-            leaves = _tensor_leaves(values, [])
-            specs = _tensor_leaves(list(self._input_signature), [])
+            leaves = _signature(values)[1]
+            specs = _signature(list(self._input_signature))[1]
             params = [] if trace_specs else [_as_tensor(v, s.dtype) for v, s in zip(leaves, specs)]
         else:
             key, leaves = _signature(values)
@@ -576,7 +566,7 @@ class Function:
         self._tracing_count += 1
         self._last_key = key
         trace = _Trace()
-        leaves = _tensor_leaves(call_args + [call_kwargs[k] for k in sorted(call_kwargs)], [])
+        leaves = _signature(call_args + [call_kwargs[k] for k in sorted(call_kwargs)])[1]
         symbolic = [trace.tracer.parameter(spec.dtype.name, list(spec.shape), _device_of(leaf))
                     for leaf, spec in zip(leaves, specs)]
         it = iter(symbolic)
@@ -595,10 +585,6 @@ class Function:
         flat = flat + [trace.variables[id(v)][2] for v in updated]
         graph = trace.tracer.finish(flat)
         return ConcreteFunction(graph, structure, trace.variable_order, updated, specs, self._name, trace.subgraphs)
-
-
-def _spec_example(spec):
-    return np.zeros([1 if d is None else d for d in spec.shape], spec.dtype.as_numpy_dtype)
 
 
 def _describe_value(value):

@@ -147,6 +147,15 @@ void Conv2dNhwc(Device* device, const T* x, const T* f, T* y, const Window2D& w,
   });
 }
 
+// The data format and the window of the forward convolution whose input
+// has `forward_input` shape: the conv's input, or conv2d_transpose's output.
+template <typename Attrs>
+Status ConvPlan(const Attrs& attrs, const Shape& forward_input, const Tensor& filters, bool* nchw, Window2D* w) {
+  EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(attrs.data_format, nchw));
+  return ConvWindow(forward_input, filters.dim(0), filters.dim(1), attrs.strides, attrs.dilations, attrs.padding,
+                    attrs.explicit_paddings, *nchw, w);
+}
+
 // Both conv kernels compute in ComputeType<T> (Note [Whole-tensor half
 // compute]): float16 and bfloat16 convolve float32 copies and round each
 // output once.
@@ -161,10 +170,8 @@ class Conv2dKernel final : public OpKernel {
     Tensor& output = ctx.output(0);
     if (output.NumElements() == 0) return Status::OK();
     bool nchw;
-    EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(attrs_.data_format, &nchw));
     Window2D w;
-    EMBER_RETURN_IF_ERROR(ConvWindow(input.shape(), filters.dim(0), filters.dim(1), attrs_.strides,
-                                     attrs_.dilations, attrs_.padding, attrs_.explicit_paddings, nchw, &w));
+    EMBER_RETURN_IF_ERROR(ConvPlan(attrs_, input.shape(), filters, &nchw, &w));
     const int64_t cin_g = filters.dim(2), cout = filters.dim(3);
     Device* device = ctx.device();
     if (input.NumElements() == 0 || cin_g == 0) {
@@ -238,10 +245,8 @@ class Conv2dTransposeKernel final : public OpKernel {
     Tensor& output = ctx.output(0);
     if (output.NumElements() == 0) return Status::OK();
     bool nchw;
-    EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(attrs_.data_format, &nchw));
     Window2D w;
-    EMBER_RETURN_IF_ERROR(ConvWindow(output.shape(), filters.dim(0), filters.dim(1), attrs_.strides,
-                                     attrs_.dilations, attrs_.padding, attrs_.explicit_paddings, nchw, &w));
+    EMBER_RETURN_IF_ERROR(ConvPlan(attrs_, output.shape(), filters, &nchw, &w));
     const int64_t cin = filters.dim(3);
     Device* device = ctx.device();
     using C = ComputeType<T>;

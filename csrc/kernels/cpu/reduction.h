@@ -94,6 +94,17 @@ inline ReducePlan MakeReducePlan(const Shape& in, const std::vector<bool>& reduc
 // Values reduced per partial result when one row is split across threads.
 inline constexpr int64_t kReduceChunk = 1 << 15;
 
+// The prologue every reduction kernel shares: the reduced axes of `input`,
+// and, when the input is empty, `output` filled with `empty` and *done set.
+template <typename T>
+Status BeginReduce(const std::optional<std::vector<int64_t>>& axis, const Tensor& input, Tensor& output, T empty,
+                   std::vector<bool>* reduced_axes, bool* done) {
+  EMBER_RETURN_IF_ERROR(shape_fns::NormalizeAxes(axis, input.rank(), reduced_axes));
+  *done = input.NumElements() == 0;
+  if (*done) std::fill(output.data<T>(), output.data<T>() + output.NumElements(), empty);
+  return Status::OK();
+}
+
 template <typename T, template <typename> class R>
 class ReduceKernel final : public OpKernel {
  public:
@@ -105,13 +116,11 @@ class ReduceKernel final : public OpKernel {
     const Tensor& input = ctx.input(0);
     Tensor& output = ctx.output(0);
     std::vector<bool> reduced_axes;
-    EMBER_RETURN_IF_ERROR(shape_fns::NormalizeAxes(axis_, input.rank(), &reduced_axes));
+    bool done;
+    EMBER_RETURN_IF_ERROR(BeginReduce<T>(axis_, input, output, Reducer::Empty(), &reduced_axes, &done));
+    if (done) return Status::OK();
     T* out = output.data<T>();
     const int64_t out_n = output.NumElements();
-    if (input.NumElements() == 0) {
-      std::fill(out, out + out_n, Reducer::Empty());
-      return Status::OK();
-    }
     const ReducePlan plan = MakeReducePlan(input.shape(), reduced_axes);
     const T* in = input.data<T>();
     if (plan.reduced == 1) {

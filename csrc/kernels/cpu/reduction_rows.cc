@@ -106,13 +106,11 @@ class RowReduceKernel final : public OpKernel {
     const Tensor& input = ctx.input(0);
     Tensor& output = ctx.output(0);
     std::vector<bool> reduced_axes;
-    EMBER_RETURN_IF_ERROR(shape_fns::NormalizeAxes(axis_, input.rank(), &reduced_axes));
+    bool done;
+    EMBER_RETURN_IF_ERROR(BeginReduce<T>(axis_, input, output, Reducer::Empty(), &reduced_axes, &done));
+    if (done) return Status::OK();
     T* out = output.data<T>();
     const int64_t out_n = output.NumElements();
-    if (input.NumElements() == 0) {
-      std::fill(out, out + out_n, Reducer::Empty());
-      return Status::OK();
-    }
     ReduceRows(ctx, input, reduced_axes, Reducer::kCycles, out, out_n,
                &Reducer::template Row<ComputeType<T>>);
     return Status::OK();
@@ -146,13 +144,11 @@ class NormKernel final : public OpKernel {
     const Tensor& input = ctx.input(0);
     Tensor& output = ctx.output(0);
     std::vector<bool> reduced_axes;
-    EMBER_RETURN_IF_ERROR(shape_fns::NormalizeAxes(axis_, input.rank(), &reduced_axes));
+    bool done;  // every norm of nothing is 0
+    EMBER_RETURN_IF_ERROR(BeginReduce<T>(axis_, input, output, T(0), &reduced_axes, &done));
+    if (done) return Status::OK();
     T* out = output.data<T>();
     const int64_t out_n = output.NumElements();
-    if (input.NumElements() == 0) {  // every norm of nothing is 0
-      std::fill(out, out + out_n, T(0));
-      return Status::OK();
-    }
     switch (kind_) {
       case Kind::kL1:
         ReduceRows(ctx, input, reduced_axes, 2, out, out_n, [](const ConstVec<C>& r) { return r.abs().sum(); });
