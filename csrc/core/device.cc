@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <mutex>
 
 namespace ember {
@@ -79,7 +80,9 @@ Status DeviceManager::Find(const std::string& spec, Device** out) const {
     if (idx.empty() || !std::all_of(idx.begin(), idx.end(), ::isdigit)) {
       return InvalidArgument("malformed device name '" + spec + "'; expected e.g. 'cpu:0'");
     }
-    index = std::stoi(idx);
+    // Digits only, so the sole failure is a value past int's range.
+    if (idx.size() > 9) return InvalidArgument("no device '" + spec + "': index out of range");
+    index = std::atoi(idx.c_str());
   }
   for (Device* d : raw_) {
     if (DeviceTypeName(d->type()) == type && d->index() == index) {

@@ -2,6 +2,7 @@
 // device runtime (CPU, CUDA, ...) implements to plug into Ember.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ class Executor {
   virtual void Enqueue(std::unique_ptr<Task> task) = 0;
   // Blocks until every task enqueued before the call has run.
   virtual void WaitIdle() = 0;
+  // Like WaitIdle, for at most `timeout`; true if the executor went idle.
+  // Lets a waiting Python thread check for KeyboardInterrupt now and then.
+  virtual bool WaitIdleFor(std::chrono::milliseconds timeout) = 0;
 };
 
 // Device types get small integer ids at registration, so kernel lookups

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+
+#include "core/checked_math.h"
 
 namespace ember {
 
@@ -57,11 +60,38 @@ void Shape::AddDim(int64_t value) {
 
 int64_t Shape::NumElements() const {
   int64_t n = 1;
+  bool overflow = false;
   for (int64_t d : *this) {
     if (d < 0) return -1;
-    n *= d;
+    if (d == 0) return 0;
+    overflow = overflow || !CheckedMul(n, d, &n);
   }
-  return n;
+  return overflow ? std::numeric_limits<int64_t>::max() : n;
+}
+
+Status ValidateShape(const Shape& shape, int64_t element_size, bool allow_unknown) {
+  if (shape.rank() > kMaxRank) {
+    return InvalidArgument("rank " + std::to_string(shape.rank()) + " exceeds the maximum of " +
+                           std::to_string(kMaxRank));
+  }
+  int64_t nonzero_product = 1;
+  bool empty = false;
+  for (int64_t d : shape) {
+    empty = empty || d == 0;
+    if (d < 0) {
+      if (d == Shape::kUnknownDim && allow_unknown) continue;
+      return InvalidArgument("shape " + shape.ToString() + " has a negative dimension");
+    }
+    if (d != 0 && !CheckedMul(nonzero_product, d, &nonzero_product)) {
+      return InvalidArgument("shape " + shape.ToString() + " has too many elements (more than 2^63 - 1)");
+    }
+  }
+  int64_t bytes;
+  if (!empty && !CheckedMul(nonzero_product, element_size, &bytes)) {
+    return Status(StatusCode::kResourceExhausted,
+                  "a tensor of shape " + shape.ToString() + " would need more than 2^63 - 1 bytes");
+  }
+  return Status::OK();
 }
 
 bool Shape::IsFullyKnown() const {
@@ -94,7 +124,9 @@ std::vector<int64_t> ContiguousStrides(const Shape& shape) {
   int64_t stride = 1;
   for (int i = shape.rank() - 1; i >= 0; --i) {
     strides[i] = stride;
-    stride *= shape.dim(i);
+    // Zero dims are skipped so that, for a valid shape, no partial product
+    // overflows (Note [Shape limits]); strides of an empty tensor are unused.
+    if (shape.dim(i) != 0) stride *= shape.dim(i);
   }
   return strides;
 }

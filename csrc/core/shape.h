@@ -7,7 +7,21 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
+
 namespace ember {
+
+// Note [Shape limits]
+// A shape is valid when every dim is >= 0 (or -1, unknown, while tracing)
+// and the product of its nonzero dims fits in int64_t. Requiring the
+// nonzero product to fit (TensorFlow asks it of the whole product) keeps
+// every partial product -- strides, offsets, row counts -- in range, so
+// kernels may multiply dims freely even when another dim is 0. A tensor's
+// byte size must fit as well. Execute checks every output shape a shape
+// function computes (ValidateShape), so no kernel ever sees an invalid one;
+// shape functions use core/checked_math.h where their own arithmetic could
+// wrap before that check.
+inline constexpr int64_t kMaxRank = 254;
 
 // A dimension of -1 is unknown (graph tracing); eager shapes are always
 // fully known. Shapes up to kInlineRank dims live inline so the per-op path
@@ -36,7 +50,8 @@ class Shape {
   void AddDim(int64_t value);
   void Resize(int rank);  // new dims are 0
 
-  // Product of dims; -1 if any dim is unknown.
+  // Product of dims; -1 if any dim is unknown. Valid shapes (Note [Shape
+  // limits]) never overflow; an invalid one saturates at INT64_MAX.
   int64_t NumElements() const;
   bool IsFullyKnown() const;
 
@@ -55,6 +70,11 @@ class Shape {
   int64_t inline_[kInlineRank] = {};
   std::unique_ptr<int64_t[]> heap_;
 };
+
+// Checks Note [Shape limits] for a value of `dtype` (InvalidArgument for a
+// bad dim or too many elements, ResourceExhausted for a byte size past
+// int64_t). `allow_unknown` admits -1 dims (traced shapes).
+Status ValidateShape(const Shape& shape, int64_t element_size, bool allow_unknown = false);
 
 // Row-major strides (in elements) of a contiguous tensor of `shape`.
 std::vector<int64_t> ContiguousStrides(const Shape& shape);

@@ -5,7 +5,7 @@ namespace ember {
 
 Status::Status(StatusCode code, std::string message) {
   if (code != StatusCode::kOk) {
-    state_ = std::make_shared<const State>(State{code, std::move(message)});
+    state_ = std::make_shared<const State>(code, std::move(message));
   }
 }
 
@@ -27,5 +27,8 @@ Status OutOfRange(std::string m) { return Status(StatusCode::kOutOfRange, std::m
 Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
 Status Unimplemented(std::string m) { return Status(StatusCode::kUnimplemented, std::move(m)); }
 Status Internal(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+Status ResourceExhausted(std::string m) { return Status(StatusCode::kResourceExhausted, std::move(m)); }
+Status Cancelled(std::string m) { return Status(StatusCode::kCancelled, std::move(m)); }
+Status FailedPrecondition(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }
 
 }  // namespace ember

@@ -125,6 +125,13 @@ bool ConvertArray(PyArrayObject* array, DType dtype, RefPtr<TensorHandle>* out) 
   }
   std::memcpy(buffer->data(), PyArray_DATA(c), PyArray_NBYTES(c));
   Py_DECREF(contiguous);
+  if (dtype == DType::kBool) {
+    // A NumPy bool may hold any byte (np.frombuffer(b'\x02', bool));
+    // kernels may assume 0 or 1, as C++ bool requires.
+    auto* bytes = static_cast<uint8_t*>(buffer->data());
+    const int64_t n = shape.NumElements();
+    for (int64_t i = 0; i < n; ++i) bytes[i] = bytes[i] != 0;
+  }
   return true;
 }
 

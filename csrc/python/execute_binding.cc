@@ -257,7 +257,9 @@ void SetVariableType(PyTypeObject* type) {
   g_variable_type = type;
 }
 
-PyObject* ExecuteFast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+namespace {
+
+PyObject* ExecuteFastImpl(PyObject* const* args, Py_ssize_t nargs) {
   if (nargs < 1 || !PyLong_Check(args[0])) {
     PyErr_SetString(PyExc_TypeError, "_execute(op_id, *inputs, *attrs)");
     return nullptr;
@@ -275,6 +277,12 @@ PyObject* ExecuteFast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return nullptr;
   }
   return ExecuteOp(op, args + 1, args + 1 + op.inputs.size(), /*allow_donation=*/true);
+}
+
+}  // namespace
+
+PyObject* ExecuteFast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  return NoThrow<PyObject*>("_execute", nullptr, [&] { return ExecuteFastImpl(args, nargs); });
 }
 
 }  // namespace ember::python

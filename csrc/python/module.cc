@@ -141,7 +141,34 @@ void PrintToPython(const std::string& text, bool to_stderr) {
   PyGILState_Release(gil);
 }
 
+// Note [Failed variable updates]: a variable's new value is `updated` if
+// its kernel succeeds and `previous` otherwise, so a failed update leaves
+// the variable as it was; the failure itself is raised by ember.sync() (or
+// at the call, in sync mode), like any asynchronous kernel error.
+PyObject* KeepOnError(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2 || !IsTensor(args[0]) || !IsTensor(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "_keep_on_error(updated, previous) takes two tensors");
+    return nullptr;
+  }
+  return NoThrow<PyObject*>("_keep_on_error", nullptr, [&]() -> PyObject* {
+    RefPtr<TensorHandle> updated = RefPtr<TensorHandle>::Share(HandleOf(args[0]));
+    RefPtr<TensorHandle> previous = RefPtr<TensorHandle>::Share(HandleOf(args[1]));
+    if (updated->IsAvailable() && !updated->IsError()) return Py_NewRef(args[0]);
+    RefPtr<TensorHandle> out = TensorHandle::CreatePending(updated->dtype(), updated->shape(), updated->device());
+    updated->AndThen([updated, previous, out] {
+      if (!updated->IsError()) return out->SetReady(updated->tensor());
+      previous->AndThen([previous, out] {
+        if (previous->IsError()) return out->SetError(previous->error());
+        out->SetReady(previous->tensor());
+      });
+    });
+    return WrapHandle(std::move(out));
+  });
+}
+
 PyMethodDef kRawMethods[] = {
+    {"_keep_on_error", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(KeepOnError)), METH_FASTCALL,
+     "_keep_on_error(updated, previous): `updated`, or `previous` where its kernel failed."},
     {"_execute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(ExecuteFast)), METH_FASTCALL,
      "_execute(op_id, *inputs, *attrs): run an op (used by the generated bindings)."},
     {nullptr, nullptr, 0, nullptr},
@@ -163,6 +190,20 @@ PYBIND11_MODULE(_C, m) {
     throw py::error_already_set();
   }
   if (!InitTensorType(m.ptr())) throw py::error_already_set();
+  // No C++ exception crosses into Python unconverted: pybind11's own
+  // exceptions keep their meaning, bad_alloc becomes ResourceExhaustedError
+  // and anything else InternalError, naming what was thrown.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const py::error_already_set&) {
+      throw;
+    } catch (const py::builtin_exception&) {
+      throw;
+    } catch (...) {
+      SetPythonErrorFromCurrentException("ember");
+    }
+  });
   SetPrintSink(&PrintToPython);
   if (PyModule_AddFunctions(m.ptr(), kRawMethods) < 0) throw py::error_already_set();
 
@@ -207,21 +248,38 @@ PYBIND11_MODULE(_C, m) {
     if (!s.ok()) Throw(s);
     PushDeviceScope(d);
   });
+  m.def("_push_no_device_scope", [] { PushDeviceScope(nullptr); });
   m.def("_pop_device_scope", [] { PopDeviceScope(); });
   m.def("_current_device_scope", []() -> py::object {
     Device* d = CurrentScopeDevice();
     return d ? py::object(py::str(d->name())) : py::object(py::none());
   });
+  m.def("_set_error_classes", [](py::tuple classes) {
+    if (!SetErrorClasses(classes.ptr())) throw py::error_already_set();
+  });
+  // Note [Async error routing]: a Python composite takes a mark before its
+  // first op and abandons the errors of its ops if it raises.
+  m.def("_issue_mark", [] { return ErrorSink::ForCurrentThread()->PeekSequence(); });
+  m.def("_abandon_since", [](uint64_t mark) { ErrorSink::ForCurrentThread()->AbandonSince(mark); });
   m.def("set_async", [](bool on) { Context::Global().set_async(on); });
   m.def("is_async", [] { return Context::Global().async(); });
   m.def("set_log_device_placement", [](bool on) { Context::Global().set_log_placement(on); });
   m.def("get_log_device_placement", [] { return Context::Global().log_placement(); });
   m.def("sync", [] {
-    Status s;
-    {
-      py::gil_scoped_release release;
-      s = Context::Global().Sync();
+    // Note [Cancellation]: wait in slices, so Ctrl-C is seen promptly.
+    for (;;) {
+      bool idle;
+      {
+        py::gil_scoped_release release;
+        idle = Context::Global().WaitIdleFor(kInterruptPoll);
+      }
+      if (idle) break;
+      if (PyErr_CheckSignals() < 0) {
+        ErrorSink::ForCurrentThread()->Cancel();
+        throw py::error_already_set();
+      }
     }
+    Status s = Context::Global().TakeThreadErrors();
     if (!s.ok()) Throw(s);
   });
   m.def("kernel_cache_stats", [] {

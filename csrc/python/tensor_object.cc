@@ -4,6 +4,7 @@
 
 #include "python/numpy_api.h"
 #include "python/status_to_python.h"
+#include "runtime/context.h"
 
 namespace ember::python {
 namespace {
@@ -58,7 +59,7 @@ void ReleaseBufferCapsule(PyObject* capsule) {
 // tensor's host buffer without copying; the array keeps the buffer alive.
 // Read-only because tensors are immutable values: np.array(t) gives a
 // writable copy.
-PyObject* TensorNumpy(PyObject* self, PyObject*) {
+PyObject* TensorNumpyImpl(PyObject* self) {
   TensorHandle* handle = HandleOf(self);
   if (!AwaitHandle(handle)) return nullptr;
   const Tensor& t = handle->tensor();
@@ -85,6 +86,10 @@ PyObject* TensorNumpy(PyObject* self, PyObject*) {
   }
   PyArray_CLEARFLAGS(reinterpret_cast<PyArrayObject*>(array), NPY_ARRAY_WRITEABLE);
   return array;
+}
+
+PyObject* TensorNumpy(PyObject* self, PyObject*) {
+  return NoThrow<PyObject*>("numpy", nullptr, [&] { return TensorNumpyImpl(self); });
 }
 
 PyObject* TensorIsReady(PyObject* self, PyObject*) { return PyBool_FromLong(HandleOf(self)->IsAvailable()); }
@@ -144,9 +149,19 @@ PyObject* WrapHandle(RefPtr<TensorHandle> handle) {
 
 bool AwaitHandle(TensorHandle* handle) {
   if (!handle->IsAvailable()) {
-    Py_BEGIN_ALLOW_THREADS
-    handle->Await();
-    Py_END_ALLOW_THREADS
+    // Note [Cancellation]: wait in slices, so Ctrl-C is seen promptly; an
+    // interrupt cancels long-running queued work and raises here.
+    for (;;) {
+      bool ready;
+      Py_BEGIN_ALLOW_THREADS
+      ready = handle->AwaitFor(kInterruptPoll);
+      Py_END_ALLOW_THREADS
+      if (ready) break;
+      if (PyErr_CheckSignals() < 0) {
+        ErrorSink::ForCurrentThread()->Cancel();
+        return false;
+      }
+    }
   }
   if (handle->IsError()) {
     SetPythonError(handle->error());
@@ -163,7 +178,9 @@ bool ParseDTypeObject(PyObject* obj, DType* out) {
     }
   }
   if (PyUnicode_Check(obj)) {
-    Status s = ParseDType(PyUnicode_AsUTF8(obj), out);
+    const char* name = PyUnicode_AsUTF8(obj);
+    if (name == nullptr) return false;  // not encodable (a lone surrogate): the UnicodeError stands
+    Status s = ParseDType(name, out);
     if (!s.ok()) return SetPythonError(s), false;
     return true;
   }
@@ -180,9 +197,7 @@ bool ParseDTypeObject(PyObject* obj, DType* out) {
     if (ok) return true;
   }
   PyErr_Clear();
-  PyObject* repr = PyObject_Repr(obj);
-  PyErr_Format(PyExc_TypeError, "cannot interpret %s as an ember dtype", repr ? PyUnicode_AsUTF8(repr) : "?");
-  Py_XDECREF(repr);
+  PyErr_Format(PyExc_TypeError, "cannot interpret %R (type %s) as an ember dtype", obj, Py_TYPE(obj)->tp_name);
   return false;
 }
 

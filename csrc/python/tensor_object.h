@@ -3,6 +3,8 @@
 
 #include <Python.h>
 
+#include <chrono>
+
 #include "runtime/tensor_handle.h"
 
 namespace ember::python {
@@ -24,6 +26,9 @@ inline TensorHandle* HandleOf(PyObject* obj) { return reinterpret_cast<PyTensor*
 
 // New reference to a Python tensor taking over `handle`; null on error.
 PyObject* WrapHandle(RefPtr<TensorHandle> handle);
+
+// How often a thread waiting for values checks for KeyboardInterrupt.
+inline constexpr std::chrono::milliseconds kInterruptPoll{50};
 
 // Waits (GIL released) for the handle; returns false with a Python
 // exception set if it failed.

@@ -29,22 +29,76 @@ Context& Context::Global() {
   return *context;
 }
 
-void Context::RecordAsyncError(const Status& error) {
-  std::lock_guard<std::mutex> lock(errors_mu_);
-  async_errors_.push_back(error);
+const std::shared_ptr<ErrorSink>& ErrorSink::ForCurrentThread() {
+  thread_local std::shared_ptr<ErrorSink> sink = std::make_shared<ErrorSink>();
+  return sink;
+}
+
+void ErrorSink::Record(const Status& error, uint64_t sequence) {
+  std::lock_guard<std::mutex> lock(mu_);
+  errors_.emplace_back(error, sequence);
+}
+
+void ErrorSink::AbandonSince(uint64_t sequence) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (sequence >= next_sequence_) return;
+  abandoned_.emplace_back(sequence, next_sequence_);
+}
+
+std::vector<Status> ErrorSink::TakeUnreported() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Status> out;
+  for (const auto& [error, sequence] : errors_) {
+    if (error.reported()) continue;
+    bool abandoned = false;
+    for (const auto& [begin, end] : abandoned_) abandoned |= sequence >= begin && sequence < end;
+    if (!abandoned) out.push_back(error);
+  }
+  errors_.clear();
+  // Ranges only matter for launches still in flight; once the executors
+  // are idle (Sync waited for them) none is.
+  abandoned_.clear();
+  return out;
 }
 
 Status Context::Sync() {
   for (Device* device : DeviceManager::Global().devices()) device->executor()->WaitIdle();
-  std::vector<Status> errors;
-  {
-    std::lock_guard<std::mutex> lock(errors_mu_);
-    errors.swap(async_errors_);
+  return TakeThreadErrors();
+}
+
+bool Context::WaitIdleFor(std::chrono::milliseconds timeout) {
+  for (Device* device : DeviceManager::Global().devices()) {
+    if (!device->executor()->WaitIdleFor(timeout)) return false;
   }
+  return true;
+}
+
+Status Context::TakeThreadErrors() {
+  std::vector<Status> errors = ErrorSink::ForCurrentThread()->TakeUnreported();
   if (errors.empty()) return Status::OK();
   if (errors.size() == 1) return errors[0];
   return Status(errors[0].code(), errors[0].message() + " (and " + std::to_string(errors.size() - 1) +
                                       " more asynchronous error(s))");
+}
+
+namespace {
+thread_local const ErrorSink* cancellation_sink = nullptr;
+thread_local uint64_t cancellation_epoch = 0;
+}  // namespace
+
+CancellationScope::CancellationScope(const ErrorSink* sink, uint64_t epoch)
+    : previous_sink_(cancellation_sink), previous_epoch_(cancellation_epoch) {
+  cancellation_sink = sink;
+  cancellation_epoch = epoch;
+}
+
+CancellationScope::~CancellationScope() {
+  cancellation_sink = previous_sink_;
+  cancellation_epoch = previous_epoch_;
+}
+
+bool CancellationRequested() {
+  return cancellation_sink != nullptr && cancellation_sink->cancellation_epoch() != cancellation_epoch;
 }
 
 Device* CurrentScopeDevice() { return device_scope.empty() ? nullptr : device_scope.back(); }

@@ -142,6 +142,20 @@ DType OutputDType(const OpDef& op, size_t i, const DType* bindings, const std::v
   return arg.type_var == kAnyDTypeVar ? any_dtypes[i] : ArgDType(arg, bindings);
 }
 
+// Note [Shape limits]: every output shape a shape function computes is
+// checked here, once for all ops, before any buffer is sized from it.
+// Unknown dims pass: traced values may have them, and an eager output
+// with one is refused just before its handle is made.
+Status CheckOutputShapes(const OpDef& op, const std::vector<Shape>& shapes, const DType* bindings,
+                         const std::vector<DType>& any_dtypes) {
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const DType dtype = OutputDType(op, i, bindings, any_dtypes);
+    EMBER_RETURN_IF_ERROR(ValidateShape(shapes[i], static_cast<int64_t>(DTypeSize(dtype)),
+                                        /*allow_unknown=*/true));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const AttrList& attrs,
@@ -168,6 +182,7 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   std::vector<DType> any_dtypes;
   s = InferShapes(op, typed_inputs, arg_starts, attrs, &output_shapes,
                   op.has_any_dtype_output() ? &any_dtypes : nullptr);
+  if (s.ok()) s = CheckOutputShapes(op, output_shapes, bindings, any_dtypes);
   if (!s.ok()) return Prefixed(op, s);
 
   const uint64_t type_key = PackTypeKey(bindings, static_cast<int>(op.type_vars.size()));

@@ -6,6 +6,11 @@
 namespace ember {
 
 void KernelLaunch::Run() {
+  if (error_sink_ && error_sink_->cancellation_epoch() != cancellation_epoch_) {
+    // Note [Cancellation]: issued before a KeyboardInterrupt in its thread.
+    Fail(Cancelled(std::string(op_.name) + ": cancelled by a KeyboardInterrupt"), /*kernel_error=*/false);
+    return;
+  }
   std::vector<Tensor> inputs;
   inputs.reserve(inputs_.size());
   for (const auto& handle : inputs_) {
@@ -23,6 +28,7 @@ void KernelLaunch::Run() {
   if (s.ok()) {
     KernelContext ctx(op_, device_, attrs_, &inputs, &outputs,
                       arg_starts_.empty() ? nullptr : arg_starts_.data());
+    CancellationScope cancellation(error_sink_.get(), cancellation_epoch_);
     s = kernel_->Compute(ctx);
   }
   if (!s.ok()) {
@@ -67,7 +73,7 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
 }
 
 void KernelLaunch::Fail(const Status& status, bool kernel_error) {
-  if (kernel_error && async_) Context::Global().RecordAsyncError(status);
+  if (kernel_error && error_sink_) error_sink_->Record(status, sequence_);
   for (auto& out : outputs_) out->SetError(status);
 }
 

@@ -40,6 +40,12 @@ Status TensorHandle::Await() const {
   return error_;
 }
 
+bool TensorHandle::AwaitFor(std::chrono::milliseconds timeout) const {
+  if (IsAvailable() || SpinUntil([this] { return IsAvailable(); }, kAwaitSpinIterations)) return true;
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, timeout, [this] { return IsAvailable(); });
+}
+
 void TensorHandle::SetReady(Tensor tensor) {
   tensor_ = std::move(tensor);
   Publish(kReady);

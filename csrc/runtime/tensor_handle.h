@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -47,6 +48,8 @@ class TensorHandle : public RefCounted {
   // Blocks until available; returns the error, if any. Callers from Python
   // release the GIL first.
   Status Await() const;
+  // Waits at most `timeout`; true if the handle is available.
+  bool AwaitFor(std::chrono::milliseconds timeout) const;
   // Valid only once available and not an error.
   const Tensor& tensor() const { return tensor_; }
   // Valid only once available.

@@ -35,6 +35,11 @@ void ThreadExecutor::WaitIdle() {
   idle_cv_.wait(lock, [this] { return queue_.empty() && !running_task_; });
 }
 
+bool ThreadExecutor::WaitIdleFor(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && !running_task_; });
+}
+
 namespace {
 
 // Note [Executor spinning]: after draining its queue the worker polls for

@@ -23,6 +23,7 @@ class ThreadExecutor final : public Executor {
 
   void Enqueue(std::unique_ptr<Task> task) override;
   void WaitIdle() override;
+  bool WaitIdleFor(std::chrono::milliseconds timeout) override;
 
  private:
   void WorkerLoop();

@@ -10,6 +10,14 @@ follow TensorFlow's public API::
 """
 
 from ember import _C
+from ember import errors
+
+# Runtime errors are raised as ember.errors classes, in StatusCode order
+# (csrc/core/status.h); kTypeError stays a plain TypeError.
+_C._set_error_classes((
+    None, errors.InvalidArgumentError, None, errors.OutOfRangeError, errors.NotFoundError,
+    errors.UnimplementedError, errors.InternalError, errors.ResourceExhaustedError, errors.CancelledError,
+    errors.FailedPreconditionError))
 from ember.dtypes import (  # noqa: A004
     ALL_DTYPES as _ALL_DTYPES, DType, as_dtype, bfloat16, bool, complex64, float16, float32, float64, int8,
     int16, int32, int64, uint8)

@@ -5,6 +5,7 @@
 """
 
 from ember import _C
+from ember._checks import check_int
 
 
 def set_async(enabled):
@@ -38,7 +39,9 @@ def clear_kernel_cache():
 
 
 def set_kernel_cache_capacity(capacity):
-    _C.set_kernel_cache_capacity(int(capacity))
+    """Bounds the kernel cache to ``capacity`` kernels (least recently used
+    ones are evicted; 4096 by default)."""
+    _C.set_kernel_cache_capacity(check_int(capacity, "set_kernel_cache_capacity", "capacity", minimum=0))
 
 
 def run_functions_eagerly(enabled):
@@ -63,3 +66,18 @@ def memory_stats(device="cpu:0"):
 
 def reset_peak_memory_stats(device="cpu:0"):
     _C.reset_peak_memory_stats(device)
+
+
+def set_trace_cache_capacity(capacity):
+    """Bounds how many traces each ``@ember.function`` keeps (128 by
+    default); past that the oldest is dropped and retraced if called again.
+    ``Function.trace_cache_stats()`` reports a function's cache."""
+    from ember.function import set_trace_cache_capacity as set_capacity
+
+    set_capacity(capacity)
+
+
+def get_trace_cache_capacity():
+    from ember.function import trace_cache_capacity
+
+    return trace_cache_capacity()

@@ -2,8 +2,10 @@
 generated op, which takes the operands as one list (op_defs/einsum.yaml)."""
 
 from ember._generated import ops as _ops
+from ember.runtime import composite
 
 
+@composite
 def einsum(equation, *inputs, **kwargs):
     """Tensor contraction over specified indices and outer product (``tf.einsum``).
 

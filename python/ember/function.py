@@ -47,10 +47,20 @@ class TensorSpec:
     """Describes a tensor argument: a shape whose dims may be None, and a dtype."""
 
     def __init__(self, shape, dtype=float32, name=None):
-        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
-        if self.shape is None:
+        from ember._checks import check_int
+
+        if shape is None:
             raise ValueError("TensorSpec: shapes of unknown rank are not supported; give a tuple with None dims")
-        self.dtype = as_dtype(dtype)
+        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+            raise TypeError(f"TensorSpec: shape must be a sequence of ints and Nones, got {shape!r}")
+        self.shape = tuple(None if d is None else check_int(d, "TensorSpec", "a shape dim", minimum=0)
+                           for d in shape)
+        try:
+            self.dtype = as_dtype(dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"TensorSpec: {e}") from None
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"TensorSpec: name must be a str or None, got {name!r}")
         self.name = name
 
     @classmethod
@@ -336,7 +346,17 @@ class ConcreteFunction:
 
     def __call__(self, *args):
         leaves = _signature(list(args))[1]
-        return self._call_flat([_as_tensor(v, spec.dtype) for v, spec in zip(leaves, self.input_signature)])
+        if len(leaves) != len(self.input_signature):
+            raise TypeError(f"{self.name}: this concrete function takes {len(self.input_signature)} tensor "
+                            f"argument(s) {self.input_signature}, got {len(leaves)}")
+        params = []
+        for i, (value, spec) in enumerate(zip(leaves, self.input_signature)):
+            tensor = _as_tensor(value, spec.dtype)
+            if not shape_fits(spec.shape, tensor.shape):
+                raise ValueError(f"{self.name}: argument {i} has shape {tuple(tensor.shape)}, which does not "
+                                 f"match {spec}")
+            params.append(tensor)
+        return self._call_flat(params)
 
     def _call_flat(self, params):
         if self._updated:
@@ -364,7 +384,7 @@ class ConcreteFunction:
         try:
             results = self._call(params)
             for var, value in zip(self._updated, results[self._num_user_outputs:]):
-                var._eager_value = value
+                var._eager_value = _C._keep_on_error(value, var._eager_value)  # Note [Failed variable updates]
         finally:
             for lock in reversed(locks):
                 lock.release()
@@ -439,6 +459,21 @@ def _flatten_outputs(outputs):
     return walk(outputs), leaves
 
 
+_trace_cache_capacity = 128
+
+
+def set_trace_cache_capacity(capacity):
+    """Bounds each function's trace cache (Note [Trace cache bound])."""
+    global _trace_cache_capacity
+    from ember._checks import check_int
+
+    _trace_cache_capacity = check_int(capacity, "set_trace_cache_capacity", "capacity", minimum=1)
+
+
+def trace_cache_capacity():
+    return _trace_cache_capacity
+
+
 class Function:
     """A Python function traced into graphs, one per input signature (``tf.function``)."""
 
@@ -460,8 +495,14 @@ class Function:
                 raise TypeError(f"{self._name}: input_signature must hold TensorSpecs")
         self._reduce_retracing = bool(reduce_retracing)
         self._lock = threading.RLock()
-        self._concrete = {}  # exact key -> ConcreteFunction
+        # Note [Trace cache bound]: at most trace_cache_capacity() traces per
+        # function; past that the oldest trace is dropped (and retraced if
+        # called again), so endless new shapes cannot grow memory without
+        # bound. Hits do not reorder entries: the call fast path stays one
+        # dict lookup.
+        self._concrete = {}  # exact key -> ConcreteFunction, oldest first
         self._relaxed = []  # (pattern key, ConcreteFunction) for reduce_retracing
+        self._evictions = 0
         self._last_key = None
         self._tracing_count = 0
 
@@ -553,10 +594,23 @@ class Function:
                 if specs is None:
                     specs = _specs_from_key(_args_key(trace_key), [])
                 concrete = self._trace(names, call_args, call_kwargs, specs, key)
-                self._concrete[key] = concrete
+                self._store(key, concrete)
                 if trace_key != key:
                     self._relaxed.append((_args_key(trace_key), concrete))
+                    del self._relaxed[:-_trace_cache_capacity]
         return concrete, params
+
+    def _store(self, key, concrete):
+        while len(self._concrete) >= _trace_cache_capacity:
+            del self._concrete[next(iter(self._concrete))]  # the oldest (Note [Trace cache bound])
+            self._evictions += 1
+        self._concrete[key] = concrete
+
+    def trace_cache_stats(self):
+        """``{'size', 'capacity', 'traces', 'evictions'}`` of this function's trace cache."""
+        with self._lock:
+            return {"size": len(self._concrete), "capacity": _trace_cache_capacity,
+                    "traces": self._tracing_count, "evictions": self._evictions}
 
     def _trace(self, names, call_args, call_kwargs, specs, key):
         if self._last_key is not None and self._tracing_count >= RETRACE_WARNING_THRESHOLD:

@@ -17,6 +17,7 @@ import operator
 import numpy as np
 
 from ember import _C
+from ember.runtime import composite
 
 Tensor = _C.Tensor  # ember.tensor imports this module while it sets Tensor up
 
@@ -177,6 +178,7 @@ def _normalized_index(index, size):
     return np.where(array < 0, array + size, array)
 
 
+@composite
 def getitem(tensor, key):
     """Tensor.__getitem__ (see the module docstring)."""
     if not isinstance(key, tuple):

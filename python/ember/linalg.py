@@ -4,6 +4,7 @@ plus TensorFlow-style argument handling for norm and tensordot."""
 import math
 
 from ember._generated import ops as _ops
+from ember.runtime import composite
 from ember._generated.linalg import *  # noqa: F401,F403
 from ember._generated.linalg import __all__ as _generated_all
 
@@ -14,6 +15,7 @@ _ORDS = {1: "1", 2: "2", math.inf: "inf", "1": "1", "2": "2", "inf": "inf", "euc
          "fro": "fro"}
 
 
+@composite
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
     """Vector norms (ord 1, 2, inf, 'euclidean') and the Frobenius norm ('fro', two axes).
 
@@ -27,6 +29,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     return _ops.norm(tensor, ord_name, axis, bool(keepdims))
 
 
+@composite
 def tensordot(a, b, axes, name=None):
     """Contracts ``axes`` of a with those of b (``tf.tensordot``).
 

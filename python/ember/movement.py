@@ -11,6 +11,7 @@ import numpy as np
 
 from ember._generated import ops as _ops
 from ember.creation import convert_to_tensor
+from ember.runtime import composite
 from ember.dtypes import as_dtype, float32, float64, int32, int64
 from ember.tensor import Tensor
 
@@ -65,6 +66,7 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - Te
     return _ops.range(*(float(v) for v in values), dtype=dtype)
 
 
+@composite
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pads a tensor (``tf.pad``).
 
@@ -116,6 +118,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's parame
     return _like("ones_like", input, dtype, _ops.ones_like, _ops.ones)
 
 
+@composite
 def split(value, num_or_size_splits, axis=0, num=None, name=None):
     """Splits a tensor into sub-tensors along ``axis`` (``tf.split``); returns a list.
 

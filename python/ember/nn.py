@@ -8,6 +8,7 @@ fused_batch_norm, embedding_lookup) are built from existing ops.
 """
 
 from ember._generated import ops as _ops
+from ember.runtime import composite
 from ember._generated.nn import *  # noqa: F401,F403
 from ember._generated.nn import __all__ as _generated_all
 
@@ -76,6 +77,7 @@ def scaled_dot_product_attention(query, key, value, mask=None, scale=None, name=
     return _ops.scaled_dot_product_attention(query, key, value, True if mask is None else mask, scale)
 
 
+@composite
 def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
     """Depthwise 2-D convolution: filter [height, width, in_channels, channel_multiplier].
 
@@ -120,6 +122,7 @@ def _in_compute_dtype(x, *values):
     return widen(x), [None if v is None else widen(v) for v in values], lambda y: ember.cast(y, dtype)
 
 
+@composite
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting (as TensorFlow's).
 
@@ -136,6 +139,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return narrow(x * inv + shift)
 
 
+@composite
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None):
     """Batch normalization of a 4-D x over its channel dim; returns (y, batch_mean, batch_variance).
@@ -182,6 +186,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     return narrow(x * inv + shift), batch_mean, out_var
 
 
+@composite
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """Looks up rows of params (a tensor) by ids: ember.gather(params, ids, axis=0)."""
     import ember

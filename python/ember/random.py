@@ -21,6 +21,7 @@ import threading
 
 import numpy as np
 
+from ember._checks import check_int
 from ember._generated import ops as _ops
 from ember._generated.random import *  # noqa: F401,F403
 from ember._generated.random import __all__ as _OP_NAMES
@@ -31,6 +32,7 @@ from ember.tensor import Tensor
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = (1 << 64) - 1
+_MAX_SEEDS = 1 << 24  # make_seeds/split build Python lists: bound them
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _INT_RANGES = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (_INT64_MIN, _INT64_MAX)}
 
@@ -244,8 +246,12 @@ class Generator:
         _check_alg(alg)
         self._lock = threading.Lock()
         if copy_from is not None:
+            if not isinstance(copy_from, Generator):
+                raise TypeError(f"Generator: copy_from must be a Generator, got {type(copy_from).__name__}")
             counter, key = copy_from.state
         elif state is not None:
+            if isinstance(state, (str, bytes)) or not hasattr(state, "__len__") or len(state) != 2:
+                raise TypeError(f"Generator: state must be two ints (counter, key), got {state!r}")
             counter, key = state
         else:
             raise ValueError("Generator: use Generator.from_seed, from_non_deterministic_state or "
@@ -298,13 +304,13 @@ class Generator:
 
     def make_seeds(self, count=1):
         """An int64 tensor of shape [2, count]: seeds for stateless ops."""
-        if not _is_int(count) or count < 0:
-            raise ValueError(f"Generator.make_seeds: count must be a non-negative int, got {count!r}")
+        count = check_int(count, "Generator.make_seeds", "count", minimum=0, maximum=_MAX_SEEDS)
         pairs = self._next_seeds(count)
         return convert_to_tensor(np.array(pairs, np.int64).reshape(count, 2).T.copy())
 
     def split(self, count=1):
         """``count`` new generators with independent sequences; advances this one."""
+        count = check_int(count, "Generator.split", "count", minimum=0, maximum=_MAX_SEEDS)
         return [Generator(state=(0, s0 & _MASK64)) for s0, _ in self._next_seeds(count)]
 
     def uniform(self, shape, minval=0, maxval=None, dtype=float32, name=None):

@@ -1,5 +1,7 @@
 """Runtime entry points that are not ops: the open-domain execute and sync."""
 
+import functools
+
 from ember import _C
 
 
@@ -19,7 +21,26 @@ def execute(op_name, inputs, attrs=None):
 def sync():
     """Waits for all pending work on every device.
 
-    Raises the first error of an asynchronously failed kernel that has not
-    been raised by ``sync()`` yet (each such error is raised once).
+    Raises the first error of an asynchronously failed kernel among the ops
+    this thread issued, unless it was already raised (by reading a value
+    downstream of it, or by an earlier ``sync()``); see "Errors" in
+    docs/architecture.md.
     """
     _C.sync()
+
+
+def composite(func):
+    """Marks a Python function that issues several ops (Note [Async error
+    routing]): if it raises, the asynchronous errors of the ops it already
+    issued are dropped, since its own exception reports the failed call."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        mark = _C._issue_mark()
+        try:
+            return func(*args, **kwargs)
+        except BaseException:
+            _C._abandon_since(mark)
+            raise
+
+    return wrapper

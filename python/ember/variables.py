@@ -112,7 +112,7 @@ class Variable:
             raise ValueError(f"assign: value of shape {new.shape} does not match the variable's "
                              f"shape {self.shape}")
         with self._lock:
-            self._set_value(_ops().identity(new))
+            self._set_value(self._kept_on_error(_ops().identity(new)))
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
@@ -129,8 +129,14 @@ class Variable:
             if new.shape != self.shape or new.dtype != self.dtype:
                 raise ValueError(f"{what}: result of shape {new.shape} and dtype {new.dtype.name} does "
                                  f"not match the variable ({self.shape}, {self.dtype.name})")
-            self._set_value(new)
+            self._set_value(self._kept_on_error(new))
         return self if read_value else None
+
+    def _kept_on_error(self, new):
+        # Note [Failed variable updates]: if `new`'s kernel fails, the
+        # variable keeps its value and ember.sync() raises the failure.
+        # (Traced assignments are symbolic; the call's write-back applies it.)
+        return new if _current_trace() is not None else _C._keep_on_error(new, self._value)
 
     # Element-wise __eq__ (installed with the other operators) makes
     # variables unhashable, like tensors.

@@ -198,7 +198,7 @@ TEST(ShapeFnsTest, ShapeFromAttr) {
   EXPECT_SHAPE(RunShapeFn(ShapeFromAttr, {}, {List({2, 3})}), {2, 3});
   EXPECT_SHAPE(RunShapeFn(ShapeFromAttr, {}, {List({})}), {});
   EXPECT_SHAPE(RunShapeFn(ShapeFromAttr, {}, {List({0, 5})}), {0, 5});
-  ExpectError(RunShapeFn(ShapeFromAttr, {}, {List({2, -1})}), "Dimensions must be non-negative, got [2, -1]");
+  ExpectError(RunShapeFn(ShapeFromAttr, {}, {List({2, -1})}), "shape must have non-negative dimensions, got [2, -1]");
   // fill(dims, value): the value input must be a scalar.
   EXPECT_SHAPE(RunShapeFn(ShapeFromAttr, {Shape{}}, {List({2})}), {2});
   ExpectError(RunShapeFn(ShapeFromAttr, {Shape{1}}, {List({2})}), "value must be a scalar, got shape [1]");

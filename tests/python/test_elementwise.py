@@ -16,6 +16,8 @@ def _raises_kernel_error(mode, fn, match):
     result = fn()  # shape and dtype are known; the kernel fails later
     with pytest.raises(ValueError, match=match):
         result.numpy()
+    ember.sync()  # the read reported it
+    fn()  # unread, the same failure is raised by sync()
     with pytest.raises(ValueError, match=match):
         ember.sync()
 

@@ -10,6 +10,8 @@
 
 #include "ops/shape_fns/shape_fns.h"
 
+#include "core/checked_math.h"
+
 namespace ember::shape_fns {
 namespace {
 
@@ -79,7 +81,7 @@ Status SliceView(const Shape& in, const std::vector<int64_t>& begin,
                              "] for input shape " + in.ToString());
     }
     if (len == -1) len = n - b;
-    if (len < 0 || b + len > n) {
+    if (len < 0 || len > n - b) {
       return InvalidArgument("size[" + Str(i) + "] = " + Str(size[i]) + " is out of range: begin " +
                              Str(b) + " + size must be in [0, " + Str(n) + "] for input shape " +
                              in.ToString());
@@ -164,11 +166,16 @@ Status StridedSliceView(const Shape& in, const StridedSliceSpec& spec, StridedVi
     // begin is hi and a masked end is lo.
     const int64_t b = canonical(spec.begin[i], bit(spec.begin_mask, i), true);
     const int64_t e = canonical(spec.end[i], bit(spec.end_mask, i), false);
+    // ceil(|e - b| / |stride|), without forming stride - 1 or -stride,
+    // which overflow for extreme strides.
+    const uint64_t step = stride > 0 ? static_cast<uint64_t>(stride) : 0 - static_cast<uint64_t>(stride);
     int64_t len = 0;
-    if (stride > 0 && e > b) len = (e - b + stride - 1) / stride;
-    if (stride < 0 && b > e) len = (b - e - stride - 1) / -stride;
+    if (stride > 0 && e > b) len = static_cast<int64_t>(static_cast<uint64_t>(e - b - 1) / step) + 1;
+    if (stride < 0 && b > e) len = static_cast<int64_t>(static_cast<uint64_t>(b - e - 1) / step) + 1;
     view->dims[d] = len;
-    view->strides[d] = stride * in_strides[d];
+    // With one element the stride is never applied; otherwise |stride| <
+    // dim, so the product stays within the tensor (Note [Shape limits]).
+    view->strides[d] = len > 1 ? stride * in_strides[d] : in_strides[d];
     if (len > 0) view->offset += b * in_strides[d];
     out.AddDim(len);
     ++d;
@@ -206,9 +213,8 @@ Status BroadcastToView(const Shape& in, const std::vector<int64_t>& shape, Strid
     return InvalidArgument("Unable to broadcast a tensor of shape " + in.ToString() + " to shape " +
                            IntListToString(shape));
   };
-  for (int64_t d : shape) {
-    if (d < 0) return InvalidArgument("Dimensions must be non-negative, got " + IntListToString(shape));
-  }
+  Shape target;
+  EMBER_RETURN_IF_ERROR(ShapeFromList(shape, "shape", &target));
   if (in.rank() > rank) return fail();
   const std::vector<int64_t> in_strides = ContiguousStrides(in);
   view->dims = shape;
@@ -245,7 +251,12 @@ Status TileView(const Shape& in, const std::vector<int64_t>& multiples, StridedV
     view->strides.push_back(0);
     view->dims.push_back(in.dim(i));
     view->strides.push_back(in_strides[i]);
-    out.AddDim(multiples[i] * in.dim(i));
+    int64_t tiled = Shape::kUnknownDim;
+    if (in.dim(i) >= 0 && !CheckedMul(multiples[i], in.dim(i), &tiled)) {
+      return InvalidArgument("tiling shape " + in.ToString() + " by " + IntListToString(multiples) +
+                             " has too many elements");
+    }
+    out.AddDim(tiled);
   }
   *final_shape = std::move(out);
   return Status::OK();
@@ -298,7 +309,12 @@ Status ParsePad(const Shape& in, const std::vector<int64_t>& paddings, const std
                              " must be at most " + Str(std::max<int64_t>(limit, 0)) + " in " + upper +
                              " mode for input shape " + in.ToString());
     }
-    result.AddDim(n + before + after);
+    int64_t padded = Shape::kUnknownDim;
+    if (n >= 0 && !(CheckedAdd(n, before, &padded) && CheckedAdd(padded, after, &padded))) {
+      return InvalidArgument("padding dimension " + Str(i) + " of shape " + in.ToString() + " by " +
+                             Str(before) + " and " + Str(after) + " overflows");
+    }
+    result.AddDim(padded);
   }
   *out = std::move(result);
   return Status::OK();
@@ -548,12 +564,10 @@ Status GatherNd(ShapeContext& ctx) {
 }
 
 Status ScatterNd(ShapeContext& ctx) {
-  const std::vector<int64_t>& shape = ctx.attr(0).as_int_list();
-  for (int64_t d : shape) {
-    if (d < 0) return InvalidArgument("shape must be non-negative, got " + IntListToString(shape));
-  }
+  Shape shape;
+  EMBER_RETURN_IF_ERROR(ShapeFromList(ctx.attr(0).as_int_list(), "shape", &shape));
   GatherNdPlan plan;
-  EMBER_RETURN_IF_ERROR(MakeScatterNdPlan(Shape(shape), ctx.input_shape(0), ctx.input_shape(1), &plan));
+  EMBER_RETURN_IF_ERROR(MakeScatterNdPlan(shape, ctx.input_shape(0), ctx.input_shape(1), &plan));
   ctx.set_output_shape(0, std::move(plan.out));
   return Status::OK();
 }
@@ -626,15 +640,7 @@ Status Eye(ShapeContext& ctx) {
                            Str(cols));
   }
   Shape out;
-  if (!ctx.attr(2).is_none()) {
-    for (int64_t d : ctx.attr(2).as_int_list()) {
-      if (d < 0) {
-        return InvalidArgument("batch_shape must be non-negative, got " +
-                               IntListToString(ctx.attr(2).as_int_list()));
-      }
-      out.AddDim(d);
-    }
-  }
+  if (!ctx.attr(2).is_none()) EMBER_RETURN_IF_ERROR(ShapeFromList(ctx.attr(2).as_int_list(), "batch_shape", &out));
   out.AddDim(rows);
   out.AddDim(cols);
   ctx.set_output_shape(0, std::move(out));
@@ -657,8 +663,8 @@ Status SplitSizes(const Shape& in, const std::vector<int64_t>& size_splits, int6
     } else if (size_splits[i] < 0) {
       return InvalidArgument("size_splits " + IntListToString(size_splits) +
                              " may hold one -1 and otherwise only non-negative sizes");
-    } else {
-      known += size_splits[i];
+    } else if (!CheckedAdd(known, size_splits[i], &known)) {
+      return InvalidArgument("size_splits " + IntListToString(size_splits) + " sum past int64");
     }
   }
   *sizes = size_splits;
@@ -687,7 +693,11 @@ Status Concat(ShapeContext& ctx) {
       return InvalidArgument("values[0] has shape " + s0.ToString() + " and values[" + Str(i) + "] has shape " +
                              s.ToString() + ": all dimensions but axis " + Str(axis) + " must match");
     }
-    out.set_dim(axis, out.dim(axis) + s.dim(axis));
+    int64_t sum = Shape::kUnknownDim;  // unknown if either part is (tracing)
+    if (out.dim(axis) >= 0 && s.dim(axis) >= 0 && !CheckedAdd(out.dim(axis), s.dim(axis), &sum)) {
+      return InvalidArgument("the concatenated dimension " + Str(axis) + " is too large");
+    }
+    out.set_dim(axis, sum);
   }
   ctx.set_output_shape(0, std::move(out));
   return Status::OK();
@@ -724,6 +734,11 @@ Status Unstack(ShapeContext& ctx) {
   if (!ctx.attr(0).is_none() && ctx.attr(0).as_int() != n) {
     return InvalidArgument("num " + Str(ctx.attr(0).as_int()) + " does not match dimension " + Str(axis) +
                            " of the input, shape " + in.ToString());
+  }
+  if (n < 0 || n > kMaxListOutputs) {
+    return InvalidArgument("unstacking dimension " + Str(axis) + " of shape " + in.ToString() + " would give " +
+                           (n < 0 ? std::string("an unknown number of") : Str(n)) + " outputs (at most " +
+                           Str(kMaxListOutputs) + ")");
   }
   Shape part;
   for (int d = 0; d < in.rank(); ++d) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/checked_math.h"
 #include "ops/shape_fns/shape_fns.h"
 
 namespace ember::shape_fns {
@@ -28,15 +29,30 @@ Status NormalizeAxis(int64_t axis, int rank, int* out) {
 // for EXPLICIT and outputs otherwise.
 Status WindowedDim(int64_t in, int64_t k, int64_t stride, int64_t dilation, char mode,
                    const char* dim, bool pool, int64_t* before, int64_t* after, int64_t* out) {
-  const int64_t eff = (k - 1) * dilation + 1;
+  // Window sizes, strides, dilations and paddings come from the user: every
+  // step is checked (Note [Shape limits]).
+  const auto too_large = [&] {
+    return InvalidArgument(std::string("the window of the ") + dim + " dim (size " + Str(k) + ", stride " +
+                           Str(stride) + ", dilation " + Str(dilation) + ") is too large");
+  };
+  if (k < 1 || stride < 1 || dilation < 1) {
+    return InvalidArgument(std::string("window size, stride and dilation of the ") + dim +
+                           " dim must be positive, got " + Str(k) + ", " + Str(stride) + ", " + Str(dilation));
+  }
+  int64_t eff;
+  if (!CheckedMul(k - 1, dilation, &eff) || !CheckedAdd(eff, 1, &eff)) return too_large();
   if (!Known(in)) {
     *out = Shape::kUnknownDim;
     if (mode != 'E') *before = *after = 0;
     return Status::OK();
   }
   if (mode == 'S') {
-    *out = (in + stride - 1) / stride;
-    const int64_t total = std::max<int64_t>((*out - 1) * stride + eff - in, 0);
+    *out = in == 0 ? 0 : (in - 1) / stride + 1;
+    int64_t total;  // (out - 1) * stride + eff - in, at least 0
+    if (!CheckedMul(std::max<int64_t>(*out - 1, 0), stride, &total) || !CheckedAdd(total, eff, &total)) {
+      return too_large();
+    }
+    total = std::max<int64_t>(total - in, 0);
     *before = total / 2;
     *after = total - *before;
     return Status::OK();
@@ -46,10 +62,11 @@ Status WindowedDim(int64_t in, int64_t k, int64_t stride, int64_t dilation, char
     return InvalidArgument(std::string("explicit padding of the ") + dim + " dim (" + Str(*before) +
                            ", " + Str(*after) + ") must be smaller than the window size " + Str(k));
   }
-  const int64_t padded = in + *before + *after;
+  int64_t padded;
+  if (!CheckedAdd(in, *before, &padded) || !CheckedAdd(padded, *after, &padded)) return too_large();
   if (padded < eff) {
     return InvalidArgument(std::string("the ") + dim + " dim of the input (" + Str(in) +
-                           (mode == 'E' ? " plus padding " + Str(*before + *after) : std::string()) +
+                           (mode == 'E' ? " plus padding " + Str(*before) + " + " + Str(*after) : std::string()) +
                            ") is smaller than the effective window size " + Str(eff));
   }
   *out = (padded - eff) / stride + 1;

@@ -14,13 +14,9 @@ Status StatelessRandom(ShapeContext& ctx) {
   if (seed.rank() != 1 || (seed.dim(0) != 2 && seed.dim(0) != Shape::kUnknownDim)) {
     return InvalidArgument("seed must have shape [2], got " + seed.ToString());
   }
-  const std::vector<int64_t>& dims = ctx.attr(0).as_int_list();
-  for (int64_t d : dims) {
-    if (d < 0) {
-      return InvalidArgument("shape must have non-negative dimensions, got " + IntListToString(dims));
-    }
-  }
-  ctx.set_output_shape(0, Shape(dims));
+  Shape shape;
+  EMBER_RETURN_IF_ERROR(ShapeFromList(ctx.attr(0).as_int_list(), "shape", &shape));
+  ctx.set_output_shape(0, std::move(shape));
   return Status::OK();
 }
 

@@ -2,13 +2,16 @@
 // Transpose and ShapeFromAttr.
 #include "ops/shape_fns/shape_fns.h"
 
+#include "core/checked_math.h"
+
 namespace ember::shape_fns {
 
 Status Reshape(ShapeContext& ctx) {
   const Shape& in = ctx.input_shape(0);
   const std::vector<int64_t>& requested = ctx.attr(0).as_int_list();
   int infer_at = -1;
-  int64_t known_product = 1;
+  int64_t known_product = 1;  // of the nonzero known dims (Note [Shape limits])
+  bool has_zero = false;
   for (size_t i = 0; i < requested.size(); ++i) {
     const int64_t d = requested[i];
     if (d == -1) {
@@ -20,10 +23,13 @@ Status Reshape(ShapeContext& ctx) {
     } else if (d < 0) {
       return InvalidArgument("Invalid dimension " + std::to_string(d) + " in new shape " +
                              IntListToString(requested));
-    } else {
-      known_product *= d;
+    } else if (d == 0) {
+      has_zero = true;
+    } else if (!CheckedMul(known_product, d, &known_product)) {
+      return InvalidArgument("New shape " + IntListToString(requested) + " has too many elements");
     }
   }
+  if (has_zero) known_product = 0;
   Shape out(requested);
   const int64_t num = in.NumElements();
   if (num < 0) {
@@ -51,6 +57,21 @@ Status Reshape(ShapeContext& ctx) {
                            " elements)");
   }
   ctx.set_output_shape(0, std::move(out));
+  return Status::OK();
+}
+
+Status ShapeFromList(const std::vector<int64_t>& dims, const char* what, Shape* out) {
+  if (dims.size() > static_cast<size_t>(kMaxRank)) {
+    return InvalidArgument(std::string(what) + " has " + std::to_string(dims.size()) + " dimensions (at most " +
+                           std::to_string(kMaxRank) + ")");
+  }
+  for (int64_t d : dims) {
+    if (d < 0) return InvalidArgument(std::string(what) + " must have non-negative dimensions, got " + IntListToString(dims));
+  }
+  Shape shape(dims);
+  Status s = ValidateShape(shape, 1);
+  if (!s.ok()) return InvalidArgument(std::string(what) + ": " + s.message());
+  *out = std::move(shape);
   return Status::OK();
 }
 
@@ -98,17 +119,13 @@ Status Transpose(ShapeContext& ctx) {
 }
 
 Status ShapeFromAttr(ShapeContext& ctx) {
-  const std::vector<int64_t>& dims = ctx.attr(0).as_int_list();
-  for (int64_t d : dims) {
-    if (d < 0) {
-      return InvalidArgument("Dimensions must be non-negative, got " + IntListToString(dims));
-    }
-  }
+  Shape shape;
+  EMBER_RETURN_IF_ERROR(ShapeFromList(ctx.attr(0).as_int_list(), "shape", &shape));
   // fill(dims, value): the value input, if any, is the scalar to repeat.
   if (ctx.num_inputs() > 0 && ctx.input_shape(0).rank() != 0) {
     return InvalidArgument("value must be a scalar, got shape " + ctx.input_shape(0).ToString());
   }
-  ctx.set_output_shape(0, Shape(dims));
+  ctx.set_output_shape(0, std::move(shape));
   return Status::OK();
 }
 

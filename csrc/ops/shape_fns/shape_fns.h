@@ -129,6 +129,13 @@ Status NormalizeAxes(const AttrValue& axis, int rank, std::vector<bool>* reduced
 Status NormalizePerm(const std::optional<std::vector<int64_t>>& perm, int rank,
                      std::vector<int>* out);
 
+// Builds a shape from a list of dims given by the user (an attribute),
+// checking Note [Shape limits]; errors name it `what`.
+Status ShapeFromList(const std::vector<int64_t>& dims, const char* what, Shape* out);
+
+// The most outputs a list-output op (unstack, split) may produce.
+inline constexpr int64_t kMaxListOutputs = 1 << 20;
+
 // Renders a list of ints as "[1, 2]" for messages.
 std::string IntListToString(const std::vector<int64_t>& values);
 
