@@ -10,11 +10,11 @@
 namespace ember {
 namespace {
 
-// neg of a float32[2, 3] argument, then transpose.
+// negative of a float32[2, 3] argument, then transpose.
 const char kGood[] =
     "ember.graph 1\n"
     "arg 0 0 float32[2,3] cpu:0\n"
-    "node 1 neg 0:0 - - float32 - float32[2,3] cpu:0 %\n"
+    "node 1 negative 0:0 - - float32 - float32[2,3] cpu:0 %\n"
     "node 2 transpose 1:0 - - float32 n float32[3,2] cpu:0 %\n"
     "return 2:0\n";
 
@@ -60,8 +60,8 @@ TEST_F(GraphTextTest, ReferencesAreChecked) {
   ExpectError("1:0 -", "5:0 -", "names no earlier node");
   ExpectError("1:0 -", "1:1 -", "names no output");
   ExpectError("return 2:0", "return 2:1", "names no output");
-  ExpectError("neg", "no_such_op", "unknown op");
-  ExpectError("neg 0:0", "neg 0:0,0:0", "expected 1 inputs");
+  ExpectError("negative", "no_such_op", "unknown op");
+  ExpectError("negative 0:0", "negative 0:0,0:0", "expected 1 inputs");
   ExpectError("float32 n", "float32 b1", "attribute 'perm'");
   ExpectError("arg 0 0", "arg 0 1", "argument");
   ExpectError("cpu:0 %\nnode 2", "cpu:0 a%4\nnode 2", "bad location");

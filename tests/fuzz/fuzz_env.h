@@ -26,7 +26,7 @@ class FuzzDevice final : public Device {
 // Function 2: (float32[]) -> float32[], a loop body or a branch.
 inline const char* const kFunctionTexts[] = {
     "ember.graph 1\narg 0 0 bool[] cpu:0\nreturn 0:0\n",
-    "ember.graph 1\narg 0 0 float32[] cpu:0\nnode 1 neg 0:0 - - float32 - float32[] cpu:0 %\nreturn 1:0\n",
+    "ember.graph 1\narg 0 0 float32[] cpu:0\nnode 1 negative 0:0 - - float32 - float32[] cpu:0 %\nreturn 1:0\n",
 };
 
 inline void InitFuzzEnvironment() {

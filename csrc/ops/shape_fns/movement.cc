@@ -725,6 +725,10 @@ Status Unstack(ShapeContext& ctx) {
     return InvalidArgument("num " + Str(ctx.attr(0).as_int()) + " does not match dimension " + Str(axis) +
                            " of the input, shape " + in.ToString());
   }
+  // The output count must be known and sane: an unknown (-1) or huge dim
+  // used to reach vector::resize and abort the process.
+  if (n < 0) return InvalidArgument("unstack needs a known size along axis " + Str(axis) + ", shape " + in.ToString());
+  if (n > (int64_t{1} << 20)) return InvalidArgument("unstack would give " + Str(n) + " outputs; at most 2^20");
   Shape part;
   for (int d = 0; d < in.rank(); ++d) {
     if (d != axis) part.AddDim(in.dim(d));
