@@ -25,6 +25,8 @@ def _flat(values):
 def _describe(value):
     if isinstance(value, Tensor):
         return f"a {value.dtype.name} tensor of shape {tuple(value.shape)}"
+    if isinstance(value, (list, tuple)):  # no repr: its tensors may be symbolic
+        return f"a {type(value).__name__} of {len(value)} items"
     return f"{type(value).__name__} {value!r}"[:200]
 
 

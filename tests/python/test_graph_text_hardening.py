@@ -141,14 +141,16 @@ def _loop_text():
         return ember.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + ember.cast(i, ember.float32)),
                                 (ember.constant(0), ember.constant(0.0)))
 
-    return f, f.get_concrete_function(ember.TensorSpec([], ember.int32)).graph.to_text()
+    concrete = f.get_concrete_function(ember.TensorSpec([], ember.int32))
+    return concrete, concrete.graph.to_text()
 
 
 def test_control_flow_graph_round_trips():
     f, text = _loop_text()
     again = ember.function_from_text(text)
     assert again.graph.to_text() == text
-    i, s = again(ember.constant(5))
+    captured = [t for kind, t in f._args if kind == "capture"]  # the initial loop values
+    i, s = again(ember.constant(5), *captured)
     assert int(i) == 5 and float(s) == 10.0
 
 
