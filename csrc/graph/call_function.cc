@@ -37,6 +37,7 @@ class CallFunctionKernel final : public OpKernel {
     for (int i = 0; i < ctx.num_inputs(); ++i) args.push_back(ctx.input(i));
     std::vector<Tensor> results;
     EMBER_RETURN_IF_ERROR(RunGraphFunction(*fn_, args, &results));
+    if (static_cast<int>(results.size()) != ctx.num_outputs()) return Internal("function output count mismatch");
     for (size_t i = 0; i < results.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(results[i]));
     return Status::OK();
   }

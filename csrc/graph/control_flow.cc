@@ -5,6 +5,7 @@
 #include "graph/function_library.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_fns/shape_fns.h"
+#include "runtime/context.h"
 
 namespace ember {
 namespace {
@@ -26,6 +27,7 @@ class CondKernel final : public OpKernel {
     for (int i = first; i < last; ++i) args.push_back(ctx.input(i));
     std::vector<Tensor> results;
     EMBER_RETURN_IF_ERROR(RunGraphFunction(pred ? *then_ : *else_, args, &results));
+    if (static_cast<int>(results.size()) != ctx.num_outputs()) return Internal("cond branch output count mismatch");
     for (size_t i = 0; i < results.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(results[i]));
     return Status::OK();
   }
@@ -45,6 +47,13 @@ class WhileKernel final : public OpKernel {
         max_iterations_(init.attrs[4].as_int()) {
     status_ = FindFunctionForCall(init.attrs[0].as_int(), &cond_);
     if (status_.ok()) status_ = FindFunctionForCall(init.attrs[1].as_int(), &body_);
+    // The body's first arguments are the loop variables; their traced shapes
+    // say which dims may change.
+    for (int i = 0; status_.ok() && i < num_vars_; ++i) {
+      const int node = FindArgNode(body_->graph(), i);
+      if (node < 0) status_ = InvalidArgument("the loop body has no argument " + std::to_string(i));
+      else allowed_.push_back(body_->graph().node(node).outputs[0].shape);
+    }
   }
 
   Status Compute(KernelContext& ctx) const override {
@@ -55,15 +64,21 @@ class WhileKernel final : public OpKernel {
     for (int i = num_vars_; i < num_vars_ + num_cond_args_; ++i) cond_args.push_back(ctx.input(i));
     for (int i = num_vars_ + num_cond_args_; i < ctx.num_inputs(); ++i) body_args.push_back(ctx.input(i));
     for (int64_t iteration = 0; max_iterations_ < 0 || iteration < max_iterations_; ++iteration) {
+      // Note [Cancellation]: a KeyboardInterrupt in the issuing thread stops the loop.
+      if (CancellationRequested()) {
+        return Cancelled("cancelled by a KeyboardInterrupt after " + std::to_string(iteration) + " iterations");
+      }
       for (int i = 0; i < num_vars_; ++i) cond_args[i] = vars[i];
       std::vector<Tensor> keep_going;
       EMBER_RETURN_IF_ERROR(RunGraphFunction(*cond_, cond_args, &keep_going));
+      // The shape function checked that cond returns one bool scalar.
+      if (keep_going.size() != 1 || keep_going[0].shape().rank() != 0) return Internal("bad while_loop cond result");
       if (!*keep_going[0].data<bool>()) break;
       for (int i = 0; i < num_vars_; ++i) body_args[i] = std::move(vars[i]);
       EMBER_RETURN_IF_ERROR(RunGraphFunction(*body_, body_args, &vars));
+      if (static_cast<int>(vars.size()) != num_vars_) return Internal("bad while_loop body result");
       for (int i = 0; i < num_vars_; ++i) {
-        // The body was traced for these shapes; its arguments say which dims may change.
-        const Shape& allowed = body_->graph().node(i).outputs[0].shape;
+        const Shape& allowed = allowed_[i];
         if (!allowed.IsCompatibleWith(vars[i].shape())) {
           return InvalidArgument("loop variable " + std::to_string(i) + " has shape " + vars[i].shape().ToString() +
                                  " after iteration " + std::to_string(iteration + 1) +
@@ -81,6 +96,7 @@ class WhileKernel final : public OpKernel {
   int64_t max_iterations_;
   Status status_;
   std::shared_ptr<const GraphFunction> cond_, body_;
+  std::vector<Shape> allowed_;  // per loop variable
 };
 
 // transfer onto a CPU device: every source so far is host memory, which a
@@ -131,6 +147,26 @@ Status Cond(ShapeContext& ctx) {
   return Status::OK();
 }
 
+// cond returns one bool scalar; body takes the loop variables as its first
+// arguments and returns them, with the same dtypes.
+Status CheckLoopFunctions(const Graph& cond, const Graph& body, int num_vars) {
+  if (cond.outputs().size() != 1 || cond.info(cond.outputs()[0]).dtype != DType::kBool ||
+      cond.info(cond.outputs()[0]).shape.rank() != 0) {
+    return InvalidArgument("the cond function must return one scalar bool tensor");
+  }
+  if (static_cast<int>(body.outputs().size()) != num_vars) {
+    return InvalidArgument("the body function returns " + std::to_string(body.outputs().size()) + " tensors for " +
+                           std::to_string(num_vars) + " loop variables");
+  }
+  for (int i = 0; i < num_vars; ++i) {
+    const int arg = FindArgNode(body, i);
+    if (arg < 0 || body.node(arg).outputs[0].dtype != body.info(body.outputs()[i]).dtype) {
+      return InvalidArgument("loop variable " + std::to_string(i) + " changes dtype in the body function");
+    }
+  }
+  return Status::OK();
+}
+
 // The loop variables keep their dtypes. A dim keeps its size when one run
 // of the body, on these shapes, keeps it; otherwise (a shape invariant let
 // it change) it is known only at run time.
@@ -148,8 +184,9 @@ Status WhileLoop(ShapeContext& ctx) {
   if (body.num_args() != ctx.num_inputs() - num_cond || cond_fn->graph().num_args() != num_vars + num_cond) {
     return InvalidArgument("argument counts do not match the cond and body functions");
   }
+  EMBER_RETURN_IF_ERROR(CheckLoopFunctions(cond_fn->graph(), body, num_vars));
   for (int i = 0; i < num_vars; ++i) {
-    const ValueInfo& allowed = body.node(i).outputs[0];
+    const ValueInfo& allowed = body.node(FindArgNode(body, i)).outputs[0];
     if (ctx.input_dtype(i) != allowed.dtype || !allowed.shape.IsCompatibleWith(ctx.input_shape(i))) {
       return InvalidArgument("loop variable " + std::to_string(i) + " is " + DTypeName(ctx.input_dtype(i)) +
                              ctx.input_shape(i).ToString() + " but the body was traced for " +

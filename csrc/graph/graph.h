@@ -92,4 +92,24 @@ class Graph {
   std::vector<Endpoint> outputs_;
 };
 
+// The largest rank a graph value may have (TensorFlow's limit).
+inline constexpr int kMaxGraphRank = 254;
+
+// Note [Graph validation] (graph/graph_validate.cc). All return
+// InvalidArgument naming the problem.
+// A value's dtype is real, its dims are >= -1 and its byte size fits int64.
+Status CheckValueInfo(const ValueInfo& v);
+// Checks node `id` as Execute checks a call: endpoints, device, arity, list
+// sizes, attrs, type bindings and input dtypes against its OpDef, and its
+// recorded outputs against what its shape function computes.
+Status ValidateNode(const Graph& graph, int id);
+// The outputs op node `id` has for its recorded inputs, from its shape
+// function, after the checks of ValidateNode that come before it.
+Status InferNodeOutputs(const Graph& graph, int id, std::vector<ValueInfo>* out);
+// ValidateNode for every node, then the argument indices (0..n-1, once
+// each), the graph outputs and acyclicity.
+Status ValidateGraph(const Graph& graph);
+// The node of argument `index`, or -1.
+int FindArgNode(const Graph& graph, int index);
+
 }  // namespace ember

@@ -73,7 +73,9 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
 }
 
 void KernelLaunch::Fail(const Status& status, bool kernel_error) {
-  if (kernel_error && error_sink_) error_sink_->Record(status, sequence_);
+  // A cancellation answers the thread's own KeyboardInterrupt: reading the
+  // value raises it, sync() does not (Note [Cancellation]).
+  if (kernel_error && error_sink_ && status.code() != StatusCode::kCancelled) error_sink_->Record(status, sequence_);
   for (auto& out : outputs_) out->SetError(status);
 }
 

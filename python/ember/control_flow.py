@@ -1,6 +1,8 @@
 """ember.cond and ember.while_loop: control flow that works eagerly and in
 @ember.function graphs (tf.cond, tf.while_loop). See docs/functions.md."""
 
+import numpy as np
+
 from ember import _C
 from ember.function import SubTrace, TensorSpec, current_trace, shape_fits
 from ember.tensor import Tensor
@@ -20,6 +22,55 @@ def _flat(values):
     return items, (lambda xs: xs[0]) if single else (lambda xs: type(values)(xs))
 
 
+def _describe(value):
+    if isinstance(value, Tensor):
+        return f"a {value.dtype.name} tensor of shape {tuple(value.shape)}"
+    if isinstance(value, (list, tuple)):  # no repr: its tensors may be symbolic
+        return f"a {type(value).__name__} of {len(value)} items"
+    return f"{type(value).__name__} {value!r}"[:200]
+
+
+def _check_predicate(value, what):
+    """A Python or NumPy bool, or a scalar bool tensor, as TensorFlow
+    requires; anything else (a list, a tuple, a vector) is an error rather
+    than a truth value that never changes."""
+    if isinstance(value, (bool, np.bool_)):
+        return
+    if isinstance(value, np.ndarray):
+        value = _C.convert_to_tensor(value, None)
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{what} must be a scalar bool tensor, got {_describe(value)}")
+    if value.dtype.name != "bool":
+        raise TypeError(f"{what} must be a scalar bool tensor, got {_describe(value)}")
+    if tuple(value.shape) != ():
+        raise ValueError(f"{what} must be a scalar bool tensor, got {_describe(value)}")
+
+
+def _check_maximum_iterations(value):
+    """None, or a non-negative integer that fits int64 (a Python int, a
+    NumPy integer or an eager integer scalar tensor)."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        if _is_symbolic(value):
+            raise TypeError("while_loop: maximum_iterations must be known when the loop is traced")
+        if not value.dtype.is_integer or tuple(value.shape) != ():
+            raise TypeError(f"while_loop: maximum_iterations must be a scalar int, got {_describe(value)}")
+        value = int(value)
+    elif isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"while_loop: maximum_iterations must be a scalar int, got {_describe(value)}")
+    value = int(value)
+    if not 0 <= value < 2**63:
+        raise ValueError(f"while_loop: maximum_iterations must be in [0, 2**63), got {value}")
+    return value
+
+
+def _same_structure(a, b):
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same_structure(x, y) for x, y in zip(a, b))
+    return isinstance(a, Tensor) and isinstance(b, Tensor)
+
+
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """Returns ``true_fn()`` if ``pred`` is true, else ``false_fn()`` (``tf.cond``).
 
@@ -34,15 +85,17 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         raise TypeError("cond: true_fn and false_fn are required")
     if not callable(true_fn) or not callable(false_fn):
         raise TypeError("cond: true_fn and false_fn must be callable")
+    _check_predicate(pred, "cond: pred")
     if not _is_symbolic(pred):
         return true_fn() if bool(pred) else false_fn()
-    if pred.dtype.name != "bool" or pred.shape != ():
-        raise ValueError(f"cond: pred must be a scalar bool tensor, got {pred.dtype.name}{list(pred.shape)}")
     then_trace, else_trace = SubTrace(true_fn, []), SubTrace(false_fn, [])
     then_flat, rebuild = _flat(then_trace.structure)
     else_flat, _ = _flat(else_trace.structure)
     if len(then_flat) != len(else_flat):
         raise ValueError(f"cond: true_fn returns {len(then_flat)} tensors but false_fn returns {len(else_flat)}")
+    if not _same_structure(then_trace.structure, else_trace.structure):
+        raise ValueError(f"cond: true_fn and false_fn must return the same structure, got "
+                         f"{type(then_trace.structure).__name__} and {type(else_trace.structure).__name__}")
     # Variables either branch assigns are extra outputs of both (the other
     # branch passes the value through), written back after the op.
     updated = list({id(v): v for v in then_trace.updated_variables() + else_trace.updated_variables()}.values())
@@ -70,6 +123,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     cond and body are traced graphs.
     """
     del parallel_iterations, back_prop, swap_memory, name
+    if not callable(cond) or not callable(body):
+        raise TypeError("while_loop: cond and body must be callable")
+    maximum_iterations = _check_maximum_iterations(maximum_iterations)
     single = not isinstance(loop_vars, (list, tuple))
     flat = [_C.convert_to_tensor(v, None) if not isinstance(v, Tensor) else v
             for v in ([loop_vars] if single else list(loop_vars))]
@@ -115,7 +171,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if trace is None:
         values, iteration = flat, 0
         while maximum_iterations is None or iteration < maximum_iterations:
-            if not bool(call(cond, values)):
+            keep_going = call(cond, values)
+            _check_predicate(keep_going, "while_loop: cond")
+            if not bool(keep_going):
                 break
             iteration += 1
             values = next_vars(values, iteration)
@@ -137,9 +195,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     cond_trace = SubTrace(traced_cond, specs, assigned)
     if cond_trace.updated_variables():
         raise ValueError("while_loop: cond must not assign variables")
-    cond_out = cond_trace.structure
-    if not isinstance(cond_out, Tensor) or cond_out.dtype.name != "bool" or cond_out.shape != ():
-        raise ValueError("while_loop: cond must return a scalar bool tensor")
+    _check_predicate(cond_trace.structure, "while_loop: cond")
+    if not _is_symbolic(cond_trace.structure):
+        raise TypeError(f"while_loop: cond must compute its result from the loop variables in a function, got "
+                        f"{_describe(cond_trace.structure)}")
     body_trace = SubTrace(traced_body, specs, assigned)
     cond_graph, cond_inputs = cond_trace.finish()
     body_graph, body_inputs = body_trace.finish([body_trace.value_of(v) for v in assigned])

@@ -343,3 +343,24 @@ def test_keyboard_interrupt_reproducer_in_a_child_process():
     lines = out.splitlines()
     assert lines[0].startswith("interrupted") and float(lines[0].split()[1]) < 2.5
     assert lines[1] == "3.0"
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs pthread_kill")
+def test_keyboard_interrupt_stops_a_graph_while_loop():
+    @ember.function
+    def forever(v):
+        return ember.while_loop(lambda v: v > -1.0, lambda v: v + 1.0, v)
+
+    result = forever(ember.constant(0.0))
+    main = threading.get_ident()
+    timer = threading.Timer(0.3, lambda: signal.pthread_kill(main, signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        result.numpy()
+    timer.join()
+    ember.sync()  # the loop stops at its next iteration; the executor goes idle
+    assert time.perf_counter() - start < 0.3 + 2.0
+    with pytest.raises(errors.CancelledError, match="KeyboardInterrupt"):
+        result.numpy()
+    assert float(forever.python_function(ember.constant(-5.0))) == -5.0
