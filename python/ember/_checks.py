@@ -6,6 +6,21 @@ of whatever a deeper layer (pybind11, NumPy) would say.
 """
 
 import operator
+import reprlib
+
+_repr = reprlib.Repr()
+_repr.maxlevel = 3
+_repr.maxstring = 60
+_repr.maxother = 60
+
+
+def safe_repr(value):
+    """A short repr for error messages: bounded in depth and length, so a
+    deeply nested or huge argument cannot make the message itself fail."""
+    try:
+        return _repr.repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real error
+        return f"<{type(value).__name__} object>"
 
 
 def check_int(value, func, arg, *, minimum=None, maximum=None):
@@ -15,7 +30,7 @@ def check_int(value, func, arg, *, minimum=None, maximum=None):
     try:
         result = operator.index(value)
     except TypeError:
-        raise TypeError(f"{func}: {arg} must be an int, got {type(value).__name__} {value!r}") from None
+        raise TypeError(f"{func}: {arg} must be an int, got {type(value).__name__} {safe_repr(value)}") from None
     if minimum is not None and result < minimum:
         raise ValueError(f"{func}: {arg} must be at least {minimum}, got {result}")
     if maximum is not None and result > maximum:
@@ -26,7 +41,7 @@ def check_int(value, func, arg, *, minimum=None, maximum=None):
 def check_str(value, func, arg):
     """Returns ``value`` if it is a str that can be encoded as UTF-8."""
     if not isinstance(value, str):
-        raise TypeError(f"{func}: {arg} must be a str, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{func}: {arg} must be a str, got {type(value).__name__} {safe_repr(value)}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:

@@ -5,7 +5,7 @@
 """
 
 from ember import _C
-from ember._checks import check_int
+from ember._checks import check_int, check_str
 
 
 def set_async(enabled):
@@ -41,7 +41,8 @@ def clear_kernel_cache():
 def set_kernel_cache_capacity(capacity):
     """Bounds the kernel cache to ``capacity`` kernels (least recently used
     ones are evicted; 4096 by default)."""
-    _C.set_kernel_cache_capacity(check_int(capacity, "set_kernel_cache_capacity", "capacity", minimum=0))
+    _C.set_kernel_cache_capacity(check_int(capacity, "set_kernel_cache_capacity", "capacity", minimum=0,
+                                           maximum=2**62))
 
 
 def run_functions_eagerly(enabled):
@@ -61,11 +62,11 @@ def functions_run_eagerly():
 def memory_stats(device="cpu:0"):
     """``{'bytes_in_use', 'peak_bytes_in_use'}`` of the device's allocator
     (tensor buffers; the peak since the last ``reset_peak_memory_stats``)."""
-    return _C.memory_stats(device)
+    return _C.memory_stats(check_str(device, "memory_stats", "device"))
 
 
 def reset_peak_memory_stats(device="cpu:0"):
-    _C.reset_peak_memory_stats(device)
+    _C.reset_peak_memory_stats(check_str(device, "reset_peak_memory_stats", "device"))
 
 
 def set_trace_cache_capacity(capacity):

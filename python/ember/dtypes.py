@@ -8,6 +8,8 @@ import builtins
 
 import numpy as np
 
+from ember._checks import safe_repr
+
 try:
     import ml_dtypes as _ml_dtypes
 except ImportError:  # pragma: no cover - ml_dtypes is a declared dependency
@@ -102,7 +104,7 @@ def as_dtype(value):
     if isinstance(value, str):
         if value in _BY_NAME:
             return _BY_NAME[value]
-        raise TypeError(f"unknown dtype {value!r}; expected one of {sorted(_BY_NAME)}")
+        raise TypeError(f"unknown dtype {safe_repr(value)}; expected one of {sorted(_BY_NAME)}")
     if value is builtins.bool:
         return bool
     if value is builtins.int:
@@ -117,4 +119,4 @@ def as_dtype(value):
         name = None
     if name in _BY_NAME:
         return _BY_NAME[name]
-    raise TypeError(f"cannot interpret {value!r} as an ember dtype")
+    raise TypeError(f"cannot interpret {safe_repr(value)} as an ember dtype")

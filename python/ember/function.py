@@ -10,6 +10,7 @@ import logging
 import os
 import threading
 
+from ember._checks import safe_repr
 import numpy as np
 
 from ember import _C
@@ -52,7 +53,7 @@ class TensorSpec:
         if shape is None:
             raise ValueError("TensorSpec: shapes of unknown rank are not supported; give a tuple with None dims")
         if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-            raise TypeError(f"TensorSpec: shape must be a sequence of ints and Nones, got {shape!r}")
+            raise TypeError(f"TensorSpec: shape must be a sequence of ints and Nones, got {safe_repr(shape)}")
         self.shape = tuple(None if d is None else check_int(d, "TensorSpec", "a shape dim", minimum=0)
                            for d in shape)
         try:
@@ -60,11 +61,14 @@ class TensorSpec:
         except (TypeError, ValueError) as e:
             raise TypeError(f"TensorSpec: {e}") from None
         if name is not None and not isinstance(name, str):
-            raise TypeError(f"TensorSpec: name must be a str or None, got {name!r}")
+            raise TypeError(f"TensorSpec: name must be a str or None, got {safe_repr(name)}")
         self.name = name
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
+        """The spec of a tensor, variable or NumPy array."""
+        if not (_is_tensor_like(tensor) or _is_variable(tensor)):
+            raise TypeError(f"TensorSpec.from_tensor: expected a tensor, got {type(tensor).__name__}")
         return cls(tensor.shape, tensor.dtype, name)
 
     def is_compatible_with(self, value):
@@ -173,7 +177,7 @@ def _describe_change(names, old_key, new_key):
                 return f"argument {name}: dtype {old[1]} -> {new[1]}"
             return f"argument {name}: shape {old[2]} -> {new[2]}"
         if old[0] == "P" and new[0] == "P":
-            return f"argument {name}: value {old[2]!r} -> {new[2]!r}"
+            return f"argument {name}: value {safe_repr(old[2])} -> {safe_repr(new[2])}"
         return f"argument {name}: {_short(old)} -> {_short(new)}"
     return "a different argument structure"
 
@@ -454,6 +458,8 @@ def _flatten_outputs(outputs):
             tensor = _as_tensor(value)
             leaves.append(tensor)
             return tensor
+        if isinstance(value, TensorSpec):
+            raise TypeError("a function may not return a TensorSpec: return tensors or Python values")
         return value
 
     return walk(outputs), leaves
@@ -666,7 +672,9 @@ def function_from_text(text):
     (one tensor, or a list); graphs with captured tensors or variables need
     those passed as arguments too, in argument order.
     """
-    return _TextFunction(_C._GraphFunction.from_text(text))
+    from ember._checks import check_str
+
+    return _TextFunction(_C._GraphFunction.from_text(check_str(text, "function_from_text", "text")))
 
 
 class _TextFunction:

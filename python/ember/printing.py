@@ -5,6 +5,8 @@ import sys
 
 import numpy as np
 
+from ember._checks import check_str, safe_repr
+
 from ember.function import current_trace
 from ember.tensor import Tensor
 
@@ -26,9 +28,12 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     elif output_stream is sys.stdout or output_stream == "stdout":
         stream = "stdout"
     else:
-        raise ValueError(f"print: output_stream must be sys.stderr or sys.stdout, got {output_stream!r}")
+        raise ValueError("print: output_stream must be sys.stderr or sys.stdout, got "
+                         f"{safe_repr(output_stream)}")
     if not isinstance(summarize, int):
-        raise TypeError(f"print: summarize must be an int, got {summarize!r}")
+        raise TypeError(f"print: summarize must be an int, got {safe_repr(summarize)}")
+    check_str(sep, "print", "sep")
+    check_str(end, "print", "end")
     from ember.variables import Variable
 
     parts, tensors = [], []

@@ -19,6 +19,7 @@ import numbers
 import os
 import threading
 
+from ember._checks import safe_repr
 import numpy as np
 
 from ember._checks import check_int
@@ -99,7 +100,7 @@ def _seed_pair(seed, op):
         seed = seed.tolist()
     if not (isinstance(seed, (list, tuple)) and all(_is_int(s) for s in seed)):
         raise TypeError(f"{op}: seed must be a pair of ints or an integer tensor of shape [2], "
-                        f"got {seed!r}")
+                        f"got {safe_repr(seed)}")
     if len(seed) != 2:
         raise ValueError(f"{op}: seed must have 2 elements, got {len(seed)}")
     pair = [int(s) for s in seed]
@@ -153,7 +154,7 @@ def _int_bound(value, what, dtype, op):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if not _is_int(value):
-        raise TypeError(f"{op}: {what} must be an integer for dtype {dtype.name}, got {value!r}")
+        raise TypeError(f"{op}: {what} must be an integer for dtype {dtype.name}, got {safe_repr(value)}")
     value = int(value)
     lo, hi = _INT_RANGES[dtype.name]
     if not lo <= value <= hi:
@@ -251,13 +252,13 @@ class Generator:
             counter, key = copy_from.state
         elif state is not None:
             if isinstance(state, (str, bytes)) or not hasattr(state, "__len__") or len(state) != 2:
-                raise TypeError(f"Generator: state must be two ints (counter, key), got {state!r}")
+                raise TypeError(f"Generator: state must be two ints (counter, key), got {safe_repr(state)}")
             counter, key = state
         else:
             raise ValueError("Generator: use Generator.from_seed, from_non_deterministic_state or "
                              "from_state, or pass copy_from or state")
         if not (_is_int(counter) and _is_int(key)):
-            raise TypeError(f"Generator: state must be two ints (counter, key), got {state!r}")
+            raise TypeError(f"Generator: state must be two ints (counter, key), got {safe_repr(state)}")
         self._counter = int(counter) & _MASK64
         self._key = int(key) & _MASK64
 
@@ -265,7 +266,7 @@ class Generator:
     def from_seed(cls, seed, alg=None):
         """A generator whose sequence is fixed by the integer ``seed``."""
         if not _is_int(seed):
-            raise TypeError(f"Generator.from_seed: seed must be an int, got {seed!r}")
+            raise TypeError(f"Generator.from_seed: seed must be an int, got {safe_repr(seed)}")
         return cls(state=(0, int(seed)), alg=alg)
 
     @classmethod
@@ -287,7 +288,7 @@ class Generator:
     def reset_from_seed(self, seed):
         """Restarts the sequence of ``Generator.from_seed(seed)``."""
         if not _is_int(seed):
-            raise TypeError(f"Generator.reset_from_seed: seed must be an int, got {seed!r}")
+            raise TypeError(f"Generator.reset_from_seed: seed must be an int, got {safe_repr(seed)}")
         with self._lock:
             self._counter, self._key = 0, int(seed) & _MASK64
 
@@ -362,7 +363,7 @@ def set_seed(seed):
     with and without op seeds. ``None`` goes back to non-deterministic seeding."""
     global _global_generator, _global_seed
     if seed is not None and not _is_int(seed):
-        raise TypeError(f"set_seed: seed must be an int or None, got {seed!r}")
+        raise TypeError(f"set_seed: seed must be an int or None, got {safe_repr(seed)}")
     generator = (Generator.from_non_deterministic_state() if seed is None
                  else Generator.from_seed(int(seed)))
     with _global_lock:
@@ -404,7 +405,7 @@ def _stateful_seed_now(seed, op):
     if seed is None:
         return get_global_generator()._next_seeds()[0]
     if not _is_int(seed):
-        raise TypeError(f"{op}: seed must be an int or None, got {seed!r}")
+        raise TypeError(f"{op}: seed must be an int or None, got {safe_repr(seed)}")
     seed = int(seed)
     with _global_lock:
         calls = _op_seed_calls.get(seed, 0)
@@ -437,7 +438,7 @@ def _check_rate(rate, op):
         rate = rate.numpy()
     value = _scalar(rate)
     if value is None:
-        raise TypeError(f"{op}: rate must be a number in [0, 1), got {rate!r}")
+        raise TypeError(f"{op}: rate must be a number in [0, 1), got {safe_repr(rate)}")
     if not 0 <= value < 1:
         raise ValueError(f"{op}: rate must be a scalar in the range [0, 1), got {value}")
     return value
@@ -451,12 +452,12 @@ def _noise_shape(noise_shape, x, op):
     if isinstance(noise_shape, np.ndarray):
         noise_shape = noise_shape.tolist()
     if not isinstance(noise_shape, (list, tuple)):
-        raise TypeError(f"{op}: noise_shape must be a list of ints, got {noise_shape!r}")
+        raise TypeError(f"{op}: noise_shape must be a list of ints, got {safe_repr(noise_shape)}")
     dims = list(noise_shape)
     if len(dims) == len(x.shape):  # None entries take x's size, as in TensorFlow
         dims = [x.shape[i] if d is None else d for i, d in enumerate(dims)]
     if not all(_is_int(d) and d >= 0 for d in dims):
-        raise TypeError(f"{op}: noise_shape must be a list of non-negative ints, got {noise_shape!r}")
+        raise TypeError(f"{op}: noise_shape must be a list of non-negative ints, got {safe_repr(noise_shape)}")
     dims = [int(d) for d in dims]
     try:
         ok = np.broadcast_shapes(tuple(dims), tuple(x.shape)) == tuple(x.shape)

@@ -3,6 +3,7 @@
 import functools
 
 from ember import _C
+from ember._checks import check_str
 
 
 def execute(op_name, inputs, attrs=None):
@@ -15,6 +16,11 @@ def execute(op_name, inputs, attrs=None):
 
     Returns a Tensor, or a tuple of Tensors for multi-output ops.
     """
+    check_str(op_name, "execute", "op_name")
+    if isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__iter__"):
+        raise TypeError(f"execute: inputs must be a list of tensors, got {type(inputs).__name__}")
+    if attrs is not None and not isinstance(attrs, dict):
+        raise TypeError(f"execute: attrs must be a dict by attribute name, got {type(attrs).__name__}")
     return _C.execute(op_name, list(inputs), dict(attrs or {}))
 
 
