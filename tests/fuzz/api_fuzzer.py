@@ -45,6 +45,7 @@ class ModeReport:
     mode: str
     seconds: float = 0.0
     calls: int = 0
+    returned: int = 0  # calls that returned a result (the rest raised): how much valid input the run made
     workers: int = 0
     findings: list = dataclasses.field(default_factory=list)
     crashes_by_target: collections.Counter = dataclasses.field(default_factory=collections.Counter)
@@ -138,6 +139,7 @@ def _run_worker(mode, seed, pos, deadline, timeout, batch, report, log):
                     pos = tuple(event["pos"])
                 elif event["ev"] == "end":
                     report.calls += 1
+                    report.returned += event["returned"]
                     f = event["finding"]
                     if f:
                         _record(report, pending, mode, f["kind"], f["exception"], f["message"], f["where"], log)
@@ -223,7 +225,8 @@ def run(modes, seconds, seed, timeout=10.0, batch=8, log=print, minimize_seconds
             entry["original_code"], entry["code"] = entry["code"], small.code(entry["mode"])
     return {
         "seed": seed,
-        "modes": [{"mode": r.mode, "seconds": r.seconds, "calls": r.calls, "workers": r.workers,
+        "modes": [{"mode": r.mode, "seconds": r.seconds, "calls": r.calls, "returned": r.returned,
+                   "workers": r.workers,
                    "skipped": r.skipped(),
                    "crashes": r.count("crash"), "hangs": r.count("hang"),
                    "other": len(r.findings) - r.count("crash") - r.count("hang")} for r in reports],
@@ -248,7 +251,8 @@ def main(argv=None):
     if args.out:
         pathlib.Path(args.out).write_text(json.dumps(summary, indent=1))
     for m in summary["modes"]:
-        print(f"{m['mode']:8} {m['calls']:7} calls in {m['seconds']:6.1f} s: {m['crashes']} crashes, "
+        print(f"{m['mode']:8} {m['calls']:7} calls ({m['returned']} returned) in {m['seconds']:6.1f} s: "
+              f"{m['crashes']} crashes, "
               f"{m['hangs']} hangs, {m['other']} wrong exceptions or messages")
     kinds = collections.Counter(c["kind"] for c in summary["classes"])
     print(f"{len(summary['classes'])} classes: " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))

@@ -207,6 +207,8 @@ def api_targets(seen):
             obj = getattr(module, name, None)
             if name.startswith("_") or isinstance(obj, (types.ModuleType, ember.DType)) or not callable(obj):
                 continue
+            if _from_private_module(obj) and name not in getattr(module, "__all__", ()):
+                continue  # a helper imported into the namespace (ember.config.check_int), not its API
             if id(obj) in seen or f"{prefix}{name}" in SKIP:
                 continue
             seen.add(id(obj))
@@ -215,6 +217,11 @@ def api_targets(seen):
             else:
                 out.append(Target(f"{prefix}{name}", f"{prefix}{name}", _signature_params(obj)))
     return out
+
+
+def _from_private_module(obj):
+    module = getattr(obj, "__module__", None) or ""
+    return any(part.startswith("_") and part not in ("_generated", "_C") for part in module.split("."))
 
 
 # Objects the method targets are called on, and how the fuzzer spells them.

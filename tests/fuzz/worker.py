@@ -18,7 +18,6 @@ import json
 import os
 import random
 import resource
-import sys
 import time
 import traceback
 import warnings
@@ -105,9 +104,10 @@ class Worker:
         _report(self.fd, {"ev": "begin", "pos": position, "target": call.target, "code": code,
                           "call": dataclasses.asdict(call)})
         ns = dict(self.namespace)
-        finding = None
+        finding, returned = None, False
         try:
             exec(compile(code, "<fuzz>", "exec"), ns)
+            returned = True
             problem = outcome.check_result(ns.get("out"))
             if problem:
                 finding = {"kind": "bad-result", "exception": None, "message": problem, "where": None}
@@ -121,7 +121,7 @@ class Worker:
                            "where": f"{os.path.basename(frame.filename)}:{frame.lineno}"}
         finally:
             self.restore()
-        _report(self.fd, {"ev": "end", "finding": finding})
+        _report(self.fd, {"ev": "end", "finding": finding, "returned": returned})
 
     def restore(self):
         """Drops an unread async error and undoes settings a call may have changed."""
@@ -147,7 +147,6 @@ def main():
     args = parser.parse_args()
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     warnings.simplefilter("ignore")
-    sys.setrecursionlimit(3000)
     deadline = time.monotonic() + args.seconds
     worker = Worker(args.mode, args.seed, args.batch, args.fd, filter(None, args.skip.split(",")))
     _report(args.fd, {"ev": "ready", "targets": len(worker.targets)})
