@@ -11,6 +11,7 @@ reproducer is exact. It comes in three modes:
 """
 
 import dataclasses
+import re
 
 from hypothesis import strategies as st
 
@@ -233,7 +234,6 @@ def text(draw, texts):
         cut = draw(st.integers(0, len(base)))
         return v.Arg(repr(base[:cut]))
     if how == 1:  # a number replaced by an extreme one
-        import re
         spans = [m.span() for m in re.finditer(r"-?\d+", base)]
         if spans:
             start, end = draw(st.sampled_from(spans))

@@ -58,7 +58,10 @@ TIMEOUT = 30  # seconds; a reproducer that is still running then hangs
 
 
 def run_reproducer(code, mode="sync", returns_ok=True):
-    """Runs `code` (which sets `out`) in a fresh process; asserts it survives with an allowed outcome."""
+    """Runs `code` (which sets `out`) in a fresh process; asserts it survives with an allowed outcome.
+
+    mode is async or sync; a reproducer from the fuzzer's function mode makes its own ember.function.
+    With returns_ok=False the call must raise (the input is invalid), not return."""
     script = PRELUDE.format(is_async=mode == "async", body=textwrap.indent(textwrap.dedent(code).strip(), "    "))
     try:
         proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT)
@@ -126,6 +129,12 @@ WRONG_EXCEPTIONS = [
     ("tensor_spec_from_memoryview", "sync", "out = ember.TensorSpec.from_tensor(memoryview(b'abcd'))"),
     ("function_returns_tensor_spec", "sync", "f = ember.function(lambda: ember.TensorSpec([]))\nout = f()"),
     ("print_sep_int", "async", "out = ember.print(np.zeros(2, 'float32'), sep=3)"),
+    ("depthwise_conv2d_data_format_int", "sync",
+     "out = ember.nn.depthwise_conv2d(np.zeros((1, 2, 2, 1), 'float32'), np.zeros((1, 1, 1, 1), 'float32'), "
+     "[1, 1, 1, 1], 'SAME', data_format=3)"),
+    ("function_arg_deep_list", "sync",
+     "f = ember.function(lambda a: ember.identity_n(a))\n"
+     "out = f([np.zeros(2, 'int32'), functools.reduce(lambda a, _: [a], range(3000), 1.0)])"),
     ("as_dtype_deep_list", "sync", "out = ember.as_dtype(functools.reduce(lambda a, _: [a], range(3000), 1.0))"),
     ("kernel_cache_capacity_huge", "sync", "out = ember.config.set_kernel_cache_capacity(10**400)"),
     ("kernel_cache_capacity_negative", "sync", "out = ember.config.set_kernel_cache_capacity(-2)"),
