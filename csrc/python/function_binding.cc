@@ -253,7 +253,15 @@ namespace {
 // (Note [Trace cache key] in docs/functions.md). Tensors, lists and tuples
 // are handled here because they are most of every call; anything else goes
 // to `other(value, leaves)`, the Python definition of the same key.
-py::object SignatureKey(py::handle value, py::list& leaves, py::handle other) {
+// Arguments nested deeper than this are refused: the key is built
+// recursively, and a list nested a million deep would overflow the stack.
+constexpr int kMaxNesting = 64;
+
+py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, int depth = 0) {
+  if (depth > kMaxNesting) {
+    throw py::value_error("ember.function: an argument is nested more than " + std::to_string(kMaxNesting) +
+                          " lists or tuples deep");
+  }
   static const py::str kTensor("T"), kList("L"), kTuple("U"), kListName("list"), kTupleName("tuple");
   if (IsTensor(value.ptr())) {
     const TensorHandle* h = HandleOf(value.ptr());
@@ -266,7 +274,7 @@ py::object SignatureKey(py::handle value, py::list& leaves, py::handle other) {
   if (is_list || PyTuple_CheckExact(value.ptr())) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(value);
     py::tuple parts(py::len(seq));
-    for (size_t i = 0; i < parts.size(); ++i) parts[i] = SignatureKey(seq[i], leaves, other);
+    for (size_t i = 0; i < parts.size(); ++i) parts[i] = SignatureKey(seq[i], leaves, other, depth + 1);
     return py::make_tuple(is_list ? kList : kTuple, is_list ? kListName : kTupleName, parts);
   }
   return py::reinterpret_borrow<py::object>(other)(value, leaves);

@@ -115,7 +115,7 @@ def as_dtype(value):
         return complex64
     try:
         name = np.dtype(value).name
-    except TypeError:
+    except (TypeError, ValueError, RecursionError):  # NumPy recurses into nested lists
         name = None
     if name in _BY_NAME:
         return _BY_NAME[name]

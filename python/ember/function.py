@@ -122,7 +122,10 @@ def _is_variable(value):
 def _signature(values):
     """(key, tensor-like leaves) of a call's argument values (Note [Trace cache key]).
     Tensors, lists and tuples are keyed in C++ (_C._signature_key); the rest here."""
-    return _C._signature_key(values, _other_key)
+    try:
+        return _C._signature_key(values, _other_key)
+    except RecursionError:
+        raise ValueError("ember.function: an argument is nested too deeply to be keyed") from None
 
 
 def _nested_key(value, leaves):

@@ -8,6 +8,7 @@ fused_batch_norm, embedding_lookup) are built from existing ops.
 """
 
 from ember._generated import ops as _ops
+from ember._checks import check_str
 from ember.runtime import composite
 from ember._generated.nn import *  # noqa: F401,F403
 from ember._generated.nn import __all__ as _generated_all
@@ -87,7 +88,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     import ember
 
     del name
-    data_format = data_format or "NHWC"
+    data_format = check_str(data_format or "NHWC", "depthwise_conv2d", "data_format")
     input = ember.convert_to_tensor(input)  # noqa: A001
     filter = ember.convert_to_tensor(filter, dtype_hint=input.dtype)  # noqa: A001
     if filter.ndim != 4 or input.ndim != 4:
