@@ -299,6 +299,21 @@ def test_trace_cache_is_bounded():
         ember.config.set_trace_cache_capacity(old)
 
 
+def test_kernel_cache_is_bounded_under_endless_new_attributes():
+    old = ember.config.kernel_cache_stats()["capacity"]
+    ember.config.set_kernel_cache_capacity(64)
+    try:
+        x = ember.ones([720])
+        for n in range(1, 300):  # reshape's shape is an attribute: each is a new kernel
+            if 720 % n == 0:
+                assert ember.reshape(x, [n, -1]).shape == (n, 720 // n)
+            ember.fill([n], 1.0)
+        stats = ember.config.kernel_cache_stats()
+        assert stats["size"] <= 64 and stats["evictions"] > 0
+    finally:
+        ember.config.set_kernel_cache_capacity(old)
+
+
 # --- Interrupts (Note [Cancellation]) -----------------------------------------------
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs pthread_kill")
