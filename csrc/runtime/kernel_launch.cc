@@ -1,6 +1,7 @@
 // This file implements KernelLaunch.
 #include "runtime/kernel_launch.h"
 
+#include "ops/kernel_guard.h"
 #include "runtime/context.h"
 
 namespace ember {
@@ -23,7 +24,7 @@ void KernelLaunch::Run() {
   if (s.ok()) {
     KernelContext ctx(op_, device_, attrs_, &inputs, &outputs,
                       arg_starts_.empty() ? nullptr : arg_starts_.data());
-    s = kernel_->Compute(ctx);
+    s = RunKernelNoThrow(*kernel_, ctx);
   }
   if (!s.ok()) {
     Fail(s.WithPrefix(std::string(op_.name) + ": "), /*kernel_error=*/true);
