@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "graph/inter_op_pool.h"
+#include "ops/kernel_guard.h"
 #include "ops/op_kernel.h"
 #include "runtime/context.h"
 
@@ -159,7 +160,7 @@ void GraphExecutor::RunNode(RunState& state, int id) const {
     if (s.ok()) {
       KernelContext ctx(*node.op, info.device, node.attrs, &inputs, &outputs,
                         info.arg_starts.empty() ? nullptr : info.arg_starts.data());
-      s = info.kernel->Compute(ctx);
+      s = RunKernelNoThrow(*info.kernel, ctx);
     }
     if (s.ok()) {
       for (size_t i = 0; i < outputs.size(); ++i) state.values[value_offsets_[id] + i] = std::move(outputs[i]);

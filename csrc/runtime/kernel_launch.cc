@@ -1,6 +1,7 @@
 // This file implements KernelLaunch.
 #include "runtime/kernel_launch.h"
 
+#include "ops/kernel_guard.h"
 #include "runtime/context.h"
 
 namespace ember {
@@ -29,7 +30,7 @@ void KernelLaunch::Run() {
     KernelContext ctx(op_, device_, attrs_, &inputs, &outputs,
                       arg_starts_.empty() ? nullptr : arg_starts_.data());
     CancellationScope cancellation(error_sink_.get(), cancellation_epoch_);
-    s = kernel_->Compute(ctx);
+    s = RunKernelNoThrow(*kernel_, ctx);
   }
   if (!s.ok()) {
     Fail(s.WithPrefix(std::string(op_.name) + ": "), /*kernel_error=*/true);

@@ -1,6 +1,7 @@
 // This file implements the CPU kernel of add_n (sum of a list of tensors).
 #include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/eigen.h"
+#include "kernels/cpu/functors.h"  // Wrapping
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 
@@ -9,7 +10,8 @@ namespace {
 
 // Sums chunk by chunk so each output element is written once and the
 // inputs are streamed, whatever their number. float16 and bfloat16 sum in
-// float32 and round once (Note [Half compute]).
+// float32 and round once (Note [Half compute]); integers wrap (Note
+// [Wrapping integer arithmetic] in wrapping.h).
 template <typename T>
 class AddNKernel final : public OpKernel {
  public:
@@ -40,7 +42,7 @@ class AddNKernel final : public OpKernel {
   static void SumInputs(const KernelContext& ctx, int64_t offset, int64_t count, C* sum) {
     Eigen::Map<Vec> acc(sum, count);
     acc = Input(ctx, 0, offset, count);
-    for (int i = 1; i < ctx.num_inputs(); ++i) acc += Input(ctx, i, offset, count);
+    for (int i = 1; i < ctx.num_inputs(); ++i) acc = Wrapping(acc, Input(ctx, i, offset, count), kPlus);
   }
 
   static auto Input(const KernelContext& ctx, int i, int64_t offset, int64_t count) {

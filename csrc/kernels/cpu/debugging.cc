@@ -67,7 +67,11 @@ void WriteTensor(std::ostringstream& out, const Tensor& t, int dim, int64_t offs
   for (int64_t i = 0; i < n; ++i) {
     if (i > 0) out << sep;
     if (summarize >= 0 && n > 2 * summarize && i == summarize) {
-      out << "..." << sep;
+      out << "...";
+      // summarize == 0 shows no entries at all: skipping to n - 0 = n
+      // must not print element n, one past the end.
+      if (summarize == 0) break;
+      out << sep;
       i = n - summarize;
     }
     if (last) {

@@ -6,19 +6,53 @@
 #include <type_traits>
 
 #include "kernels/cpu/eigen.h"
+#include "kernels/cpu/wrapping.h"
 
 namespace ember::cpu {
 
 // Each functor has kCycles, a rough per-element cost for ParallelFor.
 
+// Applies op to a and b in WrapType for int32 and int64, whose +, - and *
+// can overflow (Note [Wrapping integer arithmetic]); narrower integers
+// promote to int, where they cannot.
+template <typename A, typename B, typename Op>
+auto Wrapping(const A& a, const B& b, Op op) {
+  using T = typename A::Scalar;
+  if constexpr (kIsWrappingInt<T> && sizeof(T) >= sizeof(int)) {
+    using U = WrapType<T>;
+    return op(a.template cast<U>(), b.template cast<U>()).template cast<T>();
+  } else {
+    return op(a, b);
+  }
+}
+inline constexpr auto kPlus = [](const auto& x, const auto& y) { return x + y; };
+inline constexpr auto kMinus = [](const auto& x, const auto& y) { return x - y; };
+inline constexpr auto kTimes = [](const auto& x, const auto& y) { return x * y; };
+
 // Unary.
 struct NegativeFn {
   static constexpr double kCycles = 1;
-  template <typename A> auto operator()(const A& a) const { return -a; }
+  template <typename A> auto operator()(const A& a) const {
+    using T = typename A::Scalar;
+    if constexpr (kIsWrappingInt<T> && sizeof(T) >= sizeof(int)) {
+      // -INT_MIN wraps to INT_MIN, as in NumPy.
+      return (-a.template cast<WrapType<T>>()).template cast<T>();
+    } else {
+      return -a;
+    }
+  }
 };
 struct AbsFn {
   static constexpr double kCycles = 1;
-  template <typename A> auto operator()(const A& a) const { return a.abs(); }
+  template <typename A> auto operator()(const A& a) const {
+    using T = typename A::Scalar;
+    if constexpr (kIsWrappingInt<T>) {
+      // abs(INT_MIN) wraps to INT_MIN, as in NumPy, instead of overflowing.
+      return a.unaryExpr([](T x) { return x < 0 ? static_cast<T>(WrapType<T>(0) - WrapType<T>(x)) : x; });
+    } else {
+      return a.abs();
+    }
+  }
 };
 struct ReluFn {
   static constexpr double kCycles = 1;
@@ -56,7 +90,7 @@ struct SignFn {
 };
 struct SquareFn {
   static constexpr double kCycles = 1;
-  template <typename A> auto operator()(const A& a) const { return a.square(); }
+  template <typename A> auto operator()(const A& a) const { return Wrapping(a, a, kTimes); }
 };
 struct ReciprocalFn {
   static constexpr double kCycles = 4;
@@ -185,15 +219,15 @@ struct SoftplusFn {
 // Binary. Either side may be a Constant (a broadcast scalar).
 struct AddFn {
   static constexpr double kCycles = 1;
-  template <typename A, typename B> auto operator()(const A& a, const B& b) const { return a + b; }
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const { return Wrapping(a, b, kPlus); }
 };
 struct SubtractFn {
   static constexpr double kCycles = 1;
-  template <typename A, typename B> auto operator()(const A& a, const B& b) const { return a - b; }
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const { return Wrapping(a, b, kMinus); }
 };
 struct MultiplyFn {
   static constexpr double kCycles = 1;
-  template <typename A, typename B> auto operator()(const A& a, const B& b) const { return a * b; }
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const { return Wrapping(a, b, kTimes); }
 };
 struct DivideFn {
   static constexpr double kCycles = 4;
@@ -216,7 +250,7 @@ struct MinimumFn {
 struct SquaredDifferenceFn {
   static constexpr double kCycles = 2;
   template <typename A, typename B> auto operator()(const A& a, const B& b) const {
-    return (a - b).square();
+    return Wrapping(a, b, [](const auto& x, const auto& y) { return (x - y).square(); });
   }
 };
 // Floats only; integer pow is IntPow (elementwise_intdiv.cc).

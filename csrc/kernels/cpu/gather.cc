@@ -32,7 +32,13 @@ Status NdIndexSlots(const Tensor& indices, const shape_fns::GatherNdPlan& plan, 
                                shape_fns::IntListToString(tuple) + " does not index into shape " +
                                shape_fns::IntListToString(plan.indexed_dims));
       }
-      slot = slot * dim + v;
+      // The dims come from a shape whose size fits int64, so this cannot
+      // overflow; checked anyway, as an overflow here is an out-of-bounds
+      // write in scatter_nd.
+      if (__builtin_mul_overflow(slot, dim, &slot) || __builtin_add_overflow(slot, v, &slot)) {
+        return InvalidArgument("scatter/gather index overflows int64 for shape " +
+                               shape_fns::IntListToString(plan.indexed_dims));
+      }
     }
     (*slots)[j] = slot;
   }

@@ -4,6 +4,9 @@
 #endif
 #include "kernels/cpu/parallel.h"
 
+#include <exception>
+#include <mutex>
+
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "devices/cpu/cpu_device.h"
@@ -13,8 +16,21 @@ namespace ember::cpu {
 void ParallelForOnPool(Device* device, int64_t n, double cycles_per_unit, const RangeFn& fn) {
   // CPU kernels are only registered for the CPU device type.
   const Eigen::ThreadPoolDevice& pool = static_cast<CpuDevice*>(device)->eigen_device();
+  // An exception thrown on a pool thread would terminate the process, so
+  // the first one is kept and rethrown here, on the kernel's own thread,
+  // where RunKernelNoThrow (ops/kernel_guard.h) turns it into a Status.
+  std::mutex mu;
+  std::exception_ptr error;
   pool.parallelFor(static_cast<Eigen::Index>(n), Eigen::TensorOpCost(0, 0, cycles_per_unit),
-                   [&fn](Eigen::Index first, Eigen::Index last) { fn(first, last); });
+                   [&](Eigen::Index first, Eigen::Index last) {
+                     try {
+                       fn(first, last);
+                     } catch (...) {
+                       std::lock_guard<std::mutex> lock(mu);
+                       if (!error) error = std::current_exception();
+                     }
+                   });
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace ember::cpu

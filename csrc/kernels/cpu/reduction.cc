@@ -10,21 +10,18 @@
 #include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/reduction.h"
 #include "kernels/cpu/registration.h"
+#include "kernels/cpu/wrapping.h"
 #include "ops/attrs/reduction.gen.h"
 
 namespace ember::cpu {
 namespace {
 
-// Note [Reduction accumulators]: sums of int8, int16 and uint8 accumulate
-// in int64 and wrap once on the store, which gives NumPy's
-// sum(x, dtype=x.dtype); int32 and int64 wrap as themselves (the same
-// result, vectorized). Products multiply in T: a narrow product is
-// computed in int and truncated, so it wraps the same way without ever
-// overflowing. Every integer mean sums in int64, so the mean of many int8
-// values is right.
-template <typename T>
-inline constexpr bool kIsNarrowInt = std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) < 4;
-
+// Note [Reduction accumulators]: integer sums and products accumulate in
+// the unsigned type of wrapping.h (Note [Wrapping integer arithmetic]) and
+// wrap once on the store, which gives NumPy's sum(x, dtype=x.dtype) with no
+// signed overflow. Every integer mean sums in uint64, so the mean of many
+// int8 or int32 values is right; a signed mean divides the sum read back
+// as int64.
 template <typename Acc>
 struct Additive {
   using Type = Acc;
@@ -34,14 +31,14 @@ struct Additive {
 };
 
 template <typename T>
-struct SumReducer : Additive<std::conditional_t<kIsNarrowInt<T>, int64_t, ComputeType<T>>>, KeepsResult {
+struct SumReducer : Additive<WrapType<ComputeType<T>>>, KeepsResult {
   using Attrs = ReduceSumAttrs;
   using Acc = typename SumReducer::Type;
   static T Empty() { return T(0); }
 };
 
 template <typename T>
-struct MeanReducer : Additive<std::conditional_t<std::is_integral_v<T>, int64_t, ComputeType<T>>> {
+struct MeanReducer : Additive<std::conditional_t<std::is_integral_v<T>, uint64_t, ComputeType<T>>> {
   using Attrs = ReduceMeanAttrs;
   using Acc = typename MeanReducer::Type;
   // The mean of nothing: NaN for floats (both parts for complex, as in
@@ -53,13 +50,19 @@ struct MeanReducer : Additive<std::conditional_t<std::is_integral_v<T>, int64_t,
     else return static_cast<T>(kNaN);
   }
   // Integer means truncate toward zero, like TensorFlow's.
-  static Acc Finalize(Acc sum, int64_t count) { return sum / static_cast<Acc>(count); }
+  static Acc Finalize(Acc sum, int64_t count) {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      return static_cast<Acc>(static_cast<int64_t>(sum) / count);
+    } else {
+      return sum / static_cast<Acc>(count);
+    }
+  }
 };
 
 template <typename T>
 struct ProdReducer : KeepsResult {
   using Attrs = ReduceProdAttrs;
-  using Acc = ComputeType<T>;
+  using Acc = WrapType<ComputeType<T>>;
   static T Empty() { return T(1); }
   static Acc Reduce(const ConstVec<Acc>& v) { return v.prod(); }
   static Acc Combine(Acc a, Acc b) { return a * b; }

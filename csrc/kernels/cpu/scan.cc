@@ -5,24 +5,25 @@
 #include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
+#include "kernels/cpu/wrapping.h"
 
 namespace ember::cpu {
 namespace {
 
 // The ops run in ComputeType<T> (Note [Half compute]: half types scan in
-// float32 and round each output once). Narrow integers add and multiply in
-// int and truncate on every step, so they wrap like NumPy's
-// cumsum(x, dtype=x.dtype).
+// float32 and round each output once). Integers wrap on every step like
+// NumPy's cumsum(x, dtype=x.dtype), without signed overflow (Note [Wrapping
+// integer arithmetic] in wrapping.h).
 template <typename A>
 struct SumOp {
   static constexpr A kIdentity = A(0);
-  static A Apply(A a, A b) { return static_cast<A>(a + b); }
+  static A Apply(A a, A b) { return WrappingAdd(a, b); }
 };
 
 template <typename A>
 struct ProdOp {
   static constexpr A kIdentity = A(1);
-  static A Apply(A a, A b) { return static_cast<A>(a * b); }
+  static A Apply(A a, A b) { return WrappingMul(a, b); }
 };
 
 // Attrs (by index; see Note [Pending op definitions] in sort.cc):

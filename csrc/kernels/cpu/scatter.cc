@@ -1,7 +1,8 @@
 // This file implements the scatter_nd and tensor_scatter_nd_update CPU
 // kernels. Indices are checked (NdIndexSlots) before anything is written;
 // updates are applied in order on one thread, so repeated indices add up
-// (scatter_nd) or the last one wins (tensor_scatter_nd_update).
+// (scatter_nd, wrapping for integers) or the last one wins
+// (tensor_scatter_nd_update).
 #include <cstring>
 #include <type_traits>
 
@@ -9,6 +10,7 @@
 #include "kernels/cpu/movement_copy.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
+#include "kernels/cpu/wrapping.h"
 
 namespace ember::cpu {
 namespace {
@@ -37,7 +39,7 @@ class ScatterNdKernel final : public OpKernel {
         if constexpr (std::is_same_v<T, bool>) {
           row[s] = row[s] || upd[s];
         } else {
-          row[s] += upd[s];
+          row[s] = WrappingAdd(row[s], upd[s]);
         }
       }
     }
