@@ -316,20 +316,28 @@ def test_kernel_cache_is_bounded_under_endless_new_attributes():
 
 # --- Interrupts (Note [Cancellation]) -----------------------------------------------
 
+def _seconds_until_interrupted(wait, after):
+    """Sends SIGINT to this thread `after` seconds into `wait()`, which must
+    raise KeyboardInterrupt; returns how long `wait()` took."""
+    main = threading.get_ident()
+    timer = threading.Timer(after, lambda: signal.pthread_kill(main, signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            wait()
+    finally:
+        timer.join()
+    return time.perf_counter() - start
+
+
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs pthread_kill")
 def test_keyboard_interrupt_stops_a_wait_on_queued_work_promptly():
     a = ember.ones([768, 768])
     x = a
     for _ in range(400):  # several seconds of queued matmuls on 2 cores
         x = ember.matmul(x, a) * (1.0 / 768)
-    main = threading.get_ident()
-    timer = threading.Timer(0.3, lambda: signal.pthread_kill(main, signal.SIGINT))
-    start = time.perf_counter()
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        x.numpy()
-    waited = time.perf_counter() - start
-    timer.join()
+    waited = _seconds_until_interrupted(x.numpy, after=0.3)
     assert waited < 0.3 + 2.0, waited
     # The queued work is cancelled, not reported as an error; the runtime works.
     ember.sync()
@@ -367,13 +375,8 @@ def test_keyboard_interrupt_stops_a_graph_while_loop():
         return ember.while_loop(lambda v: v > -1.0, lambda v: v + 1.0, v)
 
     result = forever(ember.constant(0.0))
-    main = threading.get_ident()
-    timer = threading.Timer(0.3, lambda: signal.pthread_kill(main, signal.SIGINT))
     start = time.perf_counter()
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        result.numpy()
-    timer.join()
+    _seconds_until_interrupted(result.numpy, after=0.3)
     ember.sync()  # the loop stops at its next iteration; the executor goes idle
     assert time.perf_counter() - start < 0.3 + 2.0
     with pytest.raises(errors.CancelledError, match="KeyboardInterrupt"):
