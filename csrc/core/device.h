@@ -29,6 +29,8 @@ class Executor {
   // Like WaitIdle, for at most `timeout`; true if the executor went idle.
   // Lets a waiting Python thread check for KeyboardInterrupt now and then.
   virtual bool WaitIdleFor(std::chrono::milliseconds timeout) = 0;
+  // Tasks enqueued and not yet started (approximate; for back-pressure).
+  virtual size_t QueueLength() const { return 0; }
 };
 
 // Device types get small integer ids at registration, so kernel lookups

@@ -3,6 +3,8 @@
 #include "python/execute_binding.h"
 
 #include <array>
+#include <chrono>
+#include <thread>
 
 #include "python/attr_convert.h"
 #include "ops/op_ids.gen.h"
@@ -33,6 +35,19 @@ bool ShouldReleaseGil(const ExecuteResult& result, TensorHandle* const* inputs, 
     if (out->shape().NumElements() >= kReleaseGilElements) return true;
   }
   return false;
+}
+
+// Note [Executor back-pressure]: a thread that issues tiny ops faster than
+// the executor runs them would grow the queue, and memory, without bound.
+// Past kMaxQueuedLaunches it waits, GIL released, until the executor has
+// worked the queue down to half; a burst below the limit never waits.
+constexpr size_t kMaxQueuedLaunches = 8192;
+
+void WaitForBacklog(Executor* executor) {
+  if (executor->QueueLength() <= kMaxQueuedLaunches) return;
+  Py_BEGIN_ALLOW_THREADS
+  while (executor->QueueLength() > kMaxQueuedLaunches / 2) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  Py_END_ALLOW_THREADS
 }
 
 // Note [Buffer donation] (Python side): a tensor passed from a generated
@@ -234,6 +249,7 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
   TensorHandle** raw = reinterpret_cast<TensorHandle**>(handles);
   Status s = Execute(op, raw, n, attrs, bindings_ptr, donated, &result, list_sizes, resource_device);
   if (!s.ok()) return SetPythonError(s);
+  if (!result.inline_task && !result.outputs.empty()) WaitForBacklog(result.outputs[0]->device()->executor());
 
   if (result.inline_task) {
     if (ShouldReleaseGil(result, raw, n)) {

@@ -24,6 +24,7 @@ class ThreadExecutor final : public Executor {
   void Enqueue(std::unique_ptr<Task> task) override;
   void WaitIdle() override;
   bool WaitIdleFor(std::chrono::milliseconds timeout) override;
+  size_t QueueLength() const override { return queued_.load(std::memory_order_relaxed); }
 
  private:
   void WorkerLoop();
