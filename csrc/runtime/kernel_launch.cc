@@ -7,6 +7,19 @@
 namespace ember {
 
 void KernelLaunch::Run() {
+  // Run happens on an executor thread: an exception outside the kernel's
+  // own guard (allocating the input list, say) must still reach the
+  // outputs as an error rather than terminate the process.
+  try {
+    RunGuarded();
+  } catch (const std::bad_alloc&) {
+    Fail(ResourceExhausted(std::string(op_.name) + ": out of memory"), /*kernel_error=*/true);
+  } catch (const std::exception& e) {
+    Fail(Internal(std::string(op_.name) + ": " + e.what()), /*kernel_error=*/true);
+  }
+}
+
+void KernelLaunch::RunGuarded() {
   if (error_sink_ && error_sink_->cancellation_epoch() != cancellation_epoch_) {
     // Note [Cancellation]: issued before a KeyboardInterrupt in its thread.
     Fail(Cancelled(std::string(op_.name) + ": cancelled by a KeyboardInterrupt"), /*kernel_error=*/false);

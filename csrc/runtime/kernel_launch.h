@@ -35,6 +35,7 @@ class KernelLaunch final : public Task {
   void Run() override;
 
  private:
+  void RunGuarded();
   Status AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
   void Fail(const Status& status, bool kernel_error);
 
