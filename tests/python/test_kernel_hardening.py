@@ -128,3 +128,15 @@ def test_failed_kernel_scratch_allocation_is_an_error():
     r = subprocess.run([sys.executable, "-c", _SCRATCH_OOM], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "out of memory in kernel scratch allocation" in r.stdout, r.stdout
+
+
+def test_integer_matmul_wraps_like_twos_complement():
+    a = np.array([[2**30, 2**30], [3, -2**31]], np.int32)
+    b = np.array([[4, 1], [1, 2**31 - 1]], np.int32)
+    expected = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)  # exact, then wrapped
+    np.testing.assert_array_equal(ember.matmul(a, b).numpy(), expected)
+    a64 = np.array([[2**62, 3]], np.int64)
+    b64 = np.array([[4], [-(2**62)]], np.int64)
+    exact = 2**62 * 4 + 3 * -(2**62)
+    wrapped = (exact + 2**63) % 2**64 - 2**63
+    assert ember.matmul(a64, b64).numpy()[0, 0] == wrapped

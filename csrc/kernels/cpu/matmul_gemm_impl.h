@@ -2,14 +2,16 @@
 // instantiate it (matmul_gemm_*.cc).
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/cpu/eigen.h"
 #include "kernels/cpu/matmul_gemm.h"
 
 namespace ember::cpu {
 
 template <typename T>
-void MatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t row_begin,
-                int64_t row_end) {
+void EigenMatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t row_begin,
+                     int64_t row_end) {
   using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const int64_t m = dims.m, k = dims.k, n = dims.n;
   const int64_t rows = row_end - row_begin;
@@ -34,6 +36,22 @@ void MatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t ro
     } else {
       out.noalias() = lhs_rows * rhs.transpose();
     }
+  }
+}
+
+template <typename T>
+void MatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t row_begin,
+                int64_t row_end) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    // Note [Wrapping integer arithmetic] (wrapping.h): signed overflow is
+    // undefined, so integer products run on the unsigned type of the same
+    // width, whose wrap-around gives the two's-complement result that
+    // TensorFlow and NumPy compute.
+    using U = std::make_unsigned_t<T>;
+    EigenMatmulRows<U>(reinterpret_cast<const U*>(a), reinterpret_cast<const U*>(b), reinterpret_cast<U*>(c), dims,
+                       row_begin, row_end);
+  } else {
+    EigenMatmulRows<T>(a, b, c, dims, row_begin, row_end);
   }
 }
 
