@@ -37,6 +37,10 @@ bool ShouldReleaseGil(const ExecuteResult& result, TensorHandle* const* inputs, 
   return false;
 }
 
+bool RunsGraphs(const OpDef& op) {
+  return op.id == OpId::kCallFunction || op.id == OpId::kWhileLoop || op.id == OpId::kCond;
+}
+
 // Note [Executor back-pressure]: a thread that issues tiny ops faster than
 // the executor runs them would grow the queue, and memory, without bound.
 // Past kMaxQueuedLaunches it waits, GIL released, until the executor has
@@ -251,21 +255,33 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
   if (!s.ok()) return SetPythonError(s);
   if (!result.inline_task && !result.outputs.empty()) WaitForBacklog(result.outputs[0]->device()->executor());
 
-  if (result.inline_task) {
-    if (ShouldReleaseGil(result, raw, n)) {
-      Py_BEGIN_ALLOW_THREADS
-      result.inline_task->Run();
-      Py_END_ALLOW_THREADS
-    } else {
-      result.inline_task->Run();
-    }
-    result.inline_task.reset();
-    // Sync mode raises kernel errors at the call itself.
-    for (const auto& out : result.outputs) {
-      if (out->IsError()) return SetPythonError(out->error());
-    }
-  }
+  if (result.inline_task && !FinishSyncCall(op, result, ShouldReleaseGil(result, raw, n))) return nullptr;
   return WrapOutputs(op, result);
+}
+
+bool FinishSyncCall(const OpDef& op, ExecuteResult& result, bool release_gil) {
+  if (RunsGraphs(op) && !result.outputs.empty()) {
+    // A graph op may run for long: it runs on the device's executor while
+    // this thread waits, watching for Ctrl-C; errors still surface here.
+    result.outputs[0]->device()->executor()->Enqueue(std::move(result.inline_task));
+    for (const auto& out : result.outputs) {
+      if (!AwaitHandle(out.get())) return false;
+    }
+    return true;
+  }
+  if (release_gil) {
+    Py_BEGIN_ALLOW_THREADS
+    result.inline_task->Run();
+    Py_END_ALLOW_THREADS
+  } else {
+    result.inline_task->Run();
+  }
+  result.inline_task.reset();
+  // Sync mode raises kernel errors at the call itself.
+  for (const auto& out : result.outputs) {
+    if (out->IsError()) return SetPythonError(out->error()), false;
+  }
+  return true;
 }
 
 void SetVariableType(PyTypeObject* type) {

@@ -4,6 +4,7 @@
 #include <Python.h>
 
 #include "ops/op_def.h"
+#include "runtime/execute.h"
 
 namespace ember::python {
 
@@ -18,5 +19,12 @@ PyObject* ExecuteFast(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
 // `allow_donation` lets temporaries' buffers be reused (fast path only).
 PyObject* ExecuteOp(const OpDef& op, PyObject* const* inputs, PyObject* const* attrs,
                     bool allow_donation);
+
+// Sync mode: runs the call's inline task and raises its kernel error, if
+// any. Graph ops (function calls, loops) run on the device's executor
+// while this thread waits, so Ctrl-C can stop them (Note [Cancellation]).
+// `release_gil` lets a long kernel run without the GIL. Returns false with
+// a Python exception set.
+bool FinishSyncCall(const OpDef& op, ExecuteResult& result, bool release_gil);
 
 }  // namespace ember::python

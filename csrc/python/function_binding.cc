@@ -12,6 +12,7 @@
 #include "graph/passes/passes.h"
 #include "graph/tracer.h"
 #include "python/convert.h"
+#include "python/execute_binding.h"
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
 #include "runtime/context.h"
@@ -191,14 +192,8 @@ class PyGraphFunction {
     Status s = Execute(GetOpDef(OpId::kCallFunction), reinterpret_cast<TensorHandle* const*>(inputs.data()),
                        num_inputs, attrs, nullptr, 0, &result, &num_inputs);
     if (!s.ok()) Throw(s);
-    if (result.inline_task) {
-      {
-        py::gil_scoped_release release;
-        result.inline_task->Run();
-      }
-      for (const auto& out : result.outputs) {
-        if (out->IsError()) Throw(out->error());
-      }
+    if (result.inline_task && !FinishSyncCall(GetOpDef(OpId::kCallFunction), result, /*release_gil=*/true)) {
+      throw py::error_already_set();
     }
     py::list out;
     for (auto& h : result.outputs) out.append(Wrap(std::move(h)));

@@ -89,7 +89,8 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
 void KernelLaunch::Fail(const Status& status, bool kernel_error) {
   // A cancellation answers the thread's own KeyboardInterrupt: reading the
   // value raises it, sync() does not (Note [Cancellation]).
-  if (kernel_error && error_sink_ && status.code() != StatusCode::kCancelled) error_sink_->Record(status, sequence_);
+  // Sync-mode launches raise at the call instead.
+  if (kernel_error && async_ && status.code() != StatusCode::kCancelled) error_sink_->Record(status, sequence_);
   for (auto& out : outputs_) out->SetError(status);
 }
 

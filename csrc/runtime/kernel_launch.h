@@ -22,12 +22,11 @@ class KernelLaunch final : public Task {
       : op_(op), device_(device), kernel_(std::move(kernel)), attrs_(std::move(attrs)),
         inputs_(std::move(inputs)), outputs_(std::move(outputs)),
         donated_mask_(donated_mask), async_(async), arg_starts_(std::move(arg_starts)) {
-    // Note [Async error routing]: errors go back to the issuing thread.
-    if (async_) {
-      error_sink_ = ErrorSink::ForCurrentThread();
-      sequence_ = error_sink_->NextSequence();
-      cancellation_epoch_ = error_sink_->cancellation_epoch();
-    }
+    // Note [Async error routing]: errors go back to the issuing thread,
+    // and its KeyboardInterrupts cancel the launch (Note [Cancellation]).
+    error_sink_ = ErrorSink::ForCurrentThread();
+    sequence_ = error_sink_->NextSequence();
+    cancellation_epoch_ = error_sink_->cancellation_epoch();
   }
 
   // Waits for the inputs, allocates the outputs, runs the kernel and
@@ -48,7 +47,7 @@ class KernelLaunch final : public Task {
   uint32_t donated_mask_;
   bool async_;
   std::vector<int> arg_starts_;  // empty unless an input is a list
-  std::shared_ptr<ErrorSink> error_sink_;  // async launches only
+  std::shared_ptr<ErrorSink> error_sink_;
   uint64_t sequence_ = 0;
   uint64_t cancellation_epoch_ = 0;  // Note [Cancellation]
 };

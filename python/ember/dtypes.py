@@ -24,7 +24,10 @@ class DType:
     def __init__(self, name, code, numpy_dtype, kind, size):
         self.name = name
         self._code = code  # the C++ enum value (csrc/core/dtype.h)
-        self._numpy = None if numpy_dtype is None else np.dtype(numpy_dtype)
+        try:
+            self._numpy = None if numpy_dtype is None else np.dtype(numpy_dtype)
+        except (TypeError, ValueError, RecursionError):
+            raise TypeError(f"DType: cannot interpret {safe_repr(numpy_dtype)} as a NumPy dtype") from None
         self._kind = kind  # "b", "i", "u", "f" or "c", as NumPy's dtype.kind
         self._size = size
 

@@ -382,3 +382,20 @@ def test_keyboard_interrupt_stops_a_graph_while_loop():
     with pytest.raises(errors.CancelledError, match="KeyboardInterrupt"):
         result.numpy()
     assert float(forever.python_function(ember.constant(-5.0))) == -5.0
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs pthread_kill")
+def test_keyboard_interrupt_stops_a_graph_while_loop_in_sync_mode():
+    @ember.function
+    def forever(v):
+        return ember.while_loop(lambda v: v > -1.0, lambda v: v + 1.0, v)
+
+    forever.get_concrete_function(ember.TensorSpec([], ember.float32))  # trace before timing
+    ember.config.set_async(False)
+    try:
+        waited = _seconds_until_interrupted(lambda: forever(ember.constant(0.0)), after=0.3)
+        assert waited < 0.3 + 2.0, waited
+        ember.sync()
+        assert float(ember.add(1.0, 2.0)) == 3.0
+    finally:
+        ember.config.set_async(True)
