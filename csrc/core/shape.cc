@@ -88,8 +88,7 @@ Status ValidateShape(const Shape& shape, int64_t element_size, bool allow_unknow
   }
   int64_t bytes;
   if (!empty && !CheckedMul(nonzero_product, element_size, &bytes)) {
-    return Status(StatusCode::kResourceExhausted,
-                  "a tensor of shape " + shape.ToString() + " would need more than 2^63 - 1 bytes");
+    return ResourceExhausted("a tensor of shape " + shape.ToString() + " would need more than 2^63 - 1 bytes");
   }
   return Status::OK();
 }

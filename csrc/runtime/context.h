@@ -89,7 +89,7 @@ class Context {
 
 // Note [Cancellation]: while a launch runs its kernel, the thread knows
 // which sink and epoch it belongs to; CancellationRequested() tells a
-// long-running kernel to stop. False outside launches and in sync mode.
+// long-running kernel to stop. False outside launches.
 class CancellationScope {
  public:
   CancellationScope(const ErrorSink* sink, uint64_t epoch);

@@ -20,7 +20,7 @@ void KernelLaunch::Run() {
 }
 
 void KernelLaunch::RunGuarded() {
-  if (error_sink_ && error_sink_->cancellation_epoch() != cancellation_epoch_) {
+  if (error_sink_->cancellation_epoch() != cancellation_epoch_) {
     // Note [Cancellation]: issued before a KeyboardInterrupt in its thread.
     Fail(Cancelled(std::string(op_.name) + ": cancelled by a KeyboardInterrupt"), /*kernel_error=*/false);
     return;
@@ -78,8 +78,7 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
     size_t bytes = static_cast<size_t>(out.shape().NumElements()) * DTypeSize(out.dtype());
     RefPtr<Buffer> buffer = Buffer::Allocate(device_->allocator(), bytes);
     if (!buffer) {
-      return Status(StatusCode::kResourceExhausted,
-                    "out of memory allocating " + std::to_string(bytes) + " bytes on " + device_->name());
+      return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes on " + device_->name());
     }
     outputs->emplace_back(out.dtype(), out.shape(), std::move(buffer));
   }
