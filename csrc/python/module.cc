@@ -266,18 +266,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_log_device_placement", [](bool on) { Context::Global().set_log_placement(on); });
   m.def("get_log_device_placement", [] { return Context::Global().log_placement(); });
   m.def("sync", [] {
-    // Note [Cancellation]: wait in slices, so Ctrl-C is seen promptly.
-    for (;;) {
-      bool idle;
-      {
-        py::gil_scoped_release release;
-        idle = Context::Global().WaitIdleFor(kInterruptPoll);
-      }
-      if (idle) break;
-      if (PyErr_CheckSignals() < 0) {
-        ErrorSink::ForCurrentThread()->Cancel();
-        throw py::error_already_set();
-      }
+    if (!WaitInterruptibly([](std::chrono::milliseconds t) { return Context::Global().WaitIdleFor(t); })) {
+      throw py::error_already_set();
     }
     Status s = Context::Global().TakeThreadErrors();
     if (!s.ok()) Throw(s);

@@ -147,21 +147,24 @@ PyObject* WrapHandle(RefPtr<TensorHandle> handle) {
   return obj;
 }
 
-bool AwaitHandle(TensorHandle* handle) {
-  if (!handle->IsAvailable()) {
-    // Note [Cancellation]: wait in slices, so Ctrl-C is seen promptly; an
-    // interrupt cancels long-running queued work and raises here.
-    for (;;) {
-      bool ready;
-      Py_BEGIN_ALLOW_THREADS
-      ready = handle->AwaitFor(kInterruptPoll);
-      Py_END_ALLOW_THREADS
-      if (ready) break;
-      if (PyErr_CheckSignals() < 0) {
-        ErrorSink::ForCurrentThread()->Cancel();
-        return false;
-      }
+bool WaitInterruptibly(const std::function<bool(std::chrono::milliseconds)>& wait_for) {
+  for (;;) {
+    bool done;
+    Py_BEGIN_ALLOW_THREADS
+    done = wait_for(kInterruptPoll);
+    Py_END_ALLOW_THREADS
+    if (done) return true;
+    if (PyErr_CheckSignals() < 0) {
+      ErrorSink::ForCurrentThread()->Cancel();
+      return false;
     }
+  }
+}
+
+bool AwaitHandle(TensorHandle* handle) {
+  if (!handle->IsAvailable() &&
+      !WaitInterruptibly([handle](std::chrono::milliseconds timeout) { return handle->AwaitFor(timeout); })) {
+    return false;
   }
   if (handle->IsError()) {
     SetPythonError(handle->error());

@@ -4,6 +4,7 @@
 #include <Python.h>
 
 #include <chrono>
+#include <functional>
 
 #include "runtime/tensor_handle.h"
 
@@ -29,6 +30,12 @@ PyObject* WrapHandle(RefPtr<TensorHandle> handle);
 
 // How often a thread waiting for values checks for KeyboardInterrupt.
 inline constexpr std::chrono::milliseconds kInterruptPoll{50};
+
+// Note [Cancellation]: calls `wait_for(kInterruptPoll)` with the GIL
+// released until it returns true, checking for signals between calls. On a
+// KeyboardInterrupt it cancels the work this thread queued and returns
+// false with the exception set.
+bool WaitInterruptibly(const std::function<bool(std::chrono::milliseconds)>& wait_for);
 
 // Waits (GIL released) for the handle; returns false with a Python
 // exception set if it failed.

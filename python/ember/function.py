@@ -10,7 +10,7 @@ import logging
 import os
 import threading
 
-from ember._checks import safe_repr
+from ember._checks import check_int, check_str, safe_repr
 import numpy as np
 
 from ember import _C
@@ -48,8 +48,6 @@ class TensorSpec:
     """Describes a tensor argument: a shape whose dims may be None, and a dtype."""
 
     def __init__(self, shape, dtype=float32, name=None):
-        from ember._checks import check_int
-
         if shape is None:
             raise ValueError("TensorSpec: shapes of unknown rank are not supported; give a tuple with None dims")
         if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
@@ -474,8 +472,6 @@ _trace_cache_capacity = 128
 def set_trace_cache_capacity(capacity):
     """Bounds each function's trace cache (Note [Trace cache bound])."""
     global _trace_cache_capacity
-    from ember._checks import check_int
-
     _trace_cache_capacity = check_int(capacity, "set_trace_cache_capacity", "capacity", minimum=1)
 
 
@@ -675,8 +671,6 @@ def function_from_text(text):
     (one tensor, or a list); graphs with captured tensors or variables need
     those passed as arguments too, in argument order.
     """
-    from ember._checks import check_str
-
     return _TextFunction(_C._GraphFunction.from_text(check_str(text, "function_from_text", "text")))
 
 
