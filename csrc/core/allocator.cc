@@ -9,7 +9,8 @@ namespace {
 
 class AlignedHostAllocator final : public Allocator {
  public:
-  void* Allocate(size_t bytes) override {
+  void* Allocate(size_t bytes, Stream*) override {
+    if (OverLimit(bytes)) return nullptr;
     // aligned_alloc needs a size that is a multiple of the alignment.
     size_t rounded = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
     void* ptr = std::aligned_alloc(kHostAlignment, rounded == 0 ? kHostAlignment : rounded);
@@ -30,8 +31,8 @@ Allocator* HostAllocator() {
   return allocator;
 }
 
-RefPtr<Buffer> Buffer::Allocate(Allocator* allocator, size_t bytes) {
-  void* data = allocator->Allocate(bytes);
+RefPtr<Buffer> Buffer::Allocate(Allocator* allocator, size_t bytes, Stream* stream) {
+  void* data = allocator->Allocate(bytes, stream);
   if (data == nullptr) return nullptr;
   return RefPtr<Buffer>::Adopt(new Buffer(allocator, data, bytes));
 }

@@ -3,42 +3,96 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 #include "core/ref_counted.h"
 
 namespace ember {
 
+class Stream;  // core/stream.h
+
+// What kind of memory an allocator hands out.
+enum class MemoryKind : uint8_t {
+  kHost,        // ordinary host memory: NumPy may view it
+  kPinnedHost,  // page-locked host memory, for fast device transfers
+  kDevice,      // a device's own memory: reachable only through copies
+};
+
 // Thread-safe: any thread may allocate and free.
 class Allocator {
  public:
   virtual ~Allocator() = default;
-  // Returns nullptr when out of memory. Zero bytes yields a valid pointer.
-  virtual void* Allocate(size_t bytes) = 0;
+  // Returns nullptr when out of memory (or over the limit). Zero bytes
+  // yields a valid pointer. `stream` is the queue whose work will use the
+  // memory first (Note [Stream-ordered memory] in core/stream.h); null for
+  // memory used by host threads only.
+  virtual void* Allocate(size_t bytes, Stream* stream = nullptr) = 0;
+  // The block remembers the stream it was allocated for.
   virtual void Deallocate(void* ptr, size_t bytes) = 0;
+  // `ptr` (allocated here) is used by work on `stream` as well as on the
+  // stream it was allocated for: after it is freed, other streams wait
+  // for `stream` too. A no-op for allocators without streams.
+  virtual void RecordStream(void* ptr, Stream* stream) {
+    (void)ptr;
+    (void)stream;
+  }
   virtual const char* Name() const = 0;
+  virtual MemoryKind memory_kind() const { return MemoryKind::kHost; }
+  // Returns cached, unused memory to the system (ember.config.empty_cache).
+  virtual void EmptyCache() {}
 
-  // Bytes handed out and not yet returned, and the most there were since
-  // the last ResetPeak (what ember.config.memory_stats reports).
+  // What ember.config.memory_stats reports. `bytes_in_use` counts bytes
+  // handed out and not yet returned; `bytes_reserved` what the allocator
+  // holds from the system (in use plus cached); `peak_bytes_in_use` the
+  // most in use since the last ResetPeak; `num_allocs` every Allocate
+  // that succeeded; `limit_bytes` 0 when there is no limit.
   struct Stats {
     size_t bytes_in_use = 0;
     size_t peak_bytes_in_use = 0;
+    size_t bytes_reserved = 0;
+    uint64_t num_allocs = 0;
+    size_t limit_bytes = 0;
   };
-  Stats GetStats() const { return {in_use_.load(), peak_.load()}; }
+  Stats GetStats() const {
+    Stats s;
+    s.bytes_in_use = in_use_.load(std::memory_order_relaxed);
+    s.peak_bytes_in_use = peak_.load(std::memory_order_relaxed);
+    s.bytes_reserved = ReservedBytes();
+    s.num_allocs = num_allocs_.load(std::memory_order_relaxed);
+    s.limit_bytes = limit_.load(std::memory_order_relaxed);
+    return s;
+  }
   void ResetPeak() { peak_.store(in_use_.load()); }
+  // At most `bytes` held (0: no limit): in use, or for a caching
+  // allocator reserved; later allocations past it fail with out-of-memory
+  // (a caching allocator first empties its cache and retries). Memory
+  // already handed out is not taken back.
+  void SetLimit(size_t bytes) { limit_.store(bytes, std::memory_order_relaxed); }
+  size_t limit() const { return limit_.load(std::memory_order_relaxed); }
 
  protected:
   // Implementations call these around each allocation.
   void CountAllocated(size_t bytes) {
+    num_allocs_.fetch_add(1, std::memory_order_relaxed);
     const size_t now = in_use_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
     size_t peak = peak_.load(std::memory_order_relaxed);
     while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
     }
   }
   void CountFreed(size_t bytes) { in_use_.fetch_sub(bytes, std::memory_order_relaxed); }
+  // True if handing out `bytes` more would pass the limit.
+  bool OverLimit(size_t bytes) const {
+    const size_t limit = limit_.load(std::memory_order_relaxed);
+    return limit != 0 && in_use_.load(std::memory_order_relaxed) + bytes > limit;
+  }
+  // Held from the system; allocators that cache override it.
+  virtual size_t ReservedBytes() const { return in_use_.load(std::memory_order_relaxed); }
 
  private:
   std::atomic<size_t> in_use_{0};
   std::atomic<size_t> peak_{0};
+  std::atomic<uint64_t> num_allocs_{0};
+  std::atomic<size_t> limit_{0};
 };
 
 // Host memory aligned to kHostAlignment (for SIMD loads and cache lines).
@@ -51,7 +105,7 @@ inline constexpr size_t kHostAlignment = 64;
 class Buffer : public RefCounted {
  public:
   // Returns null if the allocator failed.
-  static RefPtr<Buffer> Allocate(Allocator* allocator, size_t bytes);
+  static RefPtr<Buffer> Allocate(Allocator* allocator, size_t bytes, Stream* stream = nullptr);
 
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }

@@ -53,7 +53,30 @@ Device::Device(DeviceTypeId type, int index, int placement_priority)
     : type_(type),
       index_(index),
       placement_priority_(placement_priority),
-      name_(DeviceTypeName(type) + ":" + std::to_string(index)) {}
+      name_(DeviceTypeName(type) + ":" + std::to_string(index)) {
+  context_.device = this;
+}
+
+void Device::RunInOrder(std::function<Status()> work, DoneCallback done) { done(work()); }
+
+void Device::CopyFromHost(const Tensor&, Tensor, DoneCallback done) {
+  done(Unimplemented(name() + " has host memory: the runtime shares host buffers instead of copying"));
+}
+
+void Device::CopyToHost(const Tensor&, Tensor, DoneCallback done) {
+  done(Unimplemented(name() + " has host memory: the runtime shares host buffers instead of copying"));
+}
+
+void Device::CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, DoneCallback done) {
+  // Stage through host memory: this device -> host, then host -> there.
+  RefPtr<Buffer> staging = Buffer::Allocate(HostAllocator(), src.NumBytes());
+  if (!staging) return done(ResourceExhausted("out of host memory staging a copy to " + dst_device->name()));
+  Tensor host(src.dtype(), src.shape(), std::move(staging));
+  CopyToHost(src, host, [host, dst_device, dst, done](Status s) {
+    if (!s.ok()) return done(s);
+    dst_device->CopyFromHost(host, dst, done);
+  });
+}
 
 DeviceManager& DeviceManager::Global() {
   static DeviceManager* manager = new DeviceManager();

@@ -3,20 +3,38 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/allocator.h"
 #include "core/status.h"
+#include "core/stream.h"
+#include "core/tensor.h"
+
+namespace Eigen {
+struct ThreadPoolDevice;
+}  // namespace Eigen
 
 namespace ember {
+
+class Device;
 
 // A unit of work for an executor. The executor owns it once enqueued.
 class Task {
  public:
   virtual ~Task() = default;
   virtual void Run() = 0;
+  // Note [Event-driven waits]: false if Run may start now. Otherwise the
+  // task waits for an event (a value another device produces): it arranges
+  // for `wake` to be called once that event happened and returns true, and
+  // the executor parks its queue, without blocking on the value, until
+  // `wake` is called and asks again.
+  virtual bool WaitBeforeRun(const std::function<void()>& wake) {
+    (void)wake;
+    return false;
+  }
 };
 
 // Runs tasks in FIFO order, asynchronously. Thread-safe.
@@ -41,6 +59,25 @@ DeviceTypeId RegisterDeviceType(const std::string& type_name);
 const std::string& DeviceTypeName(DeviceTypeId id);
 Status LookupDeviceType(const std::string& type_name, DeviceTypeId* out);
 
+// Note [Device context]
+// What a kernel may use of the device it runs on, handed to it in
+// KernelContext: kernels never cast a Device* to reach these.
+struct DeviceContext {
+  Device* device = nullptr;
+  // The device's in-order queue; null when kernels finish before Compute
+  // returns (the CPU), so their outputs are ready at once.
+  Stream* stream = nullptr;
+  // Intra-op threads for CPU-style kernels (the CPU, the simulated device).
+  const Eigen::ThreadPoolDevice* cpu_pool = nullptr;
+  // Where kernels take workspaces from (ordered by `stream`).
+  Allocator* scratch = nullptr;
+  // Library handles a device's kernels share (cuBLAS, cuDNN), or null.
+  void* library_handles = nullptr;
+};
+
+// Called once, on any thread, when work a device ran in order finished.
+using DoneCallback = std::function<void(Status)>;
+
 class Device {
  public:
   Device(DeviceTypeId type, int index, int placement_priority);
@@ -57,12 +94,42 @@ class Device {
   // True if buffers of this device are ordinary host memory (NumPy may view
   // them without a copy).
   virtual bool host_memory() const = 0;
+  const DeviceContext& context() const { return context_; }
+  Stream* stream() const { return context_.stream; }
+
+  // Note [Device order]: runs `work` (a kernel's Compute, a copy) in this
+  // device's order and calls `done` with its status once its effects are
+  // complete. Devices without a stream run it at once on the calling
+  // thread; the simulated device runs it on its queue thread; a GPU would
+  // call it at once (it enqueues device work) and call `done` from a
+  // stream callback.
+  virtual void RunInOrder(std::function<Status()> work, DoneCallback done);
+
+  // Note [Device copies]: `src` is available (its producer finished);
+  // `dst` is allocated and has the same dtype and shape. Each runs in this
+  // device's order and calls `done` when the copy finished. Devices with
+  // host memory need none of them: the runtime shares host buffers.
+  // Host memory -> this device.
+  virtual void CopyFromHost(const Tensor& src, Tensor dst, DoneCallback done);
+  // This device -> host memory.
+  virtual void CopyToHost(const Tensor& src, Tensor dst, DoneCallback done);
+  // This device -> `dst_device` (another device without host memory). The
+  // default goes through host memory.
+  virtual void CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, DoneCallback done);
+
+ protected:
+  // Set by the subclass constructor; `device` is filled in here.
+  void set_context(DeviceContext context) {
+    context_ = context;
+    context_.device = this;
+  }
 
  private:
   DeviceTypeId type_;
   int index_;
   int placement_priority_;
   std::string name_;
+  DeviceContext context_;
 };
 
 // Owns every device. Devices are added at start-up and never removed, so

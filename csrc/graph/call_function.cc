@@ -36,7 +36,7 @@ class CallFunctionKernel final : public OpKernel {
     args.reserve(ctx.num_inputs());
     for (int i = 0; i < ctx.num_inputs(); ++i) args.push_back(ctx.input(i));
     std::vector<Tensor> results;
-    EMBER_RETURN_IF_ERROR(RunGraphFunction(*fn_, args, &results));
+    EMBER_RETURN_IF_ERROR(RunGraphFunction(*fn_, args, &results, ctx.device(), ctx.device()));
     if (static_cast<int>(results.size()) != ctx.num_outputs()) return Internal("function output count mismatch");
     for (size_t i = 0; i < results.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(results[i]));
     return Status::OK();
@@ -76,10 +76,11 @@ Status FindFunctionForCall(int64_t id, std::shared_ptr<const GraphFunction>* fn)
   return Status::OK();
 }
 
-Status RunGraphFunction(const GraphFunction& fn, const std::vector<Tensor>& args, std::vector<Tensor>* results) {
+Status RunGraphFunction(const GraphFunction& fn, const std::vector<Tensor>& args, std::vector<Tensor>* results,
+                        Device* caller, Device* results_device) {
   const GraphExecutor* executor = nullptr;
   EMBER_RETURN_IF_ERROR(fn.GetExecutor(&executor));
-  return executor->Run(args, results);
+  return executor->Run(args, results, caller, results_device);
 }
 
 void UnregisterGraphFunction(int64_t id) {

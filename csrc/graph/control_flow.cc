@@ -26,7 +26,7 @@ class CondKernel final : public OpKernel {
     const int last = pred ? 1 + static_cast<int>(num_then_args_) : ctx.num_inputs();
     for (int i = first; i < last; ++i) args.push_back(ctx.input(i));
     std::vector<Tensor> results;
-    EMBER_RETURN_IF_ERROR(RunGraphFunction(pred ? *then_ : *else_, args, &results));
+    EMBER_RETURN_IF_ERROR(RunGraphFunction(pred ? *then_ : *else_, args, &results, ctx.device(), ctx.device()));
     if (static_cast<int>(results.size()) != ctx.num_outputs()) return Internal("cond branch output count mismatch");
     for (size_t i = 0; i < results.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(results[i]));
     return Status::OK();
@@ -70,12 +70,13 @@ class WhileKernel final : public OpKernel {
       }
       for (int i = 0; i < num_vars_; ++i) cond_args[i] = vars[i];
       std::vector<Tensor> keep_going;
-      EMBER_RETURN_IF_ERROR(RunGraphFunction(*cond_, cond_args, &keep_going));
+      // Read on the host: the predicate comes back to host memory.
+      EMBER_RETURN_IF_ERROR(RunGraphFunction(*cond_, cond_args, &keep_going, ctx.device(), DeviceManager::Global().cpu()));
       // The shape function checked that cond returns one bool scalar.
       if (keep_going.size() != 1 || keep_going[0].shape().rank() != 0) return Internal("bad while_loop cond result");
       if (!*keep_going[0].data<bool>()) break;
       for (int i = 0; i < num_vars_; ++i) body_args[i] = std::move(vars[i]);
-      EMBER_RETURN_IF_ERROR(RunGraphFunction(*body_, body_args, &vars));
+      EMBER_RETURN_IF_ERROR(RunGraphFunction(*body_, body_args, &vars, ctx.device(), nullptr));
       if (static_cast<int>(vars.size()) != num_vars_) return Internal("bad while_loop body result");
       for (int i = 0; i < num_vars_; ++i) {
         const Shape& allowed = allowed_[i];

@@ -7,9 +7,11 @@
 #include <mutex>
 
 #include "graph/inter_op_pool.h"
-#include "ops/kernel_guard.h"
+#include "ops/op_ids.gen.h"
 #include "ops/op_kernel.h"
 #include "runtime/context.h"
+#include "runtime/device_copy.h"
+#include "runtime/kernel_run.h"
 
 namespace ember {
 namespace {
@@ -42,7 +44,8 @@ Status WithNode(const Node& node, const Status& s) {
 
 struct GraphExecutor::NodeInfo {
   const Node* node = nullptr;  // owned by the graph copy below
-  Device* device = nullptr;
+  Device* device = nullptr;    // null for arguments: they live on the caller's device
+  bool is_transfer = false;    // a copy between devices, run by the executor itself
   std::shared_ptr<const OpKernel> kernel;
   std::vector<int> arg_starts;
   std::vector<int> input_values;  // flat value index of each input
@@ -67,9 +70,13 @@ struct GraphExecutor::RunState {
   std::atomic<bool> failed{false};
   bool inline_only = false;
   bool traced_shapes = false;
+  Device* caller = nullptr;  // where the arguments live
   std::mutex mu;
   std::condition_variable done;
   bool all_done = false;  // under mu: the waiter may free the state only then
+  // Under mu: nodes readied by work that finished on a device's queue;
+  // the thread in Run runs them (Note [Dataflow executor]).
+  std::vector<int> ready;
   Status error;
 };
 
@@ -96,14 +103,19 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
     info.node = &node;
     if (node.is_arg()) {
       ex->arg_nodes_[node.arg_index] = i;
+      // Where the trace saw the argument (the signature key includes it).
+      if (!node.device.empty() && !DeviceManager::Global().Find(node.device, &info.device).ok()) info.device = nullptr;
       continue;
     }
     EMBER_RETURN_IF_ERROR(DeviceManager::Global().Find(node.device, &info.device));
-    Status s;
-    const uint64_t type_key = PackTypeKey(node.bindings.data(), static_cast<int>(node.op->type_vars.size()));
-    info.kernel = Context::Global().kernel_cache().Lookup(*node.op, info.device, type_key, node.bindings.data(),
-                                                          node.attrs, &s);
-    if (info.kernel == nullptr) return WithNode(node, s);
+    info.is_transfer = node.op->id == OpId::kTransfer;
+    if (!info.is_transfer) {
+      Status s;
+      const uint64_t type_key = PackTypeKey(node.bindings.data(), static_cast<int>(node.op->type_vars.size()));
+      info.kernel = Context::Global().kernel_cache().Lookup(*node.op, info.device, type_key, node.bindings.data(),
+                                                            node.attrs, &s);
+      if (info.kernel == nullptr) return WithNode(node, s);
+    }
     info.arg_starts = ArgStarts(node);
     for (const Endpoint& in : node.inputs) {
       const int v = ex->value_offsets_[in.node] + in.output;
@@ -133,46 +145,85 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
   return Status::OK();
 }
 
-void GraphExecutor::RunNode(RunState& state, int id) const {
+// Note [One kernel path]: a node runs like an eager launch, through
+// RunKernel; on a device with a stream it finishes later, on the stream's
+// thread, and Complete then readies its consumers from there.
+void GraphExecutor::RunNode(RunState& state, int id, std::vector<int>* local) const {
   const NodeInfo& info = nodes_[id];
   const Node& node = *info.node;
-  if (!state.failed.load(std::memory_order_acquire)) {
-    std::vector<Tensor> inputs;
-    inputs.reserve(info.input_values.size());
-    for (int v : info.input_values) inputs.push_back(state.values[v]);
-    std::vector<Shape> out_shapes;
-    Status s = OutputShapes(state, info, inputs, &out_shapes);
-    std::vector<Tensor> outputs;
-    for (size_t i = 0; s.ok() && i < out_shapes.size(); ++i) {
-      const DType dtype = node.outputs[std::min(i, node.outputs.size() - 1)].dtype;
-      if (node.op->output_is_view) {
-        outputs.emplace_back(dtype, out_shapes[i], nullptr);
-        continue;
-      }
-      const size_t bytes = static_cast<size_t>(out_shapes[i].NumElements()) * DTypeSize(dtype);
-      RefPtr<Buffer> buffer = Buffer::Allocate(info.device->allocator(), bytes);
-      if (!buffer) {
-        s = Status(StatusCode::kResourceExhausted, "out of memory allocating " + std::to_string(bytes) + " bytes");
-        break;
-      }
-      outputs.emplace_back(dtype, out_shapes[i], std::move(buffer));
-    }
-    if (s.ok()) {
-      KernelContext ctx(*node.op, info.device, node.attrs, &inputs, &outputs,
-                        info.arg_starts.empty() ? nullptr : info.arg_starts.data());
-      s = RunKernelNoThrow(*info.kernel, ctx);
-    }
-    if (s.ok()) {
-      for (size_t i = 0; i < outputs.size(); ++i) state.values[value_offsets_[id] + i] = std::move(outputs[i]);
-    } else {
-      std::lock_guard<std::mutex> lock(state.mu);
-      if (!state.failed.exchange(true)) state.error = WithNode(node, s);
-    }
+  if (state.failed.load(std::memory_order_acquire)) return Complete(state, id, Status::OK(), nullptr, local);
+  auto run = std::make_shared<KernelRun>();
+  run->op = node.op;
+  run->device = info.device;
+  run->kernel = info.kernel;
+  run->arg_starts = info.arg_starts;
+  run->inputs.reserve(info.input_values.size());
+  for (int v : info.input_values) run->inputs.push_back(state.values[v]);
+  std::vector<Shape> out_shapes;
+  Status s = OutputShapes(state, info, run->inputs, &out_shapes);
+  for (size_t i = 0; s.ok() && i < out_shapes.size(); ++i) {
+    const DType dtype = node.outputs[std::min(i, node.outputs.size() - 1)].dtype;
+    run->outputs.emplace_back();
+    s = info.is_transfer ? Status::OK() : AllocateOutput(*node.op, info.device, dtype, out_shapes[i], &run->outputs.back());
   }
-  // Drop inputs whose last consumer this was.
+  if (!s.ok()) return Complete(state, id, s, nullptr, local);
+  if (info.is_transfer) return RunTransfer(state, id, std::move(run), local);
+  run->attrs = node.attrs;
+  if (!RunsOnStream(*node.op, info.device)) {
+    s = RunKernelNow(*run);
+    return Complete(state, id, s, run.get(), local);
+  }
+  RunKernel(std::move(run), [this, &state, id](Status status, KernelRun& done) {
+    Complete(state, id, status, &done, nullptr);
+  });
+}
+
+// Note [Device copies]: a transfer node copies its input from the
+// producer's device (the caller's, for an argument) to its own.
+void GraphExecutor::RunTransfer(RunState& state, int id, std::shared_ptr<KernelRun> run,
+                                std::vector<int>* local) const {
+  const NodeInfo& info = nodes_[id];
+  const Endpoint in = info.node->inputs[0];
+  Device* from = nodes_[in.node].device != nullptr ? nodes_[in.node].device : state.caller;
+  const Tensor& src = run->inputs[0];
+  if (!NeedsCopy(from, info.device)) {
+    run->outputs[0] = src;
+    return Complete(state, id, Status::OK(), run.get(), local);
+  }
+  RefPtr<Buffer> buffer = Buffer::Allocate(info.device->allocator(), src.NumBytes(), info.device->stream());
+  if (!buffer) return Complete(state, id, ResourceExhausted("out of memory on " + info.device->name()), nullptr, local);
+  run->outputs[0] = Tensor(src.dtype(), src.shape(), std::move(buffer));
+  CopyTensor(from, info.device, src, run->outputs[0], [this, &state, id, run](Status status) {
+    Complete(state, id, status, run.get(), nullptr);
+  });
+}
+
+// The node finished (or was skipped, `run` null): publish its outputs or
+// error, drop inputs whose last consumer it was, ready its consumers —
+// into `local`, or for work finished on a device queue into the state's
+// ready list for the thread in Run — and count it finished, last.
+void GraphExecutor::Complete(RunState& state, int id, const Status& s, KernelRun* run, std::vector<int>* local) const {
+  const NodeInfo& info = nodes_[id];
+  if (!s.ok()) {
+    std::lock_guard<std::mutex> lock(state.mu);
+    if (!state.failed.exchange(true)) state.error = WithNode(*info.node, s);
+  } else if (run != nullptr) {
+    for (size_t i = 0; i < run->outputs.size(); ++i) state.values[value_offsets_[id] + i] = std::move(run->outputs[i]);
+  }
   for (int v : info.input_values) {
     if (state.uses[v].fetch_sub(1, std::memory_order_acq_rel) == 1) state.values[v] = Tensor();
   }
+  for (int c : info.consumers) {
+    if (state.pending[c].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+    if (local != nullptr) {
+      Schedule(state, *local, c);
+    } else {
+      std::lock_guard<std::mutex> lock(state.mu);
+      state.ready.push_back(c);
+      state.done.notify_all();
+    }
+  }
+  Finish(state);  // last: the caller may free `state` once all finished
 }
 
 // With the traced argument shapes, a node whose shapes were all known at
@@ -215,20 +266,18 @@ void GraphExecutor::Drain(RunState& state, std::vector<int> local) const {
   while (!local.empty()) {
     const int id = local.back();
     local.pop_back();
-    RunNode(state, id);
-    for (int c : nodes_[id].consumers) {
-      if (state.pending[c].fetch_sub(1, std::memory_order_acq_rel) == 1) Schedule(state, local, c);
-    }
-    Finish(state);  // last: the caller may free `state` once all finished
+    RunNode(state, id, &local);
   }
 }
 
-Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* results) const {
+Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* results, Device* caller,
+                          Device* results_device) const {
   if (args.size() != arg_nodes_.size()) {
     return InvalidArgument("graph expects " + std::to_string(arg_nodes_.size()) + " arguments, got " +
                            std::to_string(args.size()));
   }
   RunState state(num_nodes(), initial_uses_);
+  state.caller = caller != nullptr ? caller : DeviceManager::Global().cpu();
   state.inline_only = InterOpPool::OnPoolThread();
   state.traced_shapes = true;
   for (size_t a = 0; a < arg_nodes_.size(); ++a) {
@@ -252,13 +301,49 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
   }
   if (op_nodes > 0) {
     Drain(state, std::move(local));
-    std::unique_lock<std::mutex> lock(state.mu);
-    state.done.wait(lock, [&] { return state.all_done; });
+    // Run what work finished on device queues readied, until all is done.
+    while (true) {
+      std::vector<int> ready;
+      {
+        std::unique_lock<std::mutex> lock(state.mu);
+        state.done.wait(lock, [&] { return state.all_done || !state.ready.empty(); });
+        if (state.ready.empty()) break;
+        ready.swap(state.ready);
+      }
+      Drain(state, std::move(ready));
+    }
   }
   if (state.failed.load()) return state.error;
   results->clear();
-  for (const Endpoint& e : outputs_) results->push_back(state.values[value_offsets_[e.node] + e.output]);
+  for (const Endpoint& e : outputs_) {
+    Device* from = nodes_[e.node].device != nullptr ? nodes_[e.node].device : state.caller;
+    results->push_back(state.values[value_offsets_[e.node] + e.output]);
+    if (results_device != nullptr) EMBER_RETURN_IF_ERROR(CopyResult(from, results_device, &results->back()));
+  }
   return Status::OK();
+}
+
+// Results the caller wants on another device are copied there; the wait
+// is the caller's, which already waits for the whole graph.
+Status GraphExecutor::CopyResult(Device* from, Device* to, Tensor* value) const {
+  if (!NeedsCopy(from, to)) return Status::OK();
+  RefPtr<Buffer> buffer = Buffer::Allocate(to->allocator(), value->NumBytes(), to->stream());
+  if (!buffer) return ResourceExhausted("out of memory on " + to->name());
+  Tensor dst(value->dtype(), value->shape(), std::move(buffer));
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  Status status;
+  CopyTensor(from, to, *value, dst, [&](Status s) {
+    std::lock_guard<std::mutex> lock(mu);
+    status = s;
+    finished = true;
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return finished; });
+  if (status.ok()) *value = std::move(dst);
+  return status;
 }
 
 Status InferGraphShapes(const Graph& graph, const std::vector<Shape>& arg_shapes,

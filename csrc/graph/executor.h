@@ -12,6 +12,8 @@
 
 namespace ember {
 
+struct KernelRun;
+
 // Note [Dataflow executor]
 // Create() resolves everything a call would otherwise redo: each node's
 // device, its kernel (from the kernel cache, so eager and graph calls share
@@ -24,7 +26,10 @@ namespace ember {
 // dropped when their last consumer ran, so a long chain keeps only its
 // live set in memory. A failing node stops the call: nodes not yet started
 // are skipped, and Run returns the first error with the node's op name
-// and its Python file:line.
+// and its Python file:line. Nodes on a device with a stream finish on that
+// stream's thread (Note [One kernel path]); their consumers are handed
+// back to the thread in Run, which runs them, so no queue thread ever runs
+// a node or waits for one.
 class GraphExecutor {
  public:
   static Status Create(const Graph& graph, std::unique_ptr<GraphExecutor>* out);
@@ -34,7 +39,10 @@ class GraphExecutor {
   // `results` gets one per graph output. Thread-safe: calls may overlap.
   // When the arguments have exactly the traced shapes, nodes whose shapes
   // were fully known at trace time skip their shape function.
-  Status Run(const std::vector<Tensor>& args, std::vector<Tensor>* results) const;
+  // `caller` is the device the arguments live on (null: the CPU); with
+  // `results_device` set, results produced elsewhere are copied there.
+  Status Run(const std::vector<Tensor>& args, std::vector<Tensor>* results, Device* caller = nullptr,
+             Device* results_device = nullptr) const;
 
   int num_nodes() const;
 
@@ -43,7 +51,10 @@ class GraphExecutor {
 
  private:
   explicit GraphExecutor(const Graph& graph);
-  void RunNode(RunState& state, int id) const;
+  void RunNode(RunState& state, int id, std::vector<int>* local) const;
+  void RunTransfer(RunState& state, int id, std::shared_ptr<KernelRun> run, std::vector<int>* local) const;
+  void Complete(RunState& state, int id, const Status& s, KernelRun* run, std::vector<int>* local) const;
+  Status CopyResult(Device* from, Device* to, Tensor* value) const;
   Status OutputShapes(const RunState& state, const NodeInfo& info, const std::vector<Tensor>& inputs,
                       std::vector<Shape>* shapes) const;
   void Finish(RunState& state) const;

@@ -27,6 +27,9 @@ Status InferCallShapes(const Graph& g, const ShapeContext& ctx, const std::vecto
 std::vector<int> InputRange(int first, int last);
 
 // Runs `fn` on `args` (one per graph argument) with its executor.
-Status RunGraphFunction(const GraphFunction& fn, const std::vector<Tensor>& args, std::vector<Tensor>* results);
+// `caller`: the device the arguments live on; results produced on other
+// devices are copied to `results_device` (null: left where they are).
+Status RunGraphFunction(const GraphFunction& fn, const std::vector<Tensor>& args, std::vector<Tensor>* results,
+                        Device* caller, Device* results_device);
 
 }  // namespace ember

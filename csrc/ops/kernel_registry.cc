@@ -1,6 +1,8 @@
 // This file implements KernelRegistry.
 #include "ops/op_kernel.h"
 
+#include <algorithm>
+
 namespace ember {
 
 uint64_t PackTypeKey(const DType* type_bindings, int count) {
@@ -51,5 +53,23 @@ bool KernelRegistry::HasAnyKernel(OpId op, DeviceTypeId device) const {
 }
 
 std::vector<KernelRegistry::Entry> KernelRegistry::List() const { return entries_; }
+
+void KernelRegistry::CopyKernels(DeviceTypeId from, DeviceTypeId to, const std::vector<OpId>& except) {
+  const std::vector<Entry> entries = entries_;  // Register appends to entries_
+  for (const Entry& e : entries) {
+    if (e.device != from || std::find(except.begin(), except.end(), e.op) != except.end()) continue;
+    Register(e.op, to, e.dtypes, Find(e.op, from, PackTypeKey(e.dtypes.data(), static_cast<int>(e.dtypes.size()))));
+  }
+}
+
+void KernelRegistry::SetHostMemoryInputs(OpId op, DeviceTypeId device, uint32_t mask) {
+  host_inputs_[static_cast<uint64_t>(op) << 16 | static_cast<uint64_t>(device)] = mask;
+}
+
+uint32_t KernelRegistry::HostMemoryInputs(OpId op, DeviceTypeId device) const {
+  if (host_inputs_.empty()) return 0;
+  auto it = host_inputs_.find(static_cast<uint64_t>(op) << 16 | static_cast<uint64_t>(device));
+  return it == host_inputs_.end() ? 0 : it->second;
+}
 
 }  // namespace ember

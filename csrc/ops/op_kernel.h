@@ -24,11 +24,14 @@ class KernelContext {
   KernelContext(const OpDef& op, Device* device, const AttrList& attrs,
                 std::vector<Tensor>* inputs, std::vector<Tensor>* outputs,
                 const int* arg_starts = nullptr)
-      : op_(op), device_(device), attrs_(attrs), inputs_(inputs), outputs_(outputs),
-        arg_starts_(arg_starts) {}
+      : op_(op), device_(device), context_(device != nullptr ? &device->context() : &kNoDeviceContext),
+        attrs_(attrs), inputs_(inputs), outputs_(outputs), arg_starts_(arg_starts) {}
 
   const OpDef& op() const { return op_; }
+  // For messages; what a kernel uses of its device is device_context().
   Device* device() const { return device_; }
+  // Kernels run without a device (unit tests) get an empty one: no pool.
+  const DeviceContext& device_context() const { return *context_; }
   const AttrList& attrs() const { return attrs_; }
   int num_inputs() const { return static_cast<int>(inputs_->size()); }
   const Tensor& input(int i) const { return (*inputs_)[i]; }
@@ -42,8 +45,11 @@ class KernelContext {
   void set_output(int i, Tensor t) { (*outputs_)[i] = std::move(t); }
 
  private:
+  static inline const DeviceContext kNoDeviceContext{};
+
   const OpDef& op_;
   Device* device_;
+  const DeviceContext* context_;
   const AttrList& attrs_;
   std::vector<Tensor>* inputs_;
   std::vector<Tensor>* outputs_;
@@ -96,6 +102,17 @@ class KernelRegistry {
   };
   std::vector<Entry> List() const;
 
+  // Registers every kernel of device type `from` for `to` as well, except
+  // those of `except`: how a device whose kernels are the CPU's (the
+  // simulated accelerator) gets them.
+  void CopyKernels(DeviceTypeId from, DeviceTypeId to, const std::vector<OpId>& except);
+
+  // Note [Host-memory inputs]: bit i set means the kernel of `op` on
+  // `device` reads input i on the host (a predicate, a size): Execute
+  // keeps or copies that input to host memory.
+  void SetHostMemoryInputs(OpId op, DeviceTypeId device, uint32_t mask);
+  uint32_t HostMemoryInputs(OpId op, DeviceTypeId device) const;
+
  private:
   struct Key {
     OpId op;
@@ -113,6 +130,7 @@ class KernelRegistry {
   std::unordered_map<Key, KernelFactory, KeyHash> factories_;
   std::vector<Entry> entries_;
   std::vector<std::string> unknown_ops_;
+  std::unordered_map<uint64_t, uint32_t> host_inputs_;  // (op << 16 | device) -> mask
 };
 
 // Convenience for the common case: a kernel class constructible from

@@ -260,7 +260,11 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
 }
 
 bool FinishSyncCall(const OpDef& op, ExecuteResult& result, bool release_gil) {
-  if (RunsGraphs(op) && !result.outputs.empty()) {
+  // Inputs still being produced (a copy, another device's kernel) or a
+  // graph op: run on the device's executor while this thread waits.
+  static const std::function<void()> kNoWake = [] {};
+  const bool waits = result.inline_task->WaitBeforeRun(kNoWake);
+  if ((waits || RunsGraphs(op)) && !result.outputs.empty()) {
     // A graph op may run for long: it runs on the device's executor while
     // this thread waits, watching for Ctrl-C; errors still surface here.
     result.outputs[0]->device()->executor()->Enqueue(std::move(result.inline_task));
@@ -277,8 +281,10 @@ bool FinishSyncCall(const OpDef& op, ExecuteResult& result, bool release_gil) {
     result.inline_task->Run();
   }
   result.inline_task.reset();
-  // Sync mode raises kernel errors at the call itself.
+  // Sync mode raises kernel errors at the call itself, and on a device
+  // with a stream waits for the kernel to finish.
   for (const auto& out : result.outputs) {
+    if (!out->IsAvailable() && !AwaitHandle(out.get())) return false;
     if (out->IsError()) return SetPythonError(out->error()), false;
   }
   return true;

@@ -263,7 +263,9 @@ py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, in
     py::tuple dims(h->shape().rank());
     for (int i = 0; i < h->shape().rank(); ++i) dims[i] = py::int_(h->shape().dim(i));
     leaves.append(value);
-    return py::make_tuple(kTensor, py::str(DTypeName(h->dtype())), dims);
+    // The device too: a trace places its nodes, and its arguments, there.
+    return py::make_tuple(kTensor, py::str(DTypeName(h->dtype())), dims,
+                          py::int_(reinterpret_cast<uintptr_t>(h->device())));
   }
   const bool is_list = PyList_CheckExact(value.ptr());
   if (is_list || PyTuple_CheckExact(value.ptr())) {

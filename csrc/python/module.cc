@@ -7,6 +7,8 @@
 #include <pybind11/stl.h>
 
 #include "devices/cpu/cpu_device.h"
+#include "devices/sim/sim_device.h"
+#include "graph/tracer.h"
 #include "ops/op_kernel.h"
 #include "python/convert.h"
 #include "python/execute_binding.h"
@@ -14,6 +16,7 @@
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
 #include "runtime/context.h"
+#include "runtime/device_copy.h"
 #include "runtime/print_sink.h"
 
 #ifdef EMBER_WITH_CUDA
@@ -182,6 +185,7 @@ PYBIND11_MODULE(_C, m) {
   using namespace ember::python;
   if (_import_array() < 0) throw py::error_already_set();
   InitCpuDevice();
+  InitSimulatedDevices();
 #ifdef EMBER_WITH_CUDA
   InitCudaDevices();
 #endif
@@ -290,7 +294,43 @@ PYBIND11_MODULE(_C, m) {
     py::dict out;
     out["bytes_in_use"] = st.bytes_in_use;
     out["peak_bytes_in_use"] = st.peak_bytes_in_use;
+    out["bytes_reserved"] = st.bytes_reserved;
+    out["num_allocs"] = st.num_allocs;
+    out["limit_bytes"] = st.limit_bytes;
     return out;
+  });
+  m.def("empty_cache", [](const std::string& spec) {
+    Device* d = nullptr;
+    Status s = DeviceManager::Global().Find(spec, &d);
+    if (!s.ok()) Throw(s);
+    py::gil_scoped_release release;
+    d->allocator()->EmptyCache();
+  });
+  m.def("set_memory_limit", [](const std::string& spec, size_t bytes) {
+    Device* d = nullptr;
+    Status s = DeviceManager::Global().Find(spec, &d);
+    if (!s.ok()) Throw(s);
+    d->allocator()->SetLimit(bytes);
+  });
+  m.def("_device_info", [] {
+    std::vector<std::tuple<std::string, std::string, bool, int>> out;
+    for (Device* d : DeviceManager::Global().devices()) {
+      out.emplace_back(d->name(), DeviceTypeName(d->type()), d->host_memory(), d->placement_priority());
+    }
+    return out;
+  });
+  m.def("set_device_policy", [](const std::string& policy) {
+    if (policy == "silent") return Context::Global().set_device_policy(DevicePolicy::kSilent);
+    if (policy == "warn") return Context::Global().set_device_policy(DevicePolicy::kWarn);
+    if (policy == "explicit") return Context::Global().set_device_policy(DevicePolicy::kExplicit);
+    Throw(InvalidArgument("set_device_policy: policy must be 'silent', 'warn' or 'explicit', got '" + policy + "'"));
+  });
+  m.def("get_device_policy", [] {
+    switch (Context::Global().device_policy()) {
+      case DevicePolicy::kWarn: return "warn";
+      case DevicePolicy::kExplicit: return "explicit";
+      default: return "silent";
+    }
   });
   m.def("reset_peak_memory_stats", [](const std::string& spec) {
     Device* d = nullptr;
@@ -309,6 +349,11 @@ PYBIND11_MODULE(_C, m) {
     }
     RefPtr<TensorHandle> handle;
     if (!ConvertValue(value.ptr(), target, &handle)) throw py::error_already_set();
+    // Under `with ember.device(X)` a new value lands on X (Note [Device copies]).
+    Device* scoped = CurrentScopeDevice();
+    if (scoped != nullptr && !IsTensor(value.ptr()) && CurrentTracer() == nullptr && handle->device() != scoped) {
+      handle = CopyToDevice(handle, scoped);
+    }
     return py::reinterpret_steal<py::object>(WrapHandle(std::move(handle)));
   }, py::arg("value"), py::arg("dtype") = py::none());
   RegisterFunctionBindings(m);

@@ -5,6 +5,7 @@
 #include "python/numpy_api.h"
 #include "python/status_to_python.h"
 #include "runtime/context.h"
+#include "runtime/device_copy.h"
 
 namespace ember::python {
 namespace {
@@ -59,14 +60,15 @@ void ReleaseBufferCapsule(PyObject* capsule) {
 // tensor's host buffer without copying; the array keeps the buffer alive.
 // Read-only because tensors are immutable values: np.array(t) gives a
 // writable copy.
+// A tensor in device memory is first copied to the host (Note [Device
+// copies]): the copy is queued at once and awaited here.
 PyObject* TensorNumpyImpl(PyObject* self) {
-  TensorHandle* handle = HandleOf(self);
-  if (!AwaitHandle(handle)) return nullptr;
-  const Tensor& t = handle->tensor();
-  if (!handle->device()->host_memory()) {
-    PyErr_SetString(PyExc_NotImplementedError, "numpy(): device-to-host copy is not available yet");
-    return nullptr;
+  RefPtr<TensorHandle> handle = RefPtr<TensorHandle>::Share(HandleOf(self));
+  if (!handle->device()->host_memory() && !handle->is_symbolic()) {
+    handle = CopyToDevice(handle, DeviceManager::Global().cpu());
   }
+  if (!AwaitHandle(handle.get())) return nullptr;
+  const Tensor& t = handle->tensor();
   const Shape& shape = t.shape();
   std::vector<npy_intp> dims(shape.begin(), shape.end());
   PyObject* array = PyArray_SimpleNewFromData(shape.rank(), dims.data(), NumpyTypeFor(t.dtype()),

@@ -13,6 +13,7 @@
 
 #include "core/device.h"
 #include "core/status.h"
+#include "runtime/device_copy.h"
 #include "runtime/kernel_cache.h"
 
 namespace ember {
@@ -66,6 +67,8 @@ class Context {
   void set_async(bool on) { async_.store(on, std::memory_order_relaxed); }
   bool log_placement() const { return log_placement_.load(std::memory_order_relaxed); }
   void set_log_placement(bool on) { log_placement_.store(on, std::memory_order_relaxed); }
+  DevicePolicy device_policy() const { return device_policy_.load(std::memory_order_relaxed); }
+  void set_device_policy(DevicePolicy policy) { device_policy_.store(policy, std::memory_order_relaxed); }
 
   KernelCache& kernel_cache() { return kernel_cache_; }
 
@@ -84,6 +87,7 @@ class Context {
 
   std::atomic<bool> async_;
   std::atomic<bool> log_placement_;
+  std::atomic<DevicePolicy> device_policy_{DevicePolicy::kSilent};
   KernelCache kernel_cache_;
 };
 

@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 
 #include "graph/tracer.h"
 #include "ops/op_kernel.h"
 #include "ops/op_ids.gen.h"
 #include "runtime/context.h"
+#include "runtime/device_copy.h"
 #include "runtime/kernel_launch.h"
+#include "runtime/kernel_run.h"
 #include "runtime/placement.h"
 #include "runtime/type_binding.h"
 
@@ -156,6 +159,39 @@ Status CheckOutputShapes(const OpDef& op, const std::vector<Shape>& shapes, cons
   return Status::OK();
 }
 
+// Note [Copy stage]: an input on another device than the op's is copied
+// there (Note [Device copies]), asynchronously, under the device policy;
+// each copy shows in the placement log. Between devices with host memory
+// (the logical CPU devices) a kernel reads the input in place (Note
+// [Host-memory devices]). Inputs the kernel reads on the host (kernel
+// registrations declare them) go to host memory instead.
+Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHandle>>* inputs) {
+  const uint32_t host_inputs = KernelRegistry::Global().HostMemoryInputs(op.id, device->type());
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    RefPtr<TensorHandle>& in = (*inputs)[i];
+    const bool on_host = i < 32 && ((host_inputs >> i) & 1u) != 0;
+    // Graph-running ops hand their arguments to the graph where they are:
+    // the trace placed its argument nodes there.
+    if (RunsOnHost(op) && !on_host) continue;
+    Device* want = on_host && !device->host_memory() ? DeviceManager::Global().cpu() : device;
+    if (!NeedsCopy(in->device(), want)) continue;
+    const DevicePolicy policy = Context::Global().device_policy();
+    // identity under a device scope is how a program moves a value.
+    if (policy == DevicePolicy::kExplicit && !on_host && op.id != OpId::kIdentity) {
+      return InvalidArgument("input " + std::to_string(i) + " is on " + in->device()->name() +
+                             " but the op runs on " + device->name() +
+                             " and the device policy is 'explicit'; copy it first, e.g. with ember.identity "
+                             "under ember.device('" + device->name() + "')");
+    }
+    if (Context::Global().log_placement() || policy == DevicePolicy::kWarn) {
+      std::fprintf(stderr, "ember placement: %s input %zu copied %s -> %s\n", op.name, i, in->device()->name().c_str(),
+                   want->name().c_str());
+    }
+    in = CopyToDevice(in, want);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const AttrList& attrs,
@@ -190,17 +226,6 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   s = PlaceOp(op, type_key, reinterpret_cast<TensorHandle* const*>(typed_inputs.data()), num_inputs,
               resource_device, &device);
   if (!s.ok()) return Prefixed(op, s);
-  // Note [Host-memory devices]: a kernel on a device with host memory reads
-  // inputs from any other host-memory device in place (logical CPU devices
-  // share one address space), so only other pairs need a copy.
-  for (const auto& in : typed_inputs) {
-    if (in->device() != device && !(in->device()->host_memory() && device->host_memory())) {
-      // Cross-device copies arrive with the second device runtime.
-      return Prefixed(op, Unimplemented("input on " + in->device()->name() + " but op placed on " +
-                                        device->name() + "; copy it explicitly"));
-    }
-  }
-
   std::shared_ptr<const OpKernel> kernel =
       Context::Global().kernel_cache().Lookup(op, device, type_key, bindings, attrs, &s);
   if (kernel == nullptr) return Prefixed(op, s);
@@ -222,6 +247,9 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
                                         ", known only at run time; a function may not return such a value yet"));
     }
   }
+
+  s = CopyInputs(op, device, &typed_inputs);
+  if (!s.ok()) return Prefixed(op, s);
 
   result->outputs.clear();
   result->outputs.reserve(output_shapes.size());

@@ -3,8 +3,29 @@
 
 #include "ops/kernel_guard.h"
 #include "runtime/context.h"
+#include "runtime/kernel_run.h"
 
 namespace ember {
+
+// Note [Defined handles]: an input this device's own queue produces can be
+// used as soon as it is defined, since the queue runs in order. Anything
+// else (another device's value, or an op that reads data on the host)
+// must be available.
+bool KernelLaunch::MustWaitFor(const TensorHandle& input) const {
+  if (input.IsAvailable()) return false;
+  return !(input.IsDefined() && input.producer() == device_ && RunsOnStream(op_, device_));
+}
+
+bool KernelLaunch::WaitBeforeRun(const std::function<void()>& wake) {
+  for (; next_wait_ < inputs_.size(); ++next_wait_) {
+    TensorHandle& input = *inputs_[next_wait_];
+    if (MustWaitFor(input)) {
+      input.AndThen(wake);
+      return true;
+    }
+  }
+  return false;
+}
 
 void KernelLaunch::Run() {
   // Run happens on an executor thread: an exception outside the kernel's
@@ -28,17 +49,20 @@ void KernelLaunch::RunGuarded() {
   std::vector<Tensor> inputs;
   inputs.reserve(inputs_.size());
   for (const auto& handle : inputs_) {
-    Status s = handle->Await();
-    if (!s.ok()) {
+    // Only a launch run outside an executor (sync mode) gets here with an
+    // input to wait for; the caller's thread may block.
+    if (MustWaitFor(*handle)) handle->Await();
+    if (handle->IsError()) {
       // Poison propagates unchanged: the message already names the op that
       // failed, and only that op's failure is recorded for Sync().
-      Fail(s, /*kernel_error=*/false);
+      Fail(handle->error(), /*kernel_error=*/false);
       return;
     }
     inputs.push_back(handle->tensor());
   }
   std::vector<Tensor> outputs;
   Status s = AllocateOutputs(inputs, &outputs);
+  if (s.ok() && RunsOnStream(op_, device_)) return RunOnStream(std::move(inputs), std::move(outputs));
   if (s.ok()) {
     KernelContext ctx(op_, device_, attrs_, &inputs, &outputs,
                       arg_starts_.empty() ? nullptr : arg_starts_.data());
@@ -52,22 +76,89 @@ void KernelLaunch::RunGuarded() {
   for (size_t i = 0; i < outputs_.size(); ++i) outputs_[i]->SetReady(std::move(outputs[i]));
 }
 
+// Note [Device order]: the kernel is queued behind the work that produces
+// its same-device inputs; the outputs are defined once it is queued (so
+// later launches here can queue behind it) and ready when it ran.
+void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> outputs) {
+  auto run = std::make_shared<KernelRun>();
+  run->op = &op_;
+  run->device = device_;
+  run->kernel = kernel_;
+  run->attrs = attrs_;
+  run->arg_starts = arg_starts_;
+  run->inputs = std::move(inputs);
+  run->outputs = std::move(outputs);
+  run->cancellation_sink = error_sink_.get();
+  run->cancellation_epoch = cancellation_epoch_;
+  // A view op's outputs are known only once its kernel ran.
+  const bool define = !op_.output_is_view;
+  if (define) {
+    for (size_t i = 0; i < outputs_.size(); ++i) outputs_[i]->SetTensor(run->outputs[i]);
+  }
+  auto inputs_handles = inputs_;
+  auto outputs_handles = outputs_;
+  auto sink = error_sink_;
+  const OpDef& op = op_;
+  const uint64_t sequence = sequence_;
+  const bool async = async_;
+  std::function<Status()> work = [run, inputs_handles] {
+    // A same-queue input whose kernel failed: pass its error on unchanged.
+    for (const auto& in : inputs_handles) {
+      if (in->IsError()) {
+        run->input_failed = true;
+        return in->error();
+      }
+    }
+    if (run->cancellation_sink != nullptr && run->cancellation_sink->cancellation_epoch() != run->cancellation_epoch) {
+      return Cancelled(std::string(run->op->name) + ": cancelled by a KeyboardInterrupt");
+    }
+    return RunKernelNow(*run);
+  };
+  device_->RunInOrder(std::move(work), [run, outputs_handles, sink, &op, sequence, async, define](Status s) {
+    // A defined output may already be in use: a kernel must fill it, not
+    // replace it with set_output.
+    for (size_t i = 0; s.ok() && define && i < outputs_handles.size(); ++i) {
+      if (run->outputs[i].raw_data() != outputs_handles[i]->tensor().raw_data()) {
+        s = Internal("the kernel replaced output " + std::to_string(i) + " on " + run->device->name() +
+                     ", whose buffer was already handed out (Note [Defined handles])");
+      }
+    }
+    if (s.ok()) {
+      for (size_t i = 0; i < outputs_handles.size(); ++i) {
+        if (define) {
+          outputs_handles[i]->SetReady();
+        } else {
+          outputs_handles[i]->SetReady(std::move(run->outputs[i]));
+        }
+      }
+      return;
+    }
+    Status error = s;
+    if (!run->input_failed && error.code() != StatusCode::kCancelled) {
+      error = error.WithPrefix(std::string(op.name) + ": ");
+      if (async) sink->Record(error, sequence);
+    }
+    for (auto& out : outputs_handles) out->SetError(error);
+  });
+  if (define) {
+    for (auto& out : outputs_) out->MarkDefined();
+  }
+}
+
 // Note [Buffer donation]: output 0 of an element-wise op may take over
 // input k's buffer (OpDef::reusable_input) when (a) the caller donated the
 // input — the Python layer proved the tensor object is a temporary nobody
 // else can see — and (b) the buffer has no other owner: the handle and our
 // local `inputs` copy are its only two references (a reshape view or a
-// NumPy view of it would add one).
+// NumPy view of it would add one). On a device with a stream, kernels
+// still queued hold references to their inputs, so the count also proves
+// that no queued kernel reads the buffer.
 Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
   outputs->reserve(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorHandle& out = *outputs_[i];
-    if (op_.output_is_view) {
-      outputs->emplace_back(out.dtype(), out.shape(), nullptr);
-      continue;
-    }
     int k = op_.reusable_input;
-    if (i == 0 && k >= 0 && (donated_mask_ >> k) & 1u) {
+    if (i == 0 && k >= 0 && !op_.output_is_view && (donated_mask_ >> k) & 1u) {
       const Tensor& in = inputs[k];
       if (in.dtype() == out.dtype() && in.shape() == out.shape() && in.buffer() &&
           in.buffer()->RefCount() == 2) {
@@ -75,12 +166,8 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
         continue;
       }
     }
-    size_t bytes = static_cast<size_t>(out.shape().NumElements()) * DTypeSize(out.dtype());
-    RefPtr<Buffer> buffer = Buffer::Allocate(device_->allocator(), bytes);
-    if (!buffer) {
-      return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes on " + device_->name());
-    }
-    outputs->emplace_back(out.dtype(), out.shape(), std::move(buffer));
+    outputs->emplace_back();
+    EMBER_RETURN_IF_ERROR(AllocateOutput(op_, device_, out.dtype(), out.shape(), &outputs->back()));
   }
   return Status::OK();
 }

@@ -1,5 +1,5 @@
-// This file declares KernelLaunch: the task that runs one kernel once its
-// inputs are available.
+// This file declares KernelLaunch: the task that runs one kernel on its
+// device's executor once its inputs can be used.
 #pragma once
 
 #include <memory>
@@ -29,12 +29,18 @@ class KernelLaunch final : public Task {
     cancellation_epoch_ = error_sink_->cancellation_epoch();
   }
 
-  // Waits for the inputs, allocates the outputs, runs the kernel and
-  // publishes the outputs (or the error) on the output handles.
+  // Note [Event-driven waits]: inputs another device produces, or that
+  // are not yet defined, are waited for as events before Run.
+  bool WaitBeforeRun(const std::function<void()>& wake) override;
+  // Allocates the outputs and runs the kernel (Note [One kernel path]);
+  // publishes the outputs, or the error, when it finished. If Run is
+  // called without WaitBeforeRun (sync mode), it awaits its inputs itself.
   void Run() override;
 
  private:
+  bool MustWaitFor(const TensorHandle& input) const;
   void RunGuarded();
+  void RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> outputs);
   Status AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
   void Fail(const Status& status, bool kernel_error);
 
@@ -50,6 +56,7 @@ class KernelLaunch final : public Task {
   std::shared_ptr<ErrorSink> error_sink_;
   uint64_t sequence_ = 0;
   uint64_t cancellation_epoch_ = 0;  // Note [Cancellation]
+  size_t next_wait_ = 0;  // inputs before it need no more waiting
 };
 
 }  // namespace ember

@@ -39,13 +39,18 @@ Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, 
     }
     Log(op, scoped, "device scope has no kernel; trying other devices");
   }
+  Device* from_input = nullptr;
   for (int i = 0; i < num_inputs; ++i) {
     Device* device = inputs[i]->device();
-    if (HasKernel(op, type_key, device)) {
-      *out = device;
-      Log(op, device, "input device");
-      return Status::OK();
+    if (device != from_input && HasKernel(op, type_key, device) &&
+        (from_input == nullptr || device->placement_priority() > from_input->placement_priority())) {
+      from_input = device;
     }
+  }
+  if (from_input != nullptr) {
+    *out = from_input;
+    Log(op, from_input, "input device");
+    return Status::OK();
   }
   Device* best = nullptr;
   for (Device* device : DeviceManager::Global().devices()) {

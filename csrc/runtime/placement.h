@@ -14,8 +14,10 @@ namespace ember {
 //     data cannot move, so a missing kernel there is an error.
 //  1. The innermost `ember.device(...)` scope, if that device has a kernel
 //     for (op, dtypes). Without one, fall through (soft placement; logged).
-//  2. The device of the first input that has a kernel there (keeps data
-//     where it lives; resource inputs will rank first once they exist).
+//  2. Of the inputs' devices that have a kernel, the one with the highest
+//     placement priority, the first input's on a tie: data stays where it
+//     lives, and `1.0 + x` with x on an accelerator runs there (the
+//     scalar is copied, Note [Device copies]).
 //  3. The device with the highest placement priority that has a kernel
 //     (an accelerator before the CPU).
 // NotFound if no device has a kernel. With EMBER_LOG_PLACEMENT=1 (or

@@ -5,12 +5,12 @@
 
 namespace ember {
 
-RefPtr<TensorHandle> TensorHandle::CreatePending(DType dtype, Shape shape, Device* device) {
-  return RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device));
+RefPtr<TensorHandle> TensorHandle::CreatePending(DType dtype, Shape shape, Device* device, Device* producer) {
+  return RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device, producer));
 }
 
 RefPtr<TensorHandle> TensorHandle::CreateReady(Tensor tensor, Device* device) {
-  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(tensor.dtype(), tensor.shape(), device));
+  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(tensor.dtype(), tensor.shape(), device, device));
   handle->tensor_ = std::move(tensor);
   handle->state_.store(kReady, std::memory_order_release);
   return handle;
@@ -18,7 +18,7 @@ RefPtr<TensorHandle> TensorHandle::CreateReady(Tensor tensor, Device* device) {
 
 RefPtr<TensorHandle> TensorHandle::CreateSymbolic(DType dtype, Shape shape, Device* device,
                                                   const void* tracer, int node, int output, Status error) {
-  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device));
+  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device, device));
   handle->tracer_ = tracer;
   handle->symbolic_node_ = node;
   handle->symbolic_output_ = output;
@@ -50,6 +50,13 @@ void TensorHandle::SetReady(Tensor tensor) {
   tensor_ = std::move(tensor);
   Publish(kReady);
 }
+
+void TensorHandle::MarkDefined() {
+  uint8_t expected = kPending;
+  state_.compare_exchange_strong(expected, kDefined, std::memory_order_acq_rel);
+}
+
+void TensorHandle::SetReady() { Publish(kReady); }
 
 void TensorHandle::SetError(Status error) {
   error_ = std::move(error);

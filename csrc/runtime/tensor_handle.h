@@ -20,9 +20,19 @@ namespace ember {
 // never changes afterwards, so readers of an available handle need no lock.
 // Errors are values: a failed kernel poisons its outputs, and ops that
 // consume a poisoned handle pass the error on without running.
+//
+// Note [Defined handles]: on a device with a stream, a launch allocates its
+// outputs and posts the kernel, then marks the outputs *defined*: the
+// buffer is known, the data will be there once the device's queue reaches
+// the kernel. Later work on the same queue (the handle's producer) may
+// use the buffer at once; everyone else waits for ready. On the CPU a
+// handle goes from pending straight to ready.
 class TensorHandle : public RefCounted {
  public:
-  static RefPtr<TensorHandle> CreatePending(DType dtype, Shape shape, Device* device);
+  // `producer` is the device whose order produces the value (a copy's
+  // output lives on one device and is produced by another); null: `device`.
+  static RefPtr<TensorHandle> CreatePending(DType dtype, Shape shape, Device* device,
+                                            Device* producer = nullptr);
   static RefPtr<TensorHandle> CreateReady(Tensor tensor, Device* device);
   // Note [Symbolic handles]: while @ember.function traces, ops return
   // handles that stand for output `output` of node `node` in the graph that
@@ -36,40 +46,54 @@ class TensorHandle : public RefCounted {
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   Device* device() const { return device_; }
+  Device* producer() const { return producer_; }
 
   bool is_symbolic() const { return tracer_ != nullptr; }
   const void* tracer() const { return tracer_; }
   int symbolic_node() const { return symbolic_node_; }
   int symbolic_output() const { return symbolic_output_; }
 
-  bool IsAvailable() const { return state_.load(std::memory_order_acquire) != kPending; }
+  bool IsAvailable() const { return state_.load(std::memory_order_acquire) >= kReady; }
   bool IsError() const { return state_.load(std::memory_order_acquire) == kError; }
+  // Note [Defined handles]: tensor() is valid (its data may be pending).
+  bool IsDefined() const {
+    const uint8_t s = state_.load(std::memory_order_acquire);
+    return s == kDefined || s == kReady;
+  }
 
   // Blocks until available; returns the error, if any. Callers from Python
   // release the GIL first.
   Status Await() const;
   // Waits at most `timeout`; true if the handle is available.
   bool AwaitFor(std::chrono::milliseconds timeout) const;
-  // Valid only once available and not an error.
+  // Valid once defined or ready (not after an error).
   const Tensor& tensor() const { return tensor_; }
   // Valid only once available.
   const Status& error() const { return error_; }
 
   void SetReady(Tensor tensor);
+  // Note [Defined handles]: SetTensor stores the buffer before the work
+  // that fills it is posted; MarkDefined, after the post, lets the
+  // producer's later work use it (a no-op if the handle is already
+  // available); SetReady() publishes it.
+  void SetTensor(Tensor tensor) { tensor_ = std::move(tensor); }
+  void MarkDefined();
+  void SetReady();
   void SetError(Status error);
   // Runs `callback` once the handle is available: at once, on this thread,
   // if it already is; otherwise on the thread that makes it available.
   void AndThen(std::function<void()> callback);
 
  private:
-  enum State : uint8_t { kPending, kReady, kError };
-  TensorHandle(DType dtype, Shape shape, Device* device)
-      : dtype_(dtype), shape_(std::move(shape)), device_(device) {}
+  enum State : uint8_t { kPending, kDefined, kReady, kError };
+  TensorHandle(DType dtype, Shape shape, Device* device, Device* producer)
+      : dtype_(dtype), shape_(std::move(shape)), device_(device), producer_(producer ? producer : device) {}
   void Publish(State state);
 
   const DType dtype_;
   const Shape shape_;
   Device* const device_;
+  Device* const producer_;
   std::atomic<uint8_t> state_{kPending};
   Tensor tensor_;
   Status error_;

@@ -50,6 +50,22 @@ constexpr int kSpinIterations = 2000;
 
 }  // namespace
 
+// Note [Event-driven waits]: the queue stays parked on the task's event;
+// the thread sleeps on its own condition variable until the event's
+// callback wakes it, and never waits inside a value's Await.
+void ThreadExecutor::WaitForEvents(Task& task) {
+  const std::function<void()> wake = [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    woken_ = true;
+    work_cv_.notify_one();
+  };
+  while (task.WaitBeforeRun(wake)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    work_cv_.wait(lock, [this] { return woken_; });
+    woken_ = false;
+  }
+}
+
 void ThreadExecutor::WorkerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -72,6 +88,7 @@ void ThreadExecutor::WorkerLoop() {
     queued_.fetch_sub(1, std::memory_order_relaxed);
     running_task_ = true;
     lock.unlock();
+    WaitForEvents(*task);
     task->Run();
     task.reset();  // release buffers before reporting idle
     lock.lock();

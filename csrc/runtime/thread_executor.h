@@ -13,9 +13,11 @@
 
 namespace ember {
 
-// The async executor of a host-driven device. FIFO order on one thread
-// means an op's inputs produced on the same device are ready when it runs,
-// with no per-op dependency tracking.
+// The async executor of a device: one thread running each task's host part
+// in FIFO order. FIFO order means an op's inputs produced on the same
+// device are ready (or defined, Note [Defined handles]) when it runs, with
+// no per-op dependency tracking; inputs from other devices are waited for
+// as events (Note [Event-driven waits]).
 class ThreadExecutor final : public Executor {
  public:
   explicit ThreadExecutor(std::string name);
@@ -28,6 +30,7 @@ class ThreadExecutor final : public Executor {
 
  private:
   void WorkerLoop();
+  void WaitForEvents(Task& task);
 
   std::string name_;
   std::mutex mu_;
@@ -37,6 +40,7 @@ class ThreadExecutor final : public Executor {
   bool running_task_ = false;
   bool stopping_ = false;
   bool sleeping_ = false;  // the worker waits on work_cv_ (guarded by mu_)
+  bool woken_ = false;     // a parked task's event happened (guarded by mu_)
   std::atomic<size_t> queued_{0};  // queue_.size(), readable without mu_
   std::thread worker_;
 };

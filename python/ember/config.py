@@ -29,6 +29,65 @@ def get_log_device_placement():
     return _C.get_log_device_placement()
 
 
+def set_device_policy(policy):
+    """What an op does with an input on another device than its own
+    (TensorFlow's ``tf.config.experimental.set_device_policy``):
+    ``'silent'`` (the default) copies it, and the placement log shows the
+    copy; ``'warn'`` copies it and prints a line to stderr; ``'explicit'``
+    raises ``InvalidArgumentError`` instead. ``None`` restores the default."""
+    _C.set_device_policy("silent" if policy is None else check_str(policy, "set_device_policy", "policy"))
+
+
+def get_device_policy():
+    return _C.get_device_policy()
+
+
+class PhysicalDevice(tuple):
+    """``(name, device_type)`` as TensorFlow's ``tf.config.PhysicalDevice``."""
+
+    __slots__ = ()
+
+    def __new__(cls, name, device_type):
+        return super().__new__(cls, (name, device_type))
+
+    name = property(lambda self: self[0])
+    device_type = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"{type(self).__name__}(name={self.name!r}, device_type={self.device_type!r})"
+
+
+class LogicalDevice(PhysicalDevice):
+    """``(name, device_type)`` as TensorFlow's ``tf.config.LogicalDevice``."""
+
+    __slots__ = ()
+
+
+def _devices(device_type, prefix, cls):
+    want = None if device_type is None else check_str(device_type, "list_devices", "device_type").upper()
+    out = []
+    for name, kind, _host, _priority in _C._device_info():
+        kind = kind.upper()
+        if want is None or kind == want:
+            index = name.split(":")[1]
+            out.append(cls(f"{prefix}:{kind}:{index}", kind))
+    return out
+
+
+def list_physical_devices(device_type=None):
+    """The devices Ember found, e.g. ``[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]``;
+    ``device_type`` (``'CPU'``, ``'GPU'``, ``'SIM'``) filters them. Each
+    logical CPU device (``EMBER_NUM_CPU_DEVICES``) and each simulated
+    accelerator (``EMBER_SIMULATED_DEVICES``) counts as one."""
+    return _devices(device_type, "/physical_device", PhysicalDevice)
+
+
+def list_logical_devices(device_type=None):
+    """The devices ops can be placed on, named as ``ember.device`` accepts them
+    (``'/device:CPU:0'``)."""
+    return _devices(device_type, "/device", LogicalDevice)
+
+
 def kernel_cache_stats():
     """Returns ``{'hits', 'misses', 'evictions', 'size', 'capacity'}``."""
     return _C.kernel_cache_stats()
@@ -60,9 +119,34 @@ def functions_run_eagerly():
 
 
 def memory_stats(device="cpu:0"):
-    """``{'bytes_in_use', 'peak_bytes_in_use'}`` of the device's allocator
-    (tensor buffers; the peak since the last ``reset_peak_memory_stats``)."""
+    """The device allocator's counters: ``bytes_in_use`` (tensor buffers
+    now), ``peak_bytes_in_use`` (since the last ``reset_peak_memory_stats``),
+    ``bytes_reserved`` (held from the system: in use plus the cache of a
+    caching allocator), ``num_allocs`` (allocations so far) and
+    ``limit_bytes`` (0: no limit)."""
     return _C.memory_stats(check_str(device, "memory_stats", "device"))
+
+
+def get_memory_info(device="cpu:0"):
+    """TensorFlow's ``tf.config.experimental.get_memory_info``:
+    ``{'current', 'peak'}`` bytes in use on ``device``."""
+    stats = memory_stats(device)
+    return {"current": stats["bytes_in_use"], "peak": stats["peak_bytes_in_use"]}
+
+
+def empty_cache(device="cpu:0"):
+    """Returns the device allocator's cached, unused memory to the system
+    (memory of live tensors stays)."""
+    _C.empty_cache(check_str(device, "empty_cache", "device"))
+
+
+def set_memory_limit(device, limit_bytes):
+    """Caps what ``device``'s allocator holds at ``limit_bytes`` (``None`` or
+    0: no limit). An allocation past it first empties the cache, then fails
+    with ``ResourceExhaustedError`` naming the op."""
+    limit = 0 if limit_bytes is None else check_int(limit_bytes, "set_memory_limit", "limit_bytes", minimum=0,
+                                                     maximum=2**62)
+    _C.set_memory_limit(check_str(device, "set_memory_limit", "device"), limit)
 
 
 def reset_peak_memory_stats(device="cpu:0"):

@@ -29,17 +29,14 @@ class Variable:
         if callable(initial_value):
             initial_value = initial_value()
         value = convert_to_tensor(_read(initial_value), dtype=dtype)
-        scope = _C._current_device_scope()
-        if scope is not None and scope != value.device:
-            raise NotImplementedError(f"Variable: placing a value from {value.device} on {scope} needs "
-                                      "cross-device copies, which no device runtime provides yet")
         if shape is not None and tuple(shape) != value.shape:
             raise ValueError(f"Variable: initial value has shape {value.shape}, expected {tuple(shape)}")
         Variable._next_id += 1
         self._name = name or f"Variable{Variable._next_id}"
         self._trainable = bool(trainable)
         self._lock = threading.Lock()
-        # A view, so the caller's tensor and the variable never share identity.
+        # A view, so the caller's tensor and the variable never share
+        # identity; under a device scope, a copy onto that device.
         self._eager_value = _ops().identity(value)
 
     # Note [Variables in traces]: ops read a variable through `_value` (the

@@ -1,8 +1,23 @@
-"""Shared fixtures for the Python tests: the execution mode switch."""
+"""Shared fixtures for the Python tests: the execution mode switch, and
+``EMBER_TEST_DEVICE`` (e.g. ``sim:0``), which runs every test under
+``ember.device(...)`` so that the op database runs on that device."""
+
+import os
 
 import pytest
 
 import ember
+
+_TEST_DEVICE = os.environ.get("EMBER_TEST_DEVICE")
+
+
+@pytest.fixture(autouse=True)
+def _test_device():
+    if not _TEST_DEVICE:
+        yield
+        return
+    with ember.device(_TEST_DEVICE):
+        yield
 
 
 @pytest.fixture(params=["sync", "async"])

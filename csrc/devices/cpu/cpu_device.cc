@@ -30,12 +30,24 @@ int DefaultThreads(int requested) {
 CpuDevice::CpuDevice(int index, int intra_op_threads)
     : Device(kCpuDeviceType, index, /*placement_priority=*/0),
       eigen_(std::make_shared<EigenState>(DefaultThreads(intra_op_threads))),
-      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index))) {}
+      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index))) {
+  SetCpuContext();
+}
 
 CpuDevice::CpuDevice(int index, const CpuDevice& other)
     : Device(kCpuDeviceType, index, /*placement_priority=*/0),
       eigen_(other.eigen_),
-      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index))) {}
+      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index))) {
+  SetCpuContext();
+}
+
+// No stream: CPU kernels finish inside Compute, on the executor thread.
+void CpuDevice::SetCpuContext() {
+  DeviceContext context;
+  context.cpu_pool = &eigen_->device;
+  context.scratch = HostAllocator();
+  set_context(context);
+}
 
 CpuDevice::~CpuDevice() = default;
 

@@ -6,10 +6,6 @@
 
 #include "core/device.h"
 
-namespace Eigen {
-class ThreadPoolDevice;
-}  // namespace Eigen
-
 namespace ember {
 
 class KernelRegistry;
@@ -34,6 +30,8 @@ class CpuDevice final : public Device {
   int num_intra_op_threads() const;
 
  private:
+  void SetCpuContext();
+
   std::shared_ptr<EigenState> eigen_;
   std::unique_ptr<Executor> executor_;
 };

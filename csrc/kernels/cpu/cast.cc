@@ -2,6 +2,8 @@
 // per-pair loops live in cast_integer.cc and cast_float.cc.
 #include "kernels/cpu/cast.h"
 
+#include <cstring>
+
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
 
@@ -27,9 +29,15 @@ class CastKernel final : public OpKernel {
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& input = ctx.input(0);
-    if (same_) {
-      // Nothing to convert: the output is a view of the input.
+    if (same_ && ctx.device_context().stream == nullptr) {
+      // Nothing to convert: the output is a view of the input. (On a
+      // device with a stream the output was handed out before the kernel
+      // ran, Note [Defined handles], so the data is copied instead.)
       ctx.set_output(0, Tensor(input.dtype(), ctx.output(0).shape(), input.buffer()));
+      return Status::OK();
+    }
+    if (same_) {
+      if (input.NumBytes() > 0) std::memcpy(ctx.output(0).raw_data(), input.raw_data(), input.NumBytes());
       return Status::OK();
     }
     if (fn_ == nullptr) return Internal("cast: no conversion loop for this dtype pair");

@@ -102,7 +102,7 @@ void ApplySpan(Out* out, const T* lhs, bool lhs_run, const T* rhs, bool rhs_run,
 // Fills out = F(lhs, rhs) with NumPy broadcasting (see Note [Broadcast
 // plan]). `out` may alias `lhs` when they have the same shape.
 template <typename T, typename Out, typename F>
-void RunBroadcastBinary(Device* device, const T* lhs, const Shape& lhs_shape, const T* rhs,
+void RunBroadcastBinary(const DeviceContext* device, const T* lhs, const Shape& lhs_shape, const T* rhs,
                         const Shape& rhs_shape, Out* out, const Shape& out_shape) {
   using Kind = BroadcastPlan::Kind;
   const BroadcastPlan plan = MakeBroadcastPlan(lhs_shape, rhs_shape, out_shape);
@@ -135,7 +135,7 @@ class BinaryKernel final : public OpKernel {
     const Tensor& lhs = ctx.input(0);
     const Tensor& rhs = ctx.input(1);
     Tensor& out = ctx.output(0);
-    RunBroadcastBinary<T, Out, F>(ctx.device(), lhs.data<T>(), lhs.shape(), rhs.data<T>(),
+    RunBroadcastBinary<T, Out, F>(&ctx.device_context(), lhs.data<T>(), lhs.shape(), rhs.data<T>(),
                                   rhs.shape(), out.data<Out>(), out.shape());
     return Status::OK();
   }
@@ -163,7 +163,7 @@ class CheckedBinaryKernel final : public OpKernel {
         if (const char* error = F::template Invalid<T>(y[i])) return InvalidArgument(error);
       }
     }
-    RunBroadcastBinary<T, T, F>(ctx.device(), lhs.data<T>(), lhs.shape(), y, rhs.shape(),
+    RunBroadcastBinary<T, T, F>(&ctx.device_context(), lhs.data<T>(), lhs.shape(), y, rhs.shape(),
                                 out.data<T>(), out.shape());
     return Status::OK();
   }

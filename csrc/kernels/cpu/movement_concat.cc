@@ -29,7 +29,7 @@ class ConcatKernel final : public OpKernel {
       plan.src_strides = ContiguousStrides(in.shape());
       plan.dst_strides = out_strides;
       plan.dst_offset = at * out_strides[axis];
-      StridedCopy(ctx.device(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
       at += in.dim(axis);
     }
     return Status::OK();
@@ -54,7 +54,7 @@ class StackKernel final : public OpKernel {
       plan.src_strides = ContiguousStrides(in.shape());
       plan.dst_strides = Without(out_strides, axis);
       plan.dst_offset = i * out_strides[axis];
-      StridedCopy(ctx.device(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
     }
     return Status::OK();
   }
@@ -77,7 +77,7 @@ class UnstackKernel final : public OpKernel {
       plan.src_strides = Without(strides, axis);
       plan.src_offset = i * strides[axis];
       plan.dst_strides = ContiguousStrides(out.shape());
-      StridedCopy(ctx.device(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
     }
     return Status::OK();
   }
@@ -103,7 +103,7 @@ class SplitKernel final : public OpKernel {
       plan.src_strides = strides;
       plan.src_offset = at * strides[axis];
       plan.dst_strides = ContiguousStrides(out.shape());
-      StridedCopy(ctx.device(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
       at += sizes[i];
     }
     return Status::OK();

@@ -81,7 +81,7 @@ void CopyElements(void* dst, const void* src, int64_t count, size_t elem_size) {
   std::memcpy(dst, src, static_cast<size_t>(count) * elem_size);
 }
 
-void StridedCopy(Device* device, const void* src_ptr, void* dst_ptr, size_t elem_size, const CopyPlan& plan) {
+void StridedCopy(const DeviceContext* device, const void* src_ptr, void* dst_ptr, size_t elem_size, const CopyPlan& plan) {
   for (int64_t d : plan.dims) {
     if (d <= 0) return;
   }
@@ -125,7 +125,7 @@ void StridedCopy(Device* device, const void* src_ptr, void* dst_ptr, size_t elem
   });
 }
 
-void CopyView(Device* device, const void* src, void* dst, size_t elem_size, const shape_fns::StridedView& view) {
+void CopyView(const DeviceContext* device, const void* src, void* dst, size_t elem_size, const shape_fns::StridedView& view) {
   CopyPlan plan;
   plan.dims = view.dims;
   plan.src_strides = view.strides;
@@ -145,7 +145,7 @@ class ViewCopyKernel final : public OpKernel {
     const Tensor& in = ctx.input(0);
     shape_fns::StridedView view;
     EMBER_RETURN_IF_ERROR(MakeView(attrs_, in.shape(), &view));
-    CopyView(ctx.device(), in.raw_data(), ctx.output(0).raw_data(), DTypeSize(in.dtype()), view);
+    CopyView(&ctx.device_context(), in.raw_data(), ctx.output(0).raw_data(), DTypeSize(in.dtype()), view);
     return Status::OK();
   }
 

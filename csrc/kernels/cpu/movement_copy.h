@@ -30,10 +30,10 @@ struct CopyPlan {
   int64_t src_offset = 0;
   int64_t dst_offset = 0;
 };
-void StridedCopy(Device* device, const void* src, void* dst, size_t elem_size, const CopyPlan& plan);
+void StridedCopy(const DeviceContext* device, const void* src, void* dst, size_t elem_size, const CopyPlan& plan);
 
 // Copies `view` of src into the contiguous dst.
-void CopyView(Device* device, const void* src, void* dst, size_t elem_size,
+void CopyView(const DeviceContext* device, const void* src, void* dst, size_t elem_size,
               const shape_fns::StridedView& view);
 
 // A float attribute (pad's constant_values, one_hot's on/off values) as

@@ -40,7 +40,7 @@ class PadKernel final : public OpKernel {
     interior.src_strides = ContiguousStrides(in.shape());
     interior.dst_strides = out_strides;
     for (int i = 0; i < rank; ++i) interior.dst_offset += attrs_.paddings[2 * i] * out_strides[i];
-    StridedCopy(ctx.device(), in.raw_data(), dst, sizeof(T), interior);
+    StridedCopy(&ctx.device_context(), in.raw_data(), dst, sizeof(T), interior);
     if (mode == shape_fns::PadMode::kConstant) return Status::OK();
 
     const int64_t edge = mode == shape_fns::PadMode::kReflect ? 1 : 0;  // REFLECT skips the edge
@@ -64,7 +64,7 @@ class PadKernel final : public OpKernel {
         left.dims[d] = before;
         left.dst_offset = base;
         left.src_offset = base + (2 * before - 1 + edge) * out_strides[d];
-        StridedCopy(ctx.device(), dst, dst, sizeof(T), left);
+        StridedCopy(&ctx.device_context(), dst, dst, sizeof(T), left);
       }
       if (after > 0) {
         // Output index before + n + j reads before + n - 1 - edge - j.
@@ -72,7 +72,7 @@ class PadKernel final : public OpKernel {
         right.dims[d] = after;
         right.dst_offset = base + (before + n) * out_strides[d];
         right.src_offset = base + (before + n - 1 - edge) * out_strides[d];
-        StridedCopy(ctx.device(), dst, dst, sizeof(T), right);
+        StridedCopy(&ctx.device_context(), dst, dst, sizeof(T), right);
       }
     }
     return Status::OK();
@@ -116,7 +116,7 @@ class RollKernel final : public OpKernel {
           block.dst_offset += s * strides[d];
         }
       }
-      StridedCopy(ctx.device(), in.raw_data(), ctx.output(0).raw_data(), DTypeSize(in.dtype()), block);
+      StridedCopy(&ctx.device_context(), in.raw_data(), ctx.output(0).raw_data(), DTypeSize(in.dtype()), block);
     }
     return Status::OK();
   }

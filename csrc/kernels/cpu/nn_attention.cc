@@ -91,7 +91,7 @@ AttentionPlan MakeAttentionPlan(const Shape& q, const Shape& k, const Shape& v, 
 
 // The attention of one plan, in compute type C; the mask is read as M.
 template <typename C, typename M>
-void Attend(Device* device, const AttentionPlan& p, const C* qd, const C* kd, const C* vd, const M* md, C* od,
+void Attend(const DeviceContext* device, const AttentionPlan& p, const C* qd, const C* kd, const C* vd, const M* md, C* od,
             C scale) {
   const int64_t lq = p.lq, d = p.d, lk = p.lk, dv = p.dv;
   const int64_t batches = static_cast<int64_t>(p.q_off.size());
@@ -142,7 +142,7 @@ class AttentionKernel final : public OpKernel {
     const Tensor& mask = ctx.input(3);
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
-    Device* device = ctx.device();
+    const DeviceContext* device = &ctx.device_context();
     const AttentionPlan plan = MakeAttentionPlan(q.shape(), k.shape(), v.shape(), mask.shape(), out.shape());
     const C scale = static_cast<C>(scale_ ? *scale_ : 1.0 / std::sqrt(static_cast<double>(plan.d)));
     std::vector<C> q_wide, k_wide, v_wide, out_wide;

@@ -44,7 +44,7 @@ Status ConvWindow(const Shape& spatial_source, int64_t k_h, int64_t k_w, const s
 // matrix. Depthwise filters (one input channel per group) use a direct
 // loop instead, as per-group GEMMs would have K = k_h * k_w only.
 template <typename T>
-void Conv2dNhwc(Device* device, const T* x, const T* f, T* y, const Window2D& w, int64_t cin_g,
+void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const Window2D& w, int64_t cin_g,
                 int64_t cout) {
   const int64_t n_img = w.batch, h = w.in_h, wd = w.in_w, c = w.channels;
   const int64_t oh = w.out_h, ow = w.out_w, m = oh * ow;
@@ -173,7 +173,7 @@ class Conv2dKernel final : public OpKernel {
     Window2D w;
     EMBER_RETURN_IF_ERROR(ConvPlan(attrs_, input.shape(), filters, &nchw, &w));
     const int64_t cin_g = filters.dim(2), cout = filters.dim(3);
-    Device* device = ctx.device();
+    const DeviceContext* device = &ctx.device_context();
     if (input.NumElements() == 0 || cin_g == 0) {
       std::fill(output.data<T>(), output.data<T>() + output.NumElements(), T(0));
       return Status::OK();
@@ -198,7 +198,7 @@ class Conv2dKernel final : public OpKernel {
 // whose window covers it (col2im as a gather, so output rows split over
 // threads without write conflicts).
 template <typename T>
-void Conv2dTransposeNhwc(Device* device, const T* in, const T* f, T* out, const Window2D& w, int64_t cin) {
+void Conv2dTransposeNhwc(const DeviceContext* device, const T* in, const T* f, T* out, const Window2D& w, int64_t cin) {
   // w describes the forward conv of the output: w.in_* = output dims,
   // w.out_* = input dims.
   const int64_t oh = w.in_h, ow = w.in_w, cout = w.channels;
@@ -248,7 +248,7 @@ class Conv2dTransposeKernel final : public OpKernel {
     Window2D w;
     EMBER_RETURN_IF_ERROR(ConvPlan(attrs_, output.shape(), filters, &nchw, &w));
     const int64_t cin = filters.dim(3);
-    Device* device = ctx.device();
+    const DeviceContext* device = &ctx.device_context();
     using C = ComputeType<T>;
     std::vector<C> x_wide, f_wide, y_wide;
     const C* f = WidenedData<T>(device, filters, &f_wide);

@@ -48,14 +48,14 @@ void RegisterForTypePairsWith(KernelRegistry& registry, const char* op) {
 
 // out[i] = To(in[i]) for i in [0, n), split over the intra-op pool.
 template <typename To, typename From>
-void ConvertParallel(Device* device, const From* in, To* out, int64_t n) {
+void ConvertParallel(const DeviceContext* device, const From* in, To* out, int64_t n) {
   ParallelFor(device, n, kCheapOpCycles,
               [=](int64_t first, int64_t last) { ConvertSpan(in + first, out + first, last - first); });
 }
 
 // t's elements as ComputeType<T>: t's buffer, or a copy in *scratch.
 template <typename T>
-const ComputeType<T>* WidenedData(Device* device, const Tensor& t, std::vector<ComputeType<T>>* scratch) {
+const ComputeType<T>* WidenedData(const DeviceContext* device, const Tensor& t, std::vector<ComputeType<T>>* scratch) {
   if constexpr (!kIsWidened<T>) {
     return t.data<T>();
   } else {
@@ -78,7 +78,7 @@ ComputeType<T>* ComputeOutput(Tensor& t, std::vector<ComputeType<T>>* scratch) {
 }
 
 template <typename T>
-void StoreNarrowed(Device* device, const std::vector<ComputeType<T>>& scratch, Tensor& t) {
+void StoreNarrowed(const DeviceContext* device, const std::vector<ComputeType<T>>& scratch, Tensor& t) {
   if constexpr (kIsWidened<T>) ConvertParallel(device, scratch.data(), t.data<T>(), t.NumElements());
 }
 
@@ -92,7 +92,7 @@ inline Shape NchwAsNhwc(const Shape& s) { return Shape{s.dim(0), s.dim(2), s.dim
 // Runs nhwc(x, y), the NHWC routine of a conv or pooling kernel, on x and y
 // laid out in the op's data format: NCHW is transpose-copied in and out.
 template <typename C, typename Fn>
-void InNhwc(Device* device, const C* x, const Shape& x_shape, C* y, const Shape& y_shape, bool nchw, Fn&& nhwc) {
+void InNhwc(const DeviceContext* device, const C* x, const Shape& x_shape, C* y, const Shape& y_shape, bool nchw, Fn&& nhwc) {
   if (!nchw) {
     nhwc(x, y);
     return;

@@ -18,7 +18,7 @@ namespace {
 // Normalizes `rows` rows of n elements of in into out (which may be in):
 // y = (x - mean) / sqrt(var + eps) * gamma + beta.
 template <typename C>
-void LayerNormRows(Device* device, const C* in, const C* gamma_data, const C* beta_data, C* out, int64_t rows,
+void LayerNormRows(const DeviceContext* device, const C* in, const C* gamma_data, const C* beta_data, C* out, int64_t rows,
                    int64_t n, double epsilon) {
   const InVec<C> gamma(gamma_data, n);
   const InVec<C> beta(beta_data, n);
@@ -52,7 +52,7 @@ class LayerNormKernel final : public OpKernel {
     using C = ComputeType<T>;
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
-    Device* device = ctx.device();
+    const DeviceContext* device = &ctx.device_context();
     std::vector<bool> normalized;
     EMBER_RETURN_IF_ERROR(shape_fns::NormalizeAxes(std::optional<std::vector<int64_t>>(axis_), x.rank(),
                                                    &normalized));
@@ -99,7 +99,7 @@ class LayerNormKernel final : public OpKernel {
 
 // out = value [outer, c, inner] + bias [c]; inner is 1 for N...C.
 template <typename C>
-void BiasAdd(Device* device, const C* in, const C* bias, C* out, int64_t total, int64_t c, int64_t inner) {
+void BiasAdd(const DeviceContext* device, const C* in, const C* bias, C* out, int64_t total, int64_t c, int64_t inner) {
   if (inner == 1) {
     ParallelFor(device, total / c, static_cast<double>(c), [=](int64_t first, int64_t last) {
       const InVec<C> b(bias, c);
@@ -128,7 +128,7 @@ class BiasAddKernel final : public OpKernel {
     Tensor& output = ctx.output(0);
     const int64_t total = value.NumElements();
     if (total == 0) return Status::OK();
-    Device* device = ctx.device();
+    const DeviceContext* device = &ctx.device_context();
     const int axis = channels_first_ ? 1 : value.rank() - 1;
     int64_t inner = 1;
     for (int i = axis + 1; i < value.rank(); ++i) inner *= value.dim(i);

@@ -22,7 +22,7 @@ using shape_fns::Window2D;
 // divides by the number of valid pixels (TensorFlow's SAME rule). Max
 // propagates NaN.
 template <typename T, bool kMax>
-void Pool2dNhwc(Device* device, const T* x, T* y, const Window2D& w) {
+void Pool2dNhwc(const DeviceContext* device, const T* x, T* y, const Window2D& w) {
   const int64_t c = w.channels;
   ParallelFor(device, w.batch * w.out_h, 2.0 * w.out_w * w.k_h * w.k_w * c, [&](int64_t first, int64_t last) {
     for (int64_t row = first; row < last; ++row) {
@@ -78,7 +78,7 @@ struct Pool {
       Window2D w;
       EMBER_RETURN_IF_ERROR(shape_fns::MakeWindow2D(input.shape(), nchw, kh, kw, sh, sw, 1, 1, attrs_.padding,
                                                     attrs_.explicit_paddings, true, &w));
-      Device* device = ctx.device();
+      const DeviceContext* device = &ctx.device_context();
       using C = ComputeType<T>;
       std::vector<C> x_wide, y_wide;
       InNhwc(device, WidenedData<T>(device, input, &x_wide), input.shape(), ComputeOutput<T>(output, &y_wide),

@@ -36,7 +36,7 @@ AxisSplit SplitAt(const Shape& s, int64_t axis) {
 
 // Moves the middle dim of [outer, n, inner] last: returns the rows.
 template <typename T>
-const T* AxisLast(Device* device, const T* in, const AxisSplit& a, std::vector<T>* scratch) {
+const T* AxisLast(const DeviceContext* device, const T* in, const AxisSplit& a, std::vector<T>* scratch) {
   if (a.inner == 1) return in;
   scratch->resize(a.outer * a.n * a.inner);
   PermuteCopy(device, in, scratch->data(), sizeof(T), Shape{a.outer, a.n, a.inner}, {0, 2, 1});
@@ -54,7 +54,7 @@ T LogSumExp(const T* x, int64_t n) {
 
 // Softmax (or log softmax) of x along a.n into y, both [outer, n, inner].
 template <typename C>
-void Softmax(Device* device, const C* x, C* y, const AxisSplit& a, bool log) {
+void Softmax(const DeviceContext* device, const C* x, C* y, const AxisSplit& a, bool log) {
   std::vector<C> in_scratch, out_scratch;
   const C* in = AxisLast(device, x, a, &in_scratch);
   C* out = y;
@@ -93,10 +93,10 @@ class SoftmaxKernel final : public OpKernel {
     Tensor& output = ctx.output(0);
     if (input.NumElements() == 0) return Status::OK();
     std::vector<ComputeType<T>> x_scratch, y_scratch;
-    const auto* x = WidenedData<T>(ctx.device(), input, &x_scratch);
+    const auto* x = WidenedData<T>(&ctx.device_context(), input, &x_scratch);
     auto* y = ComputeOutput<T>(output, &y_scratch);
-    Softmax(ctx.device(), x, y, SplitAt(input.shape(), axis_), log_);
-    StoreNarrowed<T>(ctx.device(), y_scratch, output);
+    Softmax(&ctx.device_context(), x, y, SplitAt(input.shape(), axis_), log_);
+    StoreNarrowed<T>(&ctx.device_context(), y_scratch, output);
     return Status::OK();
   }
 
@@ -107,7 +107,7 @@ class SoftmaxKernel final : public OpKernel {
 
 // loss[r] = logsumexp(x row r) - x[r, label[r]] for rows of `classes`.
 template <typename C, typename I>
-void SparseSoftmaxXent(Device* device, const C* x, const I* label, C* loss, int64_t rows, int64_t classes) {
+void SparseSoftmaxXent(const DeviceContext* device, const C* x, const I* label, C* loss, int64_t rows, int64_t classes) {
   ParallelFor(device, rows, 25.0 * classes, [=](int64_t first, int64_t last) {
     for (int64_t r = first; r < last; ++r) {
       const C* row = x + r * classes;
@@ -137,17 +137,17 @@ class SparseSoftmaxXentKernel final : public OpKernel {
     }
     if (rows == 0) return Status::OK();
     std::vector<ComputeType<T>> x_scratch, loss_scratch;
-    const auto* x = WidenedData<T>(ctx.device(), logits, &x_scratch);
+    const auto* x = WidenedData<T>(&ctx.device_context(), logits, &x_scratch);
     auto* loss = ComputeOutput<T>(output, &loss_scratch);
-    SparseSoftmaxXent(ctx.device(), x, label, loss, rows, classes);
-    StoreNarrowed<T>(ctx.device(), loss_scratch, output);
+    SparseSoftmaxXent(&ctx.device_context(), x, label, loss, rows, classes);
+    StoreNarrowed<T>(&ctx.device_context(), loss_scratch, output);
     return Status::OK();
   }
 };
 
 // loss[r] = sum(p * (logsumexp(x) - x)) over rows of a.n along the axis.
 template <typename C>
-void SoftmaxXent(Device* device, const C* labels, const C* logits, C* loss, const AxisSplit& a) {
+void SoftmaxXent(const DeviceContext* device, const C* labels, const C* logits, C* loss, const AxisSplit& a) {
   const int64_t rows = a.outer * a.inner, n = a.n;
   if (n == 0) {
     std::fill(loss, loss + rows, C(0));
@@ -172,7 +172,7 @@ class SoftmaxXentKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     Tensor& output = ctx.output(0);
     if (output.NumElements() == 0) return Status::OK();
-    Device* device = ctx.device();
+    const DeviceContext* device = &ctx.device_context();
     std::vector<ComputeType<T>> p_scratch, x_scratch, loss_scratch;
     const auto* p = WidenedData<T>(device, ctx.input(0), &p_scratch);
     const auto* x = WidenedData<T>(device, ctx.input(1), &x_scratch);

@@ -9,13 +9,12 @@
 
 #include <unsupported/Eigen/CXX11/Tensor>
 
-#include "devices/cpu/cpu_device.h"
 
 namespace ember::cpu {
 
-void ParallelForOnPool(Device* device, int64_t n, double cycles_per_unit, const RangeFn& fn) {
-  // CPU kernels are only registered for the CPU device type.
-  const Eigen::ThreadPoolDevice& pool = static_cast<CpuDevice*>(device)->eigen_device();
+void ParallelForOnPool(const DeviceContext* device, int64_t n, double cycles_per_unit, const RangeFn& fn) {
+  // Note [Device context]: the device hands CPU-style kernels its pool.
+  const Eigen::ThreadPoolDevice& pool = *device->cpu_pool;
   // An exception thrown on a pool thread would terminate the process, so
   // the first one is kept and rethrown here, on the kernel's own thread,
   // where RunKernelNoThrow (ops/kernel_guard.h) turns it into a Status.

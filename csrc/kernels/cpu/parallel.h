@@ -21,14 +21,14 @@ inline constexpr double kExpensiveOpCycles = 20;  // exp, log, tanh
 using RangeFn = std::function<void(int64_t first, int64_t last)>;
 
 // Out of line: the only caller of Eigen::ThreadPoolDevice::parallelFor.
-void ParallelForOnPool(Device* device, int64_t n, double cycles_per_unit, const RangeFn& fn);
+void ParallelForOnPool(const DeviceContext* device, int64_t n, double cycles_per_unit, const RangeFn& fn);
 
 // Calls fn(first, last) on disjoint ranges covering [0, n), possibly
-// concurrently. `device` must be a CpuDevice or null (null runs inline).
+// concurrently, on `device`'s intra-op pool (null, or no pool: inline).
 template <typename Fn>
-inline void ParallelFor(Device* device, int64_t n, double cycles_per_unit, Fn&& fn) {
+inline void ParallelFor(const DeviceContext* device, int64_t n, double cycles_per_unit, Fn&& fn) {
   if (n <= 0) return;
-  if (device == nullptr || static_cast<double>(n) * cycles_per_unit < kInlineCycles) {
+  if (device == nullptr || device->cpu_pool == nullptr || static_cast<double>(n) * cycles_per_unit < kInlineCycles) {
     fn(int64_t{0}, n);
     return;
   }
@@ -37,7 +37,7 @@ inline void ParallelFor(Device* device, int64_t n, double cycles_per_unit, Fn&& 
 
 template <typename Fn>
 inline void ParallelFor(const KernelContext& ctx, int64_t n, double cycles_per_unit, Fn&& fn) {
-  ParallelFor(ctx.device(), n, cycles_per_unit, std::forward<Fn>(fn));
+  ParallelFor(&ctx.device_context(), n, cycles_per_unit, std::forward<Fn>(fn));
 }
 
 }  // namespace ember::cpu

@@ -130,10 +130,10 @@ class ReduceKernel final : public OpKernel {
     std::unique_ptr<T[]> scratch;  // not std::vector: vector<bool> has no data()
     if (plan.transpose) {
       scratch.reset(new T[input.NumElements()]);
-      PermuteCopy(ctx.device(), in, scratch.get(), sizeof(T), plan.collapsed, plan.perm);
+      PermuteCopy(&ctx.device_context(), in, scratch.get(), sizeof(T), plan.collapsed, plan.perm);
       in = scratch.get();
     }
-    Device* device = ctx.device();
+    const DeviceContext* device = &ctx.device_context();
     if (plan.inner == 1 && plan.outer == 1) {
       ReduceAll(device, in, plan.reduced, out);
     } else if (plan.inner == 1) {
@@ -168,7 +168,7 @@ class ReduceKernel final : public OpKernel {
   }
 
   // One output; long inputs are reduced in chunks, then the partials.
-  static void ReduceAll(Device* device, const T* in, int64_t n, T* out) {
+  static void ReduceAll(const DeviceContext* device, const T* in, int64_t n, T* out) {
     const int64_t chunks = (n + kReduceChunk - 1) / kReduceChunk;
     if (chunks == 1) {
       *out = Store(ReduceSpan(in, n), n);
@@ -187,7 +187,7 @@ class ReduceKernel final : public OpKernel {
   // [outer, reduced, inner] with inner > 1: rows of up to kWidenBlock
   // adjacent columns are accumulated in a stack buffer, vectorized along
   // inner. Work is split over the outer * inner output columns.
-  static void ReduceMiddle(Device* device, const T* in, const ReducePlan& plan, T* out) {
+  static void ReduceMiddle(const DeviceContext* device, const T* in, const ReducePlan& plan, T* out) {
     const int64_t inner = plan.inner;
     const int64_t reduced = plan.reduced;
     ParallelFor(device, plan.outer * inner, static_cast<double>(reduced), [=](int64_t first, int64_t last) {

@@ -79,11 +79,11 @@ void ReduceRows(KernelContext& ctx, const Tensor& input, const std::vector<bool>
   std::vector<T> scratch;
   if (plan.transpose) {
     scratch.resize(input.NumElements());
-    PermuteCopy(ctx.device(), in, scratch.data(), sizeof(T), plan.collapsed, plan.perm);
+    PermuteCopy(&ctx.device_context(), in, scratch.data(), sizeof(T), plan.collapsed, plan.perm);
     in = scratch.data();
   } else if (plan.inner > 1) {
     scratch.resize(input.NumElements());
-    PermuteCopy(ctx.device(), in, scratch.data(), sizeof(T),
+    PermuteCopy(&ctx.device_context(), in, scratch.data(), sizeof(T),
                 Shape{plan.outer, plan.reduced, plan.inner}, {0, 2, 1});
     in = scratch.data();
   }

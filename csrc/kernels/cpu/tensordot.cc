@@ -23,7 +23,7 @@ bool IsIdentity(const std::vector<int>& perm) {
 // Returns `data`, a tensor of `shape`, laid out with dims `perm`: data
 // itself when perm is the identity, else a copy in *scratch.
 template <typename C>
-const C* Permuted(Device* device, const C* data, const Shape& shape, const std::vector<int>& perm,
+const C* Permuted(const DeviceContext* device, const C* data, const Shape& shape, const std::vector<int>& perm,
                   std::vector<C>* scratch) {
   if (IsIdentity(perm)) return data;
   scratch->resize(shape.NumElements());
@@ -74,8 +74,8 @@ class TensordotKernel final : public OpKernel {
     std::vector<C> a_wide, b_wide, a_scratch, b_scratch, c_scratch(kIsWidened<T> ? c.NumElements() : 0);
     const C* a_in = AsComputeType(a.data<T>(), a.NumElements(), &a_wide);
     const C* b_in = AsComputeType(b.data<T>(), b.NumElements(), &b_wide);
-    const C* a_data = Permuted(ctx.device(), a_in, a.shape(), a_perm, &a_scratch);
-    const C* b_data = Permuted(ctx.device(), b_in, b.shape(), b_perm, &b_scratch);
+    const C* a_data = Permuted(&ctx.device_context(), a_in, a.shape(), a_perm, &a_scratch);
+    const C* b_data = Permuted(&ctx.device_context(), b_in, b.shape(), b_perm, &b_scratch);
     const double row_cycles = 2.0 * static_cast<double>(dims.k * dims.n) + 1;
     ParallelFor(ctx, dims.m, row_cycles, [&](int64_t first, int64_t last) {
       MatmulRowsTo<T>(a_data, b_data, out, c_scratch.data(), dims, first, last);

@@ -48,7 +48,7 @@ CollapsedPerm Collapse(const Shape& in_shape, const std::vector<int>& perm) {
 constexpr int64_t kTile = 32;
 
 template <typename U>
-void PermuteTyped(Device* device, const U* in, U* out, const CollapsedPerm& c) {
+void PermuteTyped(const DeviceContext* device, const U* in, U* out, const CollapsedPerm& c) {
   const int r = static_cast<int>(c.dims.size());
   int64_t total = 1;
   for (int64_t d : c.dims) total *= d;
@@ -112,7 +112,7 @@ class TransposeKernel final : public OpKernel {
     const Tensor& in = ctx.input(0);
     std::vector<int> perm;
     EMBER_RETURN_IF_ERROR(shape_fns::NormalizePerm(perm_, in.rank(), &perm));
-    PermuteCopy(ctx.device(), in.raw_data(), ctx.output(0).raw_data(), DTypeSize(in.dtype()),
+    PermuteCopy(&ctx.device_context(), in.raw_data(), ctx.output(0).raw_data(), DTypeSize(in.dtype()),
                 in.shape(), perm);
     return Status::OK();
   }
@@ -123,7 +123,7 @@ class TransposeKernel final : public OpKernel {
 
 }  // namespace
 
-void PermuteCopy(Device* device, const void* in, void* out, size_t elem_size, const Shape& in_shape,
+void PermuteCopy(const DeviceContext* device, const void* in, void* out, size_t elem_size, const Shape& in_shape,
                  const std::vector<int>& perm) {
   const int64_t n = in_shape.NumElements();
   if (n == 0) return;

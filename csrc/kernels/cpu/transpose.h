@@ -14,7 +14,7 @@ namespace ember::cpu {
 // is input dim perm[i]. Elements are copied as raw bytes of `elem_size`
 // (1, 2, 4 or 8), so one instantiation serves every dtype of that size.
 // `in` and `out` must not overlap. `device` may be null (runs inline).
-void PermuteCopy(Device* device, const void* in, void* out, size_t elem_size, const Shape& in_shape,
+void PermuteCopy(const DeviceContext* device, const void* in, void* out, size_t elem_size, const Shape& in_shape,
                  const std::vector<int>& perm);
 
 }  // namespace ember::cpu

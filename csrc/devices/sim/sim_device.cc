@@ -1,0 +1,101 @@
+// This file implements SimDevice and its start-up.
+#include "devices/sim/sim_device.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/caching_allocator.h"
+#include "ops/op_ids.gen.h"
+#include "ops/op_kernel.h"
+#include "runtime/thread_executor.h"
+
+namespace ember {
+namespace {
+
+// The simulated device's "device memory": host pages that nothing but the
+// device's own copies and kernels touch.
+class SimMemory final : public SubAllocator {
+ public:
+  void* Alloc(size_t bytes) override { return std::aligned_alloc(kHostAlignment, RoundUp(bytes)); }
+  void Free(void* ptr, size_t) override { std::free(ptr); }
+  MemoryKind kind() const override { return MemoryKind::kDevice; }
+  const char* Name() const override { return "sim"; }
+
+ private:
+  static size_t RoundUp(size_t bytes) {
+    return bytes == 0 ? kHostAlignment : (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
+  }
+};
+
+int64_t EnvInt(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? 0 : std::atoll(value);
+}
+
+}  // namespace
+
+SimDevice::SimDevice(DeviceTypeId type, int index, const DeviceContext& cpu, int64_t latency_us)
+    : Device(type, index, /*placement_priority=*/50),
+      allocator_(std::make_unique<CachingAllocator>("sim:" + std::to_string(index), std::make_unique<SimMemory>())),
+      stream_(std::make_unique<SimStream>("sim:" + std::to_string(index), latency_us)),
+      executor_(std::make_unique<ThreadExecutor>("sim:" + std::to_string(index))) {
+  DeviceContext context;
+  context.stream = stream_.get();
+  context.cpu_pool = cpu.cpu_pool;
+  context.scratch = allocator_.get();
+  set_context(context);
+}
+
+SimDevice::~SimDevice() {
+  executor_.reset();  // its launches post to the stream
+  stream_->Drain();
+}
+
+void SimDevice::RunInOrder(std::function<Status()> work, DoneCallback done) {
+  stream_->Post([work = std::move(work), done = std::move(done)] { done(work()); });
+}
+
+void SimDevice::PostCopy(const Tensor& src, Tensor dst, DoneCallback done) {
+  stream_->Post([src, dst, done = std::move(done)] {
+    if (src.NumBytes() != dst.NumBytes()) return done(Internal("copy between tensors of different sizes"));
+    if (src.NumBytes() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.NumBytes());
+    done(Status::OK());
+  });
+}
+
+void SimDevice::CopyFromHost(const Tensor& src, Tensor dst, DoneCallback done) {
+  PostCopy(src, std::move(dst), std::move(done));
+}
+
+void SimDevice::CopyToHost(const Tensor& src, Tensor dst, DoneCallback done) {
+  PostCopy(src, std::move(dst), std::move(done));
+}
+
+// Between simulated devices the source's stream copies directly (a peer
+// copy); anything else stages through host memory.
+void SimDevice::CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, DoneCallback done) {
+  if (dst_device->type() == type()) return PostCopy(src, std::move(dst), std::move(done));
+  Device::CopyToDevice(src, dst_device, std::move(dst), std::move(done));
+}
+
+void InitSimulatedDevices() {
+  static bool done = [] {
+    const int64_t count = EnvInt("EMBER_SIMULATED_DEVICES");
+    if (count <= 0) return true;
+    const int64_t latency_us = EnvInt("EMBER_SIMULATED_LATENCY_US");
+    const DeviceTypeId type = RegisterDeviceType("sim");
+    const DeviceContext& cpu = DeviceManager::Global().cpu()->context();
+    for (int64_t i = 0; i < count && i < 64; ++i) {
+      DeviceManager::Global().Add(std::make_unique<SimDevice>(type, static_cast<int>(i), cpu, latency_us));
+    }
+    KernelRegistry& registry = KernelRegistry::Global();
+    // transfer: graph executors copy between devices themselves.
+    registry.CopyKernels(kCpuDeviceType, type, {OpId::kTransfer});
+    // Note [Host-memory inputs]: cond reads its predicate on the host.
+    registry.SetHostMemoryInputs(OpId::kCond, type, 1u);
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace ember

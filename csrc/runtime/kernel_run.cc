@@ -1,0 +1,47 @@
+// This file implements RunKernel (Note [One kernel path]).
+#include "runtime/kernel_run.h"
+
+#include "ops/kernel_guard.h"
+#include "ops/op_ids.gen.h"
+#include "runtime/context.h"
+
+namespace ember {
+
+bool RunsOnHost(const OpDef& op) {
+  return op.id == OpId::kCallFunction || op.id == OpId::kWhileLoop || op.id == OpId::kCond;
+}
+
+Status RunKernelNow(KernelRun& run) {
+  KernelContext ctx(*run.op, run.device, run.attrs, &run.inputs, &run.outputs, run.arg_starts_or_null());
+  // Graph nodes carry no sink of their own: they keep the scope of the
+  // launch whose graph they belong to, when they run on its thread.
+  if (run.cancellation_sink == nullptr) return RunKernelNoThrow(*run.kernel, ctx);
+  CancellationScope cancellation(run.cancellation_sink, run.cancellation_epoch);
+  return RunKernelNoThrow(*run.kernel, ctx);
+}
+
+void RunKernel(std::shared_ptr<KernelRun> run, KernelDone done) {
+  if (!RunsOnStream(*run->op, run->device)) {
+    Status s = RunKernelNow(*run);
+    done(s, *run);
+    return;
+  }
+  run->device->RunInOrder([run] { return RunKernelNow(*run); },
+                          [run, done = std::move(done)](Status s) { done(s, *run); });
+}
+
+Status AllocateOutput(const OpDef& op, Device* device, DType dtype, const Shape& shape, Tensor* out) {
+  if (op.output_is_view) {
+    *out = Tensor(dtype, shape, nullptr);
+    return Status::OK();
+  }
+  const size_t bytes = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
+  RefPtr<Buffer> buffer = Buffer::Allocate(device->allocator(), bytes, device->stream());
+  if (!buffer) {
+    return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes on " + device->name());
+  }
+  *out = Tensor(dtype, shape, std::move(buffer));
+  return Status::OK();
+}
+
+}  // namespace ember

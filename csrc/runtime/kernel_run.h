@@ -1,0 +1,63 @@
+// This file declares RunKernel: the one way a kernel runs, for eager
+// launches and graph nodes alike (Note [One kernel path]).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/attr_value.h"
+#include "core/device.h"
+#include "ops/op_kernel.h"
+
+namespace ember {
+
+class ErrorSink;
+
+// Note [One kernel path]
+// An eager KernelLaunch and a graph node both end in RunKernel: outputs
+// allocated on the device from the shape function's result, then the
+// kernel run in the device's order (Note [Device order]) — at once on the
+// CPU, on the queue of a device with a stream — and `done` called when it
+// finished. Ops that run graphs (RunsOnHost) always run at once, on the
+// calling thread: their graphs' nodes go to the devices' queues themselves.
+struct KernelRun {
+  const OpDef* op = nullptr;
+  Device* device = nullptr;
+  std::shared_ptr<const OpKernel> kernel;
+  AttrList attrs;
+  std::vector<int> arg_starts;  // empty unless an input is a list
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;  // allocated; a view op's have no buffer yet
+  // Note [Cancellation]: the issuing thread's sink and epoch, or null.
+  const ErrorSink* cancellation_sink = nullptr;
+  uint64_t cancellation_epoch = 0;
+  // Set when an input turned out to be an error when the queue reached
+  // the kernel: the error is passed on, not reported as this op's.
+  bool input_failed = false;
+
+  const int* arg_starts_or_null() const { return arg_starts.empty() ? nullptr : arg_starts.data(); }
+};
+
+// call_function, cond and while_loop: kernels that run graphs, and so
+// never run on a device queue (their nodes are queued themselves).
+bool RunsOnHost(const OpDef& op);
+
+// True if `device` runs `op`'s kernel asynchronously, on its stream.
+inline bool RunsOnStream(const OpDef& op, const Device* device) {
+  return device->stream() != nullptr && !RunsOnHost(op);
+}
+
+// Runs the kernel now, on this thread, under the cancellation scope.
+Status RunKernelNow(KernelRun& run);
+
+// Runs the kernel in its device's order; `done` receives the status and
+// the run (outputs filled) on the thread where it finished.
+using KernelDone = std::function<void(Status, KernelRun&)>;
+void RunKernel(std::shared_ptr<KernelRun> run, KernelDone done);
+
+// Allocates output `i` of shape `shape` on `device` for `op` (no buffer
+// for view ops, whose kernels set their outputs).
+Status AllocateOutput(const OpDef& op, Device* device, DType dtype, const Shape& shape, Tensor* out);
+
+}  // namespace ember
