@@ -1,5 +1,6 @@
 """Generic op tests driven by op_db: values, dtypes and shapes against NumPy, and error inputs."""
 
+import os
 import re
 
 import numpy as np
@@ -7,6 +8,9 @@ import pytest
 
 import ember
 from op_db import OP_DB, samples_for
+
+# conftest.py runs every test under ember.device(EMBER_TEST_DEVICE) when set.
+_DEVICE = os.environ.get("EMBER_TEST_DEVICE") or "cpu:0"
 
 
 def _to_ember(value):
@@ -138,7 +142,7 @@ def test_shape_known_before_value(mode, op_name, dtype, index):
         assert isinstance(shape, tuple)
         assert shape == want.shape
         assert ndim == want.ndim
-        assert device == "cpu:0"
+        assert device == _DEVICE
     ember.sync()
 
 

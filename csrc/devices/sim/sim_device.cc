@@ -89,8 +89,9 @@ void InitSimulatedDevices() {
       DeviceManager::Global().Add(std::make_unique<SimDevice>(type, static_cast<int>(i), cpu, latency_us));
     }
     KernelRegistry& registry = KernelRegistry::Global();
-    // transfer: graph executors copy between devices themselves.
-    registry.CopyKernels(kCpuDeviceType, type, {OpId::kTransfer});
+    // transfer's kernel is a view: Execute's copy stage (eager) or the
+    // graph executor (in functions) has already moved the value.
+    registry.CopyKernels(kCpuDeviceType, type, {});
     // Note [Host-memory inputs]: cond reads its predicate on the host.
     registry.SetHostMemoryInputs(OpId::kCond, type, 1u);
     return true;
