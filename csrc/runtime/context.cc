@@ -1,6 +1,8 @@
 // This file implements Context and the thread-local device scope.
 #include "runtime/context.h"
 
+#include <thread>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -69,6 +71,19 @@ Status Context::Sync() {
 bool Context::WaitIdleFor(std::chrono::milliseconds timeout) {
   for (Device* device : DeviceManager::Global().devices()) {
     if (!device->executor()->WaitIdleFor(timeout)) return false;
+  }
+  // Work the executors handed to device streams must have finished too.
+  // Executors go idle only after posting, so checking streams second
+  // sees everything posted before the call.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (Device* device : DeviceManager::Global().devices()) {
+    Stream* stream = device->stream();
+    if (stream == nullptr) continue;
+    const uint64_t posted = stream->LastPosted();
+    while (!stream->Passed(posted)) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
   }
   return true;
 }
