@@ -259,10 +259,12 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
   return WrapOutputs(op, result);
 }
 
+// WaitBeforeRun's wake-up for a task this thread runs itself: nothing to wake.
+const std::function<void()> kNoWake = [] {};
+
 bool FinishSyncCall(const OpDef& op, ExecuteResult& result, bool release_gil) {
   // Inputs still being produced (a copy, another device's kernel) or a
   // graph op: run on the device's executor while this thread waits.
-  static const std::function<void()> kNoWake = [] {};
   const bool waits = result.inline_task->WaitBeforeRun(kNoWake);
   if ((waits || RunsGraphs(op)) && !result.outputs.empty()) {
     // A graph op may run for long: it runs on the device's executor while

@@ -33,6 +33,14 @@ namespace {
   throw py::error_already_set();
 }
 
+// The device `spec` names ("sim:1", "/GPU:0"), or a Python error.
+Device* FindDevice(const std::string& spec) {
+  Device* d = nullptr;
+  Status s = DeviceManager::Global().Find(spec, &d);
+  if (!s.ok()) Throw(s);
+  return d;
+}
+
 const OpDef& OpByName(const std::string& name) {
   const OpDef* op = nullptr;
   Status s = FindOpDef(name.c_str(), &op);
@@ -241,15 +249,11 @@ PYBIND11_MODULE(_C, m) {
     return names;
   });
   m.def("_canonical_device", [](const std::string& spec) {
-    Device* d = nullptr;
-    Status s = DeviceManager::Global().Find(spec, &d);
-    if (!s.ok()) Throw(s);
+    Device* d = FindDevice(spec);
     return d->name();
   });
   m.def("_push_device_scope", [](const std::string& spec) {
-    Device* d = nullptr;
-    Status s = DeviceManager::Global().Find(spec, &d);
-    if (!s.ok()) Throw(s);
+    Device* d = FindDevice(spec);
     PushDeviceScope(d);
   });
   m.def("_push_no_device_scope", [] { PushDeviceScope(nullptr); });
@@ -287,9 +291,7 @@ PYBIND11_MODULE(_C, m) {
     return d;
   });
   m.def("memory_stats", [](const std::string& spec) {
-    Device* d = nullptr;
-    Status s = DeviceManager::Global().Find(spec, &d);
-    if (!s.ok()) Throw(s);
+    Device* d = FindDevice(spec);
     Allocator::Stats st = d->allocator()->GetStats();
     py::dict out;
     out["bytes_in_use"] = st.bytes_in_use;
@@ -300,23 +302,17 @@ PYBIND11_MODULE(_C, m) {
     return out;
   });
   m.def("empty_cache", [](const std::string& spec) {
-    Device* d = nullptr;
-    Status s = DeviceManager::Global().Find(spec, &d);
-    if (!s.ok()) Throw(s);
+    Device* d = FindDevice(spec);
     py::gil_scoped_release release;
     d->allocator()->EmptyCache();
   });
   m.def("set_memory_limit", [](const std::string& spec, size_t bytes) {
-    Device* d = nullptr;
-    Status s = DeviceManager::Global().Find(spec, &d);
-    if (!s.ok()) Throw(s);
+    Device* d = FindDevice(spec);
     d->allocator()->SetLimit(bytes);
   });
   m.def("_device_info", [] {
-    std::vector<std::tuple<std::string, std::string, bool, int>> out;
-    for (Device* d : DeviceManager::Global().devices()) {
-      out.emplace_back(d->name(), DeviceTypeName(d->type()), d->host_memory(), d->placement_priority());
-    }
+    std::vector<std::pair<std::string, std::string>> out;
+    for (Device* d : DeviceManager::Global().devices()) out.emplace_back(d->name(), DeviceTypeName(d->type()));
     return out;
   });
   m.def("set_device_policy", [](const std::string& policy) {
@@ -333,9 +329,7 @@ PYBIND11_MODULE(_C, m) {
     }
   });
   m.def("reset_peak_memory_stats", [](const std::string& spec) {
-    Device* d = nullptr;
-    Status s = DeviceManager::Global().Find(spec, &d);
-    if (!s.ok()) Throw(s);
+    Device* d = FindDevice(spec);
     d->allocator()->ResetPeak();
   });
   m.def("kernel_cache_clear", [] { Context::Global().kernel_cache().Clear(); });

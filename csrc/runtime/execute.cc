@@ -170,6 +170,7 @@ Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHand
   for (size_t i = 0; i < inputs->size(); ++i) {
     RefPtr<TensorHandle>& in = (*inputs)[i];
     const bool on_host = i < 32 && ((host_inputs >> i) & 1u) != 0;
+    if (in->device() == device && !on_host) continue;  // the common case: nothing to move
     // Graph-running ops hand their arguments to the graph where they are:
     // the trace placed its argument nodes there.
     if (RunsOnHost(op) && !on_host) continue;

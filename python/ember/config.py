@@ -66,7 +66,7 @@ class LogicalDevice(PhysicalDevice):
 def _devices(device_type, prefix, cls):
     want = None if device_type is None else check_str(device_type, "list_devices", "device_type").upper()
     out = []
-    for name, kind, _host, _priority in _C._device_info():
+    for name, kind in _C._device_info():
         kind = kind.upper()
         if want is None or kind == want:
             index = name.split(":")[1]

@@ -16,9 +16,12 @@ N = 1 << 16
 
 
 def test_freed_buffer_is_not_reused_under_a_queued_reader():
-    # Fails if reuse ignores the queue: the slow readers of `victim` are
-    # still queued when it is dropped, and the next allocations of the
-    # same size are written at once.
+    # The slow readers of `victim` are still queued when it is dropped,
+    # and the next allocations of the same size are written at once: the
+    # readers must still see their values. Every write here goes through
+    # the one stream of sim:0, so this checks the end-to-end result; the
+    # allocator's cross-stream fence rule itself is checked, with tests
+    # that fail without it, in tests/cpp/caching_allocator_test.cc.
     ember.config.set_async(True)
     results = []
     for round_ in range(10):
