@@ -17,14 +17,17 @@ Status SymbolicReadError(const Node& node, int output) {
 
 Tracer* CurrentTracer() { return g_current_tracer; }
 
+// The current tracer is also the thread's op-call interceptor: Execute
+// finds it there without knowing about graphs.
 Tracer* SwapCurrentTracer(Tracer* tracer) {
   Tracer* previous = g_current_tracer;
   g_current_tracer = tracer;
+  SwapOpCallInterceptor(tracer);
   return previous;
 }
 
-TracerScope::TracerScope(Tracer* tracer) : previous_(g_current_tracer) { g_current_tracer = tracer; }
-TracerScope::~TracerScope() { g_current_tracer = previous_; }
+TracerScope::TracerScope(Tracer* tracer) : previous_(SwapCurrentTracer(tracer)) {}
+TracerScope::~TracerScope() { SwapCurrentTracer(previous_); }
 
 RefPtr<TensorHandle> Tracer::MakeSymbolic(const ValueInfo& info, Device* device, int node, int output) {
   return TensorHandle::CreateSymbolic(info.dtype, info.shape, device, this, node, output,
@@ -61,19 +64,20 @@ Endpoint Tracer::EndpointOf(TensorHandle* handle) {
   return Endpoint{id, 0};
 }
 
-Status Tracer::Record(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs,
-                      const std::vector<int>& arg_starts, const AttrList& attrs, const DType* bindings,
-                      Device* device, std::vector<Shape> output_shapes, const std::vector<DType>& output_dtypes,
-                      std::vector<RefPtr<TensorHandle>>* outputs) {
+Status Tracer::Intercept(OpCall& call, std::vector<RefPtr<TensorHandle>>* outputs) {
+  const OpDef& op = *call.op;
   Node node;
   node.op = &op;
-  node.attrs = attrs;
-  for (size_t i = 0; i < op.type_vars.size(); ++i) node.bindings[i] = bindings[i];
-  for (const auto& in : inputs) node.inputs.push_back(EndpointOf(in.get()));
-  for (size_t a = 0; a + 1 < arg_starts.size(); ++a) node.list_sizes.push_back(arg_starts[a + 1] - arg_starts[a]);
-  for (size_t i = 0; i < output_shapes.size(); ++i) {
-    node.outputs.push_back(ValueInfo{output_dtypes[i], std::move(output_shapes[i])});
+  node.attrs = *call.attrs;
+  node.bindings = call.bindings;
+  for (const auto& in : call.inputs) node.inputs.push_back(EndpointOf(in.get()));
+  for (size_t a = 0; a + 1 < call.arg_starts.size(); ++a) {
+    node.list_sizes.push_back(call.arg_starts[a + 1] - call.arg_starts[a]);
   }
+  for (size_t i = 0; i < call.output_shapes.size(); ++i) {
+    node.outputs.push_back(ValueInfo{call.output_dtype(i), std::move(call.output_shapes[i])});
+  }
+  Device* device = call.device;
   node.device = device->name();
   node.location = location_;
   // Automatic control dependencies: stateful ops run in program order.

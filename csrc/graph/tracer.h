@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "runtime/op_call.h"
 #include "runtime/tensor_handle.h"
 
 namespace ember {
@@ -16,7 +17,8 @@ namespace ember {
 // binding, promotion casts, shape functions, placement and the kernel-cache
 // lookup all run, so dtype and shape errors read the same in both modes.
 // Only the last stage differs: instead of enqueueing a kernel, Execute
-// hands the call to the thread's current Tracer, which appends a node and
+// hands the call record to the thread's current Tracer (its
+// OpCallInterceptor, Note [Op-call record]), which appends a node and
 // returns symbolic handles (Note [Symbolic handles]). A handle the graph
 // did not produce — an eager tensor or a value of an enclosing trace —
 // is captured: it becomes a graph argument after the parameters, and the
@@ -24,7 +26,7 @@ namespace ember {
 // own kind: each call passes the value the variable holds then.
 //
 // One Tracer per trace, used by one thread; nested traces stack.
-class Tracer {
+class Tracer final : public OpCallInterceptor {
  public:
   Tracer() = default;
   Tracer(const Tracer&) = delete;
@@ -44,12 +46,9 @@ class Tracer {
   // A new argument standing for a variable whose current value is `value`.
   RefPtr<TensorHandle> AddVariable(TensorHandle* value);
 
-  // Execute's last stage while tracing: appends `op` with the given
-  // (already typed) inputs, and fills `outputs` with symbolic handles.
-  Status Record(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs,
-                const std::vector<int>& arg_starts, const AttrList& attrs, const DType* bindings,
-                Device* device, std::vector<Shape> output_shapes, const std::vector<DType>& output_dtypes,
-                std::vector<RefPtr<TensorHandle>>* outputs);
+  // Execute's last stage while tracing (Note [Op-call record]): appends
+  // the call as a node and fills `outputs` with symbolic handles.
+  Status Intercept(OpCall& call, std::vector<RefPtr<TensorHandle>>* outputs) override;
 
   // Marks the function's results; handles that are not this trace's
   // become captures (returning an eager tensor is allowed).

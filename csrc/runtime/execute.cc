@@ -5,13 +5,13 @@
 #include <array>
 #include <cstdio>
 
-#include "graph/tracer.h"
 #include "ops/op_kernel.h"
 #include "ops/op_ids.gen.h"
 #include "runtime/context.h"
 #include "runtime/device_copy.h"
 #include "runtime/kernel_launch.h"
 #include "runtime/kernel_run.h"
+#include "runtime/op_call.h"
 #include "runtime/placement.h"
 #include "runtime/type_binding.h"
 
@@ -137,23 +137,13 @@ Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inp
   return Status::OK();
 }
 
-// The dtype of output i: bound by the type variables, or set by the shape
-// function for list(any) outputs. Outputs past the declared ones belong to
-// the trailing list output.
-DType OutputDType(const OpDef& op, size_t i, const DType* bindings, const std::vector<DType>& any_dtypes) {
-  const ArgDef& arg = op.outputs[std::min(i, op.outputs.size() - 1)];
-  return arg.type_var == kAnyDTypeVar ? any_dtypes[i] : ArgDType(arg, bindings);
-}
-
 // Note [Shape limits]: every output shape a shape function computes is
 // checked here, once for all ops, before any buffer is sized from it.
 // Unknown dims pass: traced values may have them, and an eager output
 // with one is refused just before its handle is made.
-Status CheckOutputShapes(const OpDef& op, const std::vector<Shape>& shapes, const DType* bindings,
-                         const std::vector<DType>& any_dtypes) {
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    const DType dtype = OutputDType(op, i, bindings, any_dtypes);
-    EMBER_RETURN_IF_ERROR(ValidateShape(shapes[i], static_cast<int64_t>(DTypeSize(dtype)),
+Status CheckOutputShapes(const OpCall& call) {
+  for (size_t i = 0; i < call.output_shapes.size(); ++i) {
+    EMBER_RETURN_IF_ERROR(ValidateShape(call.output_shapes[i], static_cast<int64_t>(DTypeSize(call.output_dtype(i))),
                                         /*allow_unknown=*/true));
   }
   return Status::OK();
@@ -166,7 +156,15 @@ Status CheckOutputShapes(const OpDef& op, const std::vector<Shape>& shapes, cons
 // [Host-memory devices]). Inputs the kernel reads on the host (kernel
 // registrations declare them) go to host memory instead.
 Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHandle>>* inputs) {
-  const uint32_t host_inputs = KernelRegistry::Global().HostMemoryInputs(op.id, device->type());
+  // The CPU's case, checked first because every eager op passes here: a
+  // host-memory device reads inputs from any host-memory device in place
+  // and keeps its host-memory inputs where they are.
+  if (device->host_memory()) {
+    bool all_in_host_memory = true;
+    for (const auto& in : *inputs) all_in_host_memory &= in->device() == device || in->device()->host_memory();
+    if (all_in_host_memory) return Status::OK();
+  }
+  const uint32_t host_inputs = device->host_memory() ? 0 : KernelRegistry::Global().HostMemoryInputs(op.id, device->type());
   for (size_t i = 0; i < inputs->size(); ++i) {
     RefPtr<TensorHandle>& in = (*inputs)[i];
     const bool on_host = i < 32 && ((host_inputs >> i) & 1u) != 0;
@@ -198,71 +196,65 @@ Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHand
 Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const AttrList& attrs,
                const DType* bindings, uint32_t donated_mask, ExecuteResult* result,
                const int* list_sizes, Device* resource_device) {
-  std::vector<int> layout;
-  Status s = InputLayout(op, num_inputs, list_sizes, &layout);
+  OpCall call;  // Note [Op-call record]
+  call.op = &op;
+  call.attrs = &attrs;
+  call.donated_mask = donated_mask;
+  Status s = InputLayout(op, num_inputs, list_sizes, &call.arg_starts);
   if (s.ok()) s = CheckAttrs(op, attrs);
   if (!s.ok()) return Prefixed(op, s);
-  const int* arg_starts = layout.empty() ? nullptr : layout.data();
+  const int* arg_starts = call.arg_starts_or_null();
 
-  std::array<DType, kMaxTypeVars> bound{};
   if (bindings == nullptr) {
-    s = BindFromInputs(op, inputs, num_inputs, arg_starts, attrs, bound.data());
+    s = BindFromInputs(op, inputs, num_inputs, arg_starts, attrs, call.bindings.data());
     if (!s.ok()) return Prefixed(op, s);
-    bindings = bound.data();
+  } else {
+    std::copy_n(bindings, op.type_vars.size(), call.bindings.begin());
   }
 
-  std::vector<RefPtr<TensorHandle>> typed_inputs;
-  typed_inputs.reserve(num_inputs);
-  EMBER_RETURN_IF_ERROR(CastInputs(op, inputs, num_inputs, arg_starts, bindings, &typed_inputs));
+  call.inputs.reserve(num_inputs);
+  EMBER_RETURN_IF_ERROR(CastInputs(op, inputs, num_inputs, arg_starts, call.bindings.data(), &call.inputs));
 
-  std::vector<Shape> output_shapes;
-  std::vector<DType> any_dtypes;
-  s = InferShapes(op, typed_inputs, arg_starts, attrs, &output_shapes,
-                  op.has_any_dtype_output() ? &any_dtypes : nullptr);
-  if (s.ok()) s = CheckOutputShapes(op, output_shapes, bindings, any_dtypes);
+  s = InferShapes(op, call.inputs, arg_starts, attrs, &call.output_shapes,
+                  op.has_any_dtype_output() ? &call.any_dtypes : nullptr);
+  if (s.ok()) s = CheckOutputShapes(call);
   if (!s.ok()) return Prefixed(op, s);
 
-  const uint64_t type_key = PackTypeKey(bindings, static_cast<int>(op.type_vars.size()));
-  Device* device = nullptr;
-  s = PlaceOp(op, type_key, reinterpret_cast<TensorHandle* const*>(typed_inputs.data()), num_inputs,
-              resource_device, &device);
+  const uint64_t type_key = PackTypeKey(call.bindings.data(), static_cast<int>(op.type_vars.size()));
+  s = PlaceOp(op, type_key, reinterpret_cast<TensorHandle* const*>(call.inputs.data()), num_inputs,
+              resource_device, &call.device);
   if (!s.ok()) return Prefixed(op, s);
   std::shared_ptr<const OpKernel> kernel =
-      Context::Global().kernel_cache().Lookup(op, device, type_key, bindings, attrs, &s);
+      Context::Global().kernel_cache().Lookup(op, call.device, type_key, call.bindings.data(), attrs, &s);
   if (kernel == nullptr) return Prefixed(op, s);
 
   // While @ember.function traces, the call becomes a graph node instead of
   // a kernel launch (Note [Tracing]).
-  if (Tracer* tracer = CurrentTracer()) {
-    std::vector<DType> output_dtypes;
-    for (size_t i = 0; i < output_shapes.size(); ++i) output_dtypes.push_back(OutputDType(op, i, bindings, any_dtypes));
-    return tracer->Record(op, typed_inputs, layout, attrs, bindings, device, std::move(output_shapes),
-                          output_dtypes, &result->outputs);
-  }
+  if (OpCallInterceptor* interceptor = CurrentOpCallInterceptor()) return interceptor->Intercept(call, &result->outputs);
 
   // An eager handle's shape is fixed when it is created; only graph values
   // may have dims known just at run time (a while_loop shape invariant).
-  for (size_t i = 0; i < output_shapes.size(); ++i) {
-    if (!output_shapes[i].IsFullyKnown()) {
-      return Prefixed(op, Unimplemented("output " + std::to_string(i) + " has shape " + output_shapes[i].ToString() +
+  for (size_t i = 0; i < call.output_shapes.size(); ++i) {
+    if (!call.output_shapes[i].IsFullyKnown()) {
+      return Prefixed(op, Unimplemented("output " + std::to_string(i) + " has shape " +
+                                        call.output_shapes[i].ToString() +
                                         ", known only at run time; a function may not return such a value yet"));
     }
   }
 
-  s = CopyInputs(op, device, &typed_inputs);
+  s = CopyInputs(op, call.device, &call.inputs);
   if (!s.ok()) return Prefixed(op, s);
 
   result->outputs.clear();
-  result->outputs.reserve(output_shapes.size());
-  for (size_t i = 0; i < output_shapes.size(); ++i) {
+  result->outputs.reserve(call.output_shapes.size());
+  for (size_t i = 0; i < call.output_shapes.size(); ++i) {
     result->outputs.push_back(
-        TensorHandle::CreatePending(OutputDType(op, i, bindings, any_dtypes), std::move(output_shapes[i]), device));
+        TensorHandle::CreatePending(call.output_dtype(i), std::move(call.output_shapes[i]), call.device));
   }
 
   const bool async = Context::Global().async();
-  auto launch = std::make_unique<KernelLaunch>(op, device, std::move(kernel), attrs,
-                                               std::move(typed_inputs), result->outputs,
-                                               donated_mask, async, std::move(layout));
+  Device* device = call.device;
+  auto launch = std::make_unique<KernelLaunch>(std::move(call), std::move(kernel), result->outputs, async);
   if (async) {
     device->executor()->Enqueue(std::move(launch));
   } else {

@@ -11,8 +11,7 @@ namespace ember {
 // used as soon as it is defined, since the queue runs in order. Anything
 // else (another device's value, or an op that reads data on the host)
 // must be available.
-bool KernelLaunch::MustWaitFor(const TensorHandle& input) const {
-  if (input.IsAvailable()) return false;
+bool KernelLaunch::MustWaitForPending(const TensorHandle& input) const {
   return !(input.IsDefined() && input.producer() == device_ && RunsOnStream(op_, device_));
 }
 
@@ -48,10 +47,11 @@ void KernelLaunch::RunGuarded() {
   }
   std::vector<Tensor> inputs;
   inputs.reserve(inputs_.size());
-  for (const auto& handle : inputs_) {
-    // Only a launch run outside an executor (sync mode) gets here with an
-    // input to wait for; the caller's thread may block.
-    if (MustWaitFor(*handle)) handle->Await();
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const RefPtr<TensorHandle>& handle = inputs_[i];
+    // Inputs before next_wait_ were checked by WaitBeforeRun; a launch
+    // run without it (never by the executors) awaits the rest here.
+    if (i >= next_wait_ && MustWaitFor(*handle)) handle->Await();
     if (handle->IsError()) {
       // Poison propagates unchanged: the message already names the op that
       // failed, and only that op's failure is recorded for Sync().

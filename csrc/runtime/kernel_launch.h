@@ -9,19 +9,20 @@
 #include "core/device.h"
 #include "ops/op_kernel.h"
 #include "runtime/context.h"
+#include "runtime/op_call.h"
 #include "runtime/tensor_handle.h"
 
 namespace ember {
 
 class KernelLaunch final : public Task {
  public:
-  KernelLaunch(const OpDef& op, Device* device, std::shared_ptr<const OpKernel> kernel,
-               AttrList attrs, std::vector<RefPtr<TensorHandle>> inputs,
-               std::vector<RefPtr<TensorHandle>> outputs, uint32_t donated_mask, bool async,
-               std::vector<int> arg_starts = {})
-      : op_(op), device_(device), kernel_(std::move(kernel)), attrs_(std::move(attrs)),
-        inputs_(std::move(inputs)), outputs_(std::move(outputs)),
-        donated_mask_(donated_mask), async_(async), arg_starts_(std::move(arg_starts)) {
+  // Takes over `call` (Note [Op-call record]); `outputs` are the handles
+  // Execute hands back.
+  KernelLaunch(OpCall&& call, std::shared_ptr<const OpKernel> kernel, std::vector<RefPtr<TensorHandle>> outputs,
+               bool async)
+      : op_(*call.op), device_(call.device), kernel_(std::move(kernel)), attrs_(*call.attrs),
+        inputs_(std::move(call.inputs)), outputs_(std::move(outputs)), donated_mask_(call.donated_mask),
+        async_(async), arg_starts_(std::move(call.arg_starts)) {
     // Note [Async error routing]: errors go back to the issuing thread,
     // and its KeyboardInterrupts cancel the launch (Note [Cancellation]).
     error_sink_ = ErrorSink::ForCurrentThread();
@@ -33,12 +34,15 @@ class KernelLaunch final : public Task {
   // are not yet defined, are waited for as events before Run.
   bool WaitBeforeRun(const std::function<void()>& wake) override;
   // Allocates the outputs and runs the kernel (Note [One kernel path]);
-  // publishes the outputs, or the error, when it finished. If Run is
-  // called without WaitBeforeRun (sync mode), it awaits its inputs itself.
+  // publishes the outputs, or the error, when it finished. Inputs that
+  // WaitBeforeRun did not get to are awaited here, blocking.
   void Run() override;
 
  private:
-  bool MustWaitFor(const TensorHandle& input) const;
+  bool MustWaitFor(const TensorHandle& input) const {
+    return !input.IsAvailable() && MustWaitForPending(input);  // the common case inline
+  }
+  bool MustWaitForPending(const TensorHandle& input) const;
   void RunGuarded();
   void RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> outputs);
   Status AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);

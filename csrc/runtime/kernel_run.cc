@@ -30,18 +30,8 @@ void RunKernel(std::shared_ptr<KernelRun> run, KernelDone done) {
                           [run, done = std::move(done)](Status s) { done(s, *run); });
 }
 
-Status AllocateOutput(const OpDef& op, Device* device, DType dtype, const Shape& shape, Tensor* out) {
-  if (op.output_is_view) {
-    *out = Tensor(dtype, shape, nullptr);
-    return Status::OK();
-  }
-  const size_t bytes = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
-  RefPtr<Buffer> buffer = Buffer::Allocate(device->allocator(), bytes, device->stream());
-  if (!buffer) {
-    return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes on " + device->name());
-  }
-  *out = Tensor(dtype, shape, std::move(buffer));
-  return Status::OK();
+Status OutOfDeviceMemory(Device* device, size_t bytes) {
+  return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes on " + device->name());
 }
 
 }  // namespace ember

@@ -58,6 +58,19 @@ void RunKernel(std::shared_ptr<KernelRun> run, KernelDone done);
 
 // Allocates output `i` of shape `shape` on `device` for `op` (no buffer
 // for view ops, whose kernels set their outputs).
-Status AllocateOutput(const OpDef& op, Device* device, DType dtype, const Shape& shape, Tensor* out);
+Status OutOfDeviceMemory(Device* device, size_t bytes);
+
+// Inline: every eager op on the CPU passes through it.
+inline Status AllocateOutput(const OpDef& op, Device* device, DType dtype, const Shape& shape, Tensor* out) {
+  if (op.output_is_view) {
+    *out = Tensor(dtype, shape, nullptr);
+    return Status::OK();
+  }
+  const size_t bytes = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
+  RefPtr<Buffer> buffer = Buffer::Allocate(device->allocator(), bytes, device->stream());
+  if (!buffer) return OutOfDeviceMemory(device, bytes);
+  *out = Tensor(dtype, shape, std::move(buffer));
+  return Status::OK();
+}
 
 }  // namespace ember
