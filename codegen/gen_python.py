@@ -128,6 +128,11 @@ def generate_python(defs: OpDefs) -> dict[str, str]:
         "ops.pyi": render("ops.pyi.j2", ops=ops),
         "__init__.py": render("init.py.j2", namespaces=namespaces,
                               top_level=_namespace_view(defs, "")),
+        "gradients.py": render(
+            "gradients.py.j2",
+            functions=[{"op": op.name, "family": op.family, "fn": op.grad}
+                       for op in defs.ops if op.grad not in (None, "none")],
+            not_differentiable=[op.name for op in defs.ops if op.grad == "none"]),
     }
     for ns in namespaces:
         names = _namespace_view(defs, ns)
@@ -151,6 +156,8 @@ def generate_docs(defs: OpDefs) -> str:
             "outputs": [f"{o.name}: {'list(' + o.type_name + ')' if o.is_list else o.type_name}"
                         for o in op.outputs],
             "shape_fn": op.shape_fn.name,
+            "grad": ("not differentiable" if op.grad == "none" else
+                     "none yet" if op.grad is None else f"`{op.grad}` in `python/ember/_grads/{op.family}.py`"),
             "loc": str(op.loc),
         })
     return render("ops.md.j2", families=families, num_ops=len(defs.ops))

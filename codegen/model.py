@@ -5,6 +5,7 @@ dataclasses defined here, never raw YAML. Every error names file:line.
 """
 from __future__ import annotations
 
+import ast
 import keyword
 import re
 from dataclasses import dataclass
@@ -245,6 +246,10 @@ class Op:
     # Has an effect besides its outputs (print): graphs keep it, never merge
     # or fold it, and run it in program order with the other stateful ops.
     stateful: bool = False
+    # Note [Gradient declarations]: the name of the op's gradient function
+    # in python/ember/_grads/<family>.py, "none" for an op that is not
+    # differentiable, or None while nobody has declared one yet.
+    grad: Optional[str] = None
 
     @property
     def camel(self) -> str:
@@ -418,7 +423,34 @@ def load_op_defs(op_defs_dir: str | Path) -> OpDefs:
 
     result = OpDefs(tuple(ops[n] for n in sorted(ops)), tuple(sorted(type_sets.items())))
     _check_global(result)
+    _check_grad_functions(result, root.parent / "python" / "ember" / "_grads")
     return result
+
+
+def _check_grad_functions(defs: OpDefs, grads_dir: Path) -> None:
+    """A declared gradient function must exist: each op's `grad:` names a
+    top-level function (or name bound to one) of python/ember/_grads/<family>.py (checked without
+    importing it, so a typo fails the build, not the first backward pass)."""
+    if not grads_dir.is_dir():
+        return  # op_defs used outside the source tree (codegen tests)
+    defined: dict[str, set[str]] = {}
+    for op in defs.ops:
+        if op.grad in (None, "none"):
+            continue
+        if op.family not in defined:
+            path = grads_dir / f"{op.family}.py"
+            names: set[str] = set()
+            if path.exists():
+                tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+                for node in tree.body:
+                    if isinstance(node, ast.FunctionDef):
+                        names.add(node.name)
+                    elif isinstance(node, ast.Assign):  # reduce_max = _extremum
+                        names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            defined[op.family] = names
+        if op.grad not in defined[op.family]:
+            raise OpDefError(f"{op.loc}: op {op.name!r}: grad {op.grad!r} is not a function in "
+                             f"python/ember/_grads/{op.family}.py")
 
 
 def _dtype_list(f: _File, value: Any, line: int, what: str) -> tuple[str, ...]:
@@ -433,7 +465,7 @@ def _dtype_list(f: _File, value: Any, line: int, what: str) -> tuple[str, ...]:
 
 _OP_KEYS = {"name", "summary", "doc", "inputs", "outputs", "type_vars", "attrs", "shape_fn",
             "python", "tensor_methods", "reusable_input", "output_is_view", "signature", "arg_docs",
-            "wrapper_signature", "stateful"}
+            "wrapper_signature", "stateful", "grad"}
 _OP_REQUIRED = {"name", "summary", "outputs", "shape_fn", "python"}
 
 
@@ -660,12 +692,20 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
     if wrapper_signature is not None:
         f.expect(wrapper_signature, str, m.key_lines["wrapper_signature"], f"{what}: 'wrapper_signature'")
 
+    grad = m.get("grad")
+    if grad is not None:
+        f.expect(grad, str, m.key_lines["grad"], f"{what}: 'grad'")
+        if not _IDENT.match(grad) or keyword.iskeyword(grad):
+            raise err("grad", f"grad {grad!r} must name a function in python/ember/_grads/{family}.py, "
+                              "or be 'none'")
+
     return Op(name=name, family=family, summary=summary.strip(), doc=doc.strip(),
               inputs=inputs, outputs=outputs, type_vars=tuple(type_vars), attrs=attrs,
               shape_fn=shape_fn, python_names=tuple(py), tensor_methods=tuple(methods),
               reusable_input=reusable, output_is_view=output_is_view, signature=signature,
               arg_docs=tuple((k, " ".join(v.split())) for k, v in arg_docs.items()),
-              loc=f.loc(m.key_lines["name"]), wrapper_signature=wrapper_signature, stateful=stateful)
+              loc=f.loc(m.key_lines["name"]), wrapper_signature=wrapper_signature, stateful=stateful,
+              grad=grad)
 
 
 def _parse_attrs(f: _File, m: YMap, what: str, err) -> tuple[Attr, ...]:

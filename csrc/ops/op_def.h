@@ -129,6 +129,11 @@ struct OpDef {
   // Has an effect besides its outputs (print): graph passes keep it and
   // tracing orders it after the previous stateful op (Note [Tracing]).
   bool is_stateful = false;
+  // Note [Gradient declarations]: how the op differentiates, from its
+  // `grad:` entry. The gradient functions themselves are Python
+  // (python/ember/_grads/); the tape records only ops that may have one.
+  enum class Grad : uint8_t { kUndeclared, kNotDifferentiable, kFunction };
+  Grad grad = Grad::kUndeclared;
 
   bool has_list_input() const {
     for (const ArgDef& a : inputs) if (a.is_list) return true;

@@ -230,7 +230,11 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
 
   // While @ember.function traces, the call becomes a graph node instead of
   // a kernel launch (Note [Tracing]).
-  if (OpCallInterceptor* interceptor = CurrentOpCallInterceptor()) return interceptor->Intercept(call, &result->outputs);
+  if (OpCallInterceptor* interceptor = CurrentOpCallInterceptor()) {
+    s = interceptor->Intercept(call, &result->outputs);
+    if (s.ok() && AnyOpCallObservers()) NotifyOpCallObservers(call, result->outputs);
+    return s;
+  }
 
   // An eager handle's shape is fixed when it is created; only graph values
   // may have dims known just at run time (a while_loop shape invariant).
@@ -251,6 +255,10 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
     result->outputs.push_back(
         TensorHandle::CreatePending(call.output_dtype(i), std::move(call.output_shapes[i]), call.device));
   }
+
+  // The gradient tape records here, before the launch takes the record
+  // over (Note [Gradient tape]).
+  if (AnyOpCallObservers()) NotifyOpCallObservers(call, result->outputs);
 
   const bool async = Context::Global().async();
   Device* device = call.device;

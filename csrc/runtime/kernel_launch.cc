@@ -150,7 +150,8 @@ void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> o
 // input — the Python layer proved the tensor object is a temporary nobody
 // else can see — and (b) the buffer has no other owner: the handle and our
 // local `inputs` copy are its only two references (a reshape view or a
-// NumPy view of it would add one). On a device with a stream, kernels
+// NumPy view of it would add one), and (c) no gradient tape saved the
+// input for its backward pass. On a device with a stream, kernels
 // still queued hold references to their inputs, so the count also proves
 // that no queued kernel reads the buffer.
 Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
@@ -158,7 +159,7 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorHandle& out = *outputs_[i];
     int k = op_.reusable_input;
-    if (i == 0 && k >= 0 && !op_.output_is_view && (donated_mask_ >> k) & 1u) {
+    if (i == 0 && k >= 0 && !op_.output_is_view && (donated_mask_ >> k) & 1u && !inputs_[k]->saved()) {
       const Tensor& in = inputs[k];
       if (in.dtype() == out.dtype() && in.shape() == out.shape() && in.buffer() &&
           in.buffer()->RefCount() == 2) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -24,8 +25,10 @@ namespace ember {
 //    Tracer, graph/tracer.h) takes it instead and appends a graph node;
 //  - the graph executor runs those nodes later through the same kernel
 //    path (runtime/kernel_run.h), from the node the record became.
-// The runtime knows the interceptor only through this interface, so it
-// does not depend on the graph library.
+//  - OpCallObservers (the gradient tape) see each record after the
+//    launcher or the interceptor made its output handles.
+// The runtime knows the interceptor and the observers only through these
+// interfaces, so it depends on neither the graph nor the autodiff code.
 struct OpCall {
   const OpDef* op = nullptr;
   // Cast to the bound dtypes; flat, with list arguments laid out by
@@ -60,6 +63,25 @@ class OpCallInterceptor {
   // handles the caller gets back.
   virtual Status Intercept(OpCall& call, std::vector<RefPtr<TensorHandle>>* outputs) = 0;
 };
+
+// Sees op calls once their output handles exist: the gradient tape
+// (csrc/autodiff/tape.h) records the ones it needs from here, in eager
+// mode and while tracing alike.
+class OpCallObserver {
+ public:
+  virtual ~OpCallObserver() = default;
+  virtual void Observe(const OpCall& call, const std::vector<RefPtr<TensorHandle>>& outputs) = 0;
+};
+
+// Observers are per thread. The count over all threads makes the check
+// Execute does on every call, "is anyone observing?", one load and one
+// branch when nobody is.
+extern std::atomic<int> g_op_call_observer_count;
+inline bool AnyOpCallObservers() { return g_op_call_observer_count.load(std::memory_order_relaxed) != 0; }
+void AddOpCallObserver(OpCallObserver* observer);     // on the calling thread
+void RemoveOpCallObserver(OpCallObserver* observer);  // a no-op if absent
+// Calls every observer of the calling thread, oldest first.
+void NotifyOpCallObservers(const OpCall& call, const std::vector<RefPtr<TensorHandle>>& outputs);
 
 // The calling thread's interceptor, or null (eager).
 OpCallInterceptor* CurrentOpCallInterceptor();

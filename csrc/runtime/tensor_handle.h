@@ -80,6 +80,10 @@ class TensorHandle : public RefCounted {
   void MarkDefined();
   void SetReady();
   void SetError(Status error);
+  // A gradient tape keeps this value for its backward pass: no op may take
+  // over its buffer (Note [Buffer donation]). Never cleared.
+  void MarkSaved() { saved_.store(true, std::memory_order_relaxed); }
+  bool saved() const { return saved_.load(std::memory_order_relaxed); }
   // Runs `callback` once the handle is available: at once, on this thread,
   // if it already is; otherwise on the thread that makes it available.
   void AndThen(std::function<void()> callback);
@@ -95,6 +99,7 @@ class TensorHandle : public RefCounted {
   Device* const device_;
   Device* const producer_;
   std::atomic<uint8_t> state_{kPending};
+  std::atomic<bool> saved_{false};
   Tensor tensor_;
   Status error_;
   mutable std::mutex mu_;

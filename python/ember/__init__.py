@@ -38,6 +38,8 @@ _install_tensor_methods(Tensor)
 from ember.movement import ones_like, pad, range, split, zeros_like  # noqa: E402,A004 - TF signatures over the generated ops
 
 from ember.variables import Variable  # noqa: E402
+from ember.autodiff import GradientTape, UnconnectedGradients, custom_gradient  # noqa: E402
+from ember import nest  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember.control_flow import cond, while_loop  # noqa: E402
 from ember.printing import print  # noqa: E402,A004 - tf.print

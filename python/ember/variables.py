@@ -5,6 +5,7 @@ import threading
 import numpy as np
 
 from ember import _C
+from ember.autodiff import tape as _autodiff_tape
 from ember.creation import convert_to_tensor
 from ember.function import current_trace as _current_trace
 
@@ -45,10 +46,16 @@ class Variable:
     # that each call fills with the value the variable holds then, and
     # assignments made by the traced code update only the trace's view; the
     # call writes the final value back (ConcreteFunction._call_flat).
+    # Note [Variables on tapes]: a read inside an active GradientTape makes
+    # the value read watched (python/ember/autodiff/tape.py); the count
+    # keeps that to one global load when no tape is active anywhere.
     @property
     def _value(self):
         trace = _current_trace()
-        return self._eager_value if trace is None else trace.read_variable(self)
+        value = self._eager_value if trace is None else trace.read_variable(self)
+        if _autodiff_tape.active_tape_count:
+            _autodiff_tape.variable_read(self, value)
+        return value
 
     def _set_value(self, value):
         trace = _current_trace()

@@ -477,6 +477,7 @@ def _build():
         OpInfo("relu", nn.relu, same_dtype(lambda x: np.maximum(x, 0)), unary_samples(),
                unary_errors("relu", np.bool_)),
         OpInfo("identity", ember.identity, np.array, unary_samples()),
+        OpInfo("stop_gradient", ember.stop_gradient, np.array, unary_samples()),
         # Binary arithmetic.
         OpInfo("add", ember.add, np.add, binary_samples(), binary_errors("add")),
         OpInfo("subtract", ember.subtract, np.subtract, binary_samples(), binary_errors("subtract")),

@@ -1,4 +1,4 @@
-// This file registers the view kernels (reshape, identity) and defines
+// This file registers the view kernels (reshape, identity, stop_gradient) and defines
 // RegisterCpuShapeKernels; transpose, cast and fill live in their own files.
 #include "devices/cpu/cpu_device.h"
 #include "kernels/cpu/registration.h"
@@ -11,6 +11,7 @@ void RegisterCpuShapeKernels(KernelRegistry& r) {
     const DType t = static_cast<DType>(i);
     r.Register("reshape", kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);
     r.Register("identity", kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);
+    r.Register("stop_gradient", kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);
   }
   cpu::RegisterTransposeKernels(r);
   cpu::RegisterCastKernels(r);

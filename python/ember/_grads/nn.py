@@ -1,0 +1,132 @@
+"""Gradients of the neural-network ops (op_defs/nn.yaml)."""
+
+import math
+
+from ember._generated import ops
+from ember._grads._util import normalized_axes, zeros_where_false
+
+
+def _positive(x):
+    return ops.greater(x, ops.zeros_like(x))
+
+
+def relu(op, grad):
+    return zeros_where_false(_positive(op.inputs[0]), grad)
+
+
+def relu6(op, grad):
+    x = op.inputs[0]
+    inside = ops.logical_and(_positive(x), ops.less(x, 6.0))
+    return zeros_where_false(inside, grad)
+
+
+def leaky_relu(op, grad):
+    x = op.inputs[0]
+    return ops.where(_positive(x), grad, ops.multiply(grad, op.attrs["alpha"]))
+
+
+def elu(op, grad):
+    x, y = op.inputs[0], op.outputs[0]
+    return ops.where(_positive(x), grad, ops.multiply(grad, ops.add(y, 1.0)))
+
+
+_SELU_SCALE = 1.0507009873554805
+_SELU_ALPHA = 1.6732632423543772
+
+
+def selu(op, grad):
+    x, y = op.inputs[0], op.outputs[0]
+    return ops.where(_positive(x), ops.multiply(grad, _SELU_SCALE),
+                     ops.multiply(grad, ops.add(y, _SELU_SCALE * _SELU_ALPHA)))
+
+
+def gelu(op, grad):
+    x = op.inputs[0]
+    if op.attrs["approximate"]:
+        # y = 0.5 x (1 + tanh(u)), u = c (x + 0.044715 x^3)
+        c = math.sqrt(2.0 / math.pi)
+        x2 = ops.square(x)
+        u = ops.multiply(ops.multiply(x, ops.add(ops.multiply(x2, 0.044715), 1.0)), c)
+        t = ops.tanh(u)
+        du = ops.multiply(ops.add(ops.multiply(x2, 3 * 0.044715), 1.0), c)
+        dy = ops.add(ops.multiply(ops.add(t, 1.0), 0.5),
+                     ops.multiply(ops.multiply(x, ops.subtract(1.0, ops.square(t))), ops.multiply(du, 0.5)))
+    else:
+        # y = x Phi(x): dy = Phi(x) + x phi(x)
+        cdf = ops.multiply(ops.add(ops.erf(ops.multiply(x, 1.0 / math.sqrt(2.0))), 1.0), 0.5)
+        pdf = ops.multiply(ops.exp(ops.multiply(ops.square(x), -0.5)), 1.0 / math.sqrt(2.0 * math.pi))
+        dy = ops.add(cdf, ops.multiply(x, pdf))
+    return ops.multiply(grad, dy)
+
+
+def silu(op, grad):
+    # y = x s(beta x): dy = s + beta x s (1 - s)
+    x = op.inputs[0]
+    beta = op.attrs["beta"]
+    s = ops.sigmoid(ops.multiply(x, beta))
+    dy = ops.add(s, ops.multiply(ops.multiply(ops.multiply(x, s), ops.subtract(1.0, s)), beta))
+    return ops.multiply(grad, dy)
+
+
+def softmax(op, grad):
+    y = op.outputs[0]
+    axis = op.attrs["axis"]
+    inner = ops.reduce_sum(ops.multiply(grad, y), axis=[axis], keepdims=True)
+    return ops.multiply(y, ops.subtract(grad, inner))
+
+
+def log_softmax(op, grad):
+    y = op.outputs[0]
+    axis = op.attrs["axis"]
+    total = ops.reduce_sum(grad, axis=[axis], keepdims=True)
+    return ops.subtract(grad, ops.multiply(ops.exp(y), total))
+
+
+def bias_add(op, grad):
+    value = op.inputs[0]
+    fmt = op.attrs["data_format"]
+    channel = 1 if fmt is not None and fmt.upper().startswith("NC") else value.ndim - 1
+    axes = [a for a in range(value.ndim) if a != channel]
+    return [grad, ops.reduce_sum(grad, axis=axes)]
+
+
+def layer_normalization(op, grad):
+    x, gamma, beta = op.inputs
+    rank = x.ndim
+    axes = normalized_axes(op.attrs["axis"], rank)
+    eps = op.attrs["epsilon"]
+    param_shape = [x.shape[i] if i in axes else 1 for i in range(rank)]
+    others = [i for i in range(rank) if i not in axes]
+    mean = ops.reduce_mean(x, axis=axes, keepdims=True)
+    centered = ops.subtract(x, mean)
+    var = ops.reduce_mean(ops.square(centered), axis=axes, keepdims=True)
+    inv = ops.rsqrt(ops.add(var, eps))
+    xhat = ops.multiply(centered, inv)
+    g = ops.reshape(gamma, param_shape)
+    dxhat = ops.multiply(grad, g)
+    # dx = inv * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
+    m1 = ops.reduce_mean(dxhat, axis=axes, keepdims=True)
+    m2 = ops.reduce_mean(ops.multiply(dxhat, xhat), axis=axes, keepdims=True)
+    dx = ops.multiply(inv, ops.subtract(ops.subtract(dxhat, m1), ops.multiply(xhat, m2)))
+    dgamma = ops.reshape(ops.reduce_sum(ops.multiply(grad, xhat), axis=others), list(gamma.shape))
+    dbeta = ops.reshape(ops.reduce_sum(grad, axis=others), list(beta.shape))
+    return [dx, dgamma, dbeta]
+
+
+def sparse_softmax_cross_entropy_with_logits(op, grad):
+    labels, logits = op.inputs
+    probs = ops.softmax(logits, axis=-1)
+    onehot = ops.one_hot(labels, int(logits.shape[-1]), dtype=logits.dtype)
+    return [None, ops.multiply(ops.subtract(probs, onehot), ops.expand_dims(grad, -1))]
+
+
+def softmax_cross_entropy_with_logits(op, grad):
+    labels, logits = op.inputs
+    axis = op.attrs["axis"]
+    g = ops.expand_dims(grad, axis % logits.ndim)
+    probs = ops.softmax(logits, axis=axis)
+    # loss = sum(labels) * logsumexp(logits) - sum(labels * logits)
+    total = ops.reduce_sum(labels, axis=[axis], keepdims=True)
+    dlogits = ops.multiply(ops.subtract(ops.multiply(probs, total), labels), g)
+    dlabels = ops.multiply(ops.negative(ops.log_softmax(logits, axis=axis)), g)
+    return [dlabels, dlogits]
