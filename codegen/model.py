@@ -173,6 +173,8 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("sparse_softmax_xent", 2, 2),
     ShapeFnSpec("softmax_xent", 2, 2, (AttrReq("axis", "int", False),)),
     ShapeFnSpec("attention", 4, 4, (AttrReq("scale", "float", True),)),
+    # Optimizer updates (csrc/ops/shape_fns/training.cc).
+    ShapeFnSpec("apply_update", 3, None, extra_attrs=True, num_outputs=None),
 )}
 
 

@@ -38,6 +38,9 @@ py::object Wrap(RefPtr<TensorHandle> handle) {
   return py::reinterpret_steal<py::object>(WrapHandle(std::move(handle)));
 }
 
+// Tracers set aside by ember.init_scope on this thread, innermost last.
+thread_local std::vector<Tracer*> g_suspended_tracers;
+
 // A trace in progress: owns the Tracer and restores the previous one.
 class PyTracer {
  public:
@@ -288,6 +291,13 @@ void RegisterFunctionBindings(py::module_& m) {
   });
   m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
   m.def("_is_tracing", [] { return CurrentTracer() != nullptr; });
+  // ember.init_scope: the block runs eagerly; the tracer comes back after.
+  m.def("_suspend_tracing", [] { g_suspended_tracers.push_back(SwapCurrentTracer(nullptr)); });
+  m.def("_resume_tracing", [] {
+    if (g_suspended_tracers.empty()) throw py::value_error("_resume_tracing without _suspend_tracing");
+    SwapCurrentTracer(g_suspended_tracers.back());
+    g_suspended_tracers.pop_back();
+  });
   m.def("_is_symbolic", [](py::handle t) { return HandleArg(t, "tensor")->is_symbolic(); });
 
   py::class_<PyTracer>(m, "_Tracer")

@@ -40,6 +40,7 @@ from ember.movement import ones_like, pad, range, split, zeros_like  # noqa: E40
 from ember.variables import Variable  # noqa: E402
 from ember.autodiff import GradientTape, UnconnectedGradients, custom_gradient  # noqa: E402
 from ember import nest  # noqa: E402
+from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember.control_flow import cond, while_loop  # noqa: E402
 from ember.printing import print  # noqa: E402,A004 - tf.print
@@ -52,5 +53,7 @@ from ember import bitwise  # noqa: E402
 from ember._generated import raw_ops  # noqa: E402 - ops by their op_defs names (call_function)
 from ember.linalg import norm, tensordot  # noqa: E402,F811 - TF-style argument handling
 from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inputs)
+from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.initializers
+from ember import keras  # noqa: E402 - tf.keras.optimizers, tf.keras.initializers
 
 __version__ = "0.1.0"

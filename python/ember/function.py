@@ -4,6 +4,7 @@ See docs/functions.md for the semantics: what a trace sees, the cache key,
 retracing, captured tensors and variables.
 """
 
+import contextlib
 import functools
 import inspect
 import logging
@@ -42,6 +43,27 @@ def functions_run_eagerly():
 def current_trace():
     """The trace in progress on this thread, or None."""
     return getattr(_state, "trace", None)
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Runs its block eagerly even while a function traces (``tf.init_scope``).
+
+    For state created on first use, such as optimizer slots: the values
+    made inside are ordinary eager tensors and variables, which the trace
+    then reads like any other variable.
+    """
+    trace = current_trace()
+    if trace is None:
+        yield
+        return
+    _state.trace = None
+    _C._suspend_tracing()
+    try:
+        yield
+    finally:
+        _C._resume_tracing()
+        _state.trace = trace
 
 
 class TensorSpec:

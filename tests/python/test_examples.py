@@ -21,11 +21,13 @@ def _load(name):
     ("transformer", ["--batch", "2", "--seq", "16", "--dim", "32", "--heads", "4"]),
     ("resnet", ["--image-size", "32", "--batches", "1", "2", "--repeats", "1"]),
     ("function", ["--steps", "4", "--repeats", "1"]),
+    ("train_mlp", ["--steps", "40", "--batch", "32"]),
 ])
 def test_example_matches_numpy(name, argv, capsys):
     module = _load(name)  # quickstart runs (and asserts) at import
     if argv is not None:
         module.main(argv)  # each example asserts against its NumPy implementation
     out = capsys.readouterr().out
-    want = "all checks passed" if argv is None else "matches eager" if name == "function" else "matches NumPy"
+    want = {None: "all checks passed", "function": "matches eager", "train_mlp": "gradients match NumPy"}.get(
+        name if argv is not None else None, "matches NumPy")
     assert want in out

@@ -79,6 +79,7 @@ void InitCpuDevice() {
     RegisterCpuFunctionKernels(registry);
     RegisterCpuControlFlowKernels(registry);
     RegisterCpuEinsumKernels(registry);
+    RegisterCpuTrainingKernels(registry);
     return true;
   }();
   (void)done;

@@ -56,5 +56,6 @@ void RegisterCpuListKernels(KernelRegistry& registry);
 void RegisterCpuFunctionKernels(KernelRegistry& registry);  // graph/call_function.cc
 void RegisterCpuControlFlowKernels(KernelRegistry& registry);  // graph/control_flow.cc
 void RegisterCpuEinsumKernels(KernelRegistry& registry);
+void RegisterCpuTrainingKernels(KernelRegistry& registry);  // kernels/cpu/training.cc
 
 }  // namespace ember

@@ -139,4 +139,10 @@ inline constexpr int64_t kMaxListOutputs = 1 << 20;
 // Renders a list of ints as "[1, 2]" for messages.
 std::string IntListToString(const std::vector<int64_t>& values);
 
+// Optimizer updates (training.cc): with n outputs, inputs [0, n) are the
+// state (the variable and its slots), input n the gradient, all of one
+// shape, which every output gets; the remaining inputs are rank-0
+// hyperparameters.
+Status ApplyUpdate(ShapeContext& ctx);
+
 }  // namespace ember::shape_fns
