@@ -398,6 +398,140 @@ def attention_errors():
     yield ErrorInput("rank1", (np.ones(4, np.float32),) * 3, {}, ValueError, rf"^{name}: .*rank")
 
 
+# --- Convolution and pooling gradients ------------------------------------------
+
+
+def _as_list(v):
+    return [v] if isinstance(v, int) else list(v)
+
+
+def _raw_padding(padding):
+    """The op-level (padding, explicit_paddings) of a sample's padding."""
+    if isinstance(padding, str):
+        return padding, []
+    return "EXPLICIT", [int(v) for pair in padding for v in pair]
+
+
+def ref_conv2d_backprop_filter(x, dy, filter_sizes, strides, padding, data_format="NHWC", dilations=None,
+                               explicit_paddings=()):
+    nchw = data_format == "NCHW"
+    if padding == "EXPLICIT":
+        padding = [explicit_paddings[i:i + 2] for i in range(0, 8, 2)]
+    xs = _nhwc(x.astype(np.float64), nchw)
+    g_out = _nhwc(dy.astype(np.float64), nchw)
+    n, h, w, c = xs.shape
+    kh, kw, cg, o = filter_sizes
+    g = c // cg
+    sh, sw = _pair(strides, nchw)
+    dh, dw = _pair(dilations or 1, nchw)
+    (pt, pb, oh), (pl, pr, ow) = _geometry((h, w), (kh, kw), (sh, sw), (dh, dw), padding, nchw)
+    xp = np.pad(xs, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    out = np.zeros((kh, kw, cg, g, o // g))
+    gg = g_out.reshape(n, oh, ow, g, o // g)
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw, :]
+            out[i, j] = np.einsum("nhwgc,nhwgo->cgo", patch.reshape(n, oh, ow, g, cg), gg)
+    return out.reshape(kh, kw, cg, o).astype(x.dtype)
+
+
+def conv_backprop_filter_samples(dtype, rng):
+    for sample in conv_samples(dtype, rng):
+        x, f, strides, padding = sample.args
+        kwargs = dict(sample.kwargs)
+        raw_padding, explicit = _raw_padding(padding)
+        y = ref_conv2d(x.astype(np.float64), f.astype(np.float64), strides, padding, **kwargs)
+        dy = make(rng, y.shape, dtype)
+        # Each filter element sums batch * out_h * out_w products: the large
+        # sample's float32 sums (2,048 terms) need an absolute tolerance.
+        tols = {"float32": (1e-4, 5e-3), "float64": (1e-10, 1e-9)} if sample.name == "large" else sample.tols
+        yield Sample(sample.name, (x, dy, list(f.shape), _as_list(strides), raw_padding),
+                     {**kwargs, "explicit_paddings": explicit}, tols)
+
+
+def _pool_grad_ref(kind):
+    """The pooling gradient by brute force over windows (small samples)."""
+    def ref(x_or_shape, dy, ksize, strides, padding, data_format="NHWC", explicit_paddings=()):
+        nchw = data_format == "NCHW"
+        if padding == "EXPLICIT":
+            padding = [explicit_paddings[i:i + 2] for i in range(0, 8, 2)]
+        if kind == "max":
+            xs = _nhwc(x_or_shape.astype(np.float64), nchw)
+            shape = xs.shape
+        else:
+            full = list(x_or_shape)
+            shape = tuple(full[i] for i in ((0, 2, 3, 1) if nchw else (0, 1, 2, 3)))
+        n, h, w, c = shape
+        kh, kw = _pair(ksize, nchw)
+        sh, sw = _pair(strides, nchw)
+        (pt, _, oh), (pl, _, ow) = _geometry((h, w), (kh, kw), (sh, sw), (1, 1), padding, nchw)
+        g = _nhwc(dy.astype(np.float64), nchw)
+        out = np.zeros(shape)
+        for b in range(n):
+            for py in range(oh):
+                y0, y1 = max(py * sh - pt, 0), min(py * sh - pt + kh, h)
+                for px in range(ow):
+                    x0, x1 = max(px * sw - pl, 0), min(px * sw - pl + kw, w)
+                    if y0 >= y1 or x0 >= x1:
+                        continue
+                    if kind == "avg":
+                        out[b, y0:y1, x0:x1, :] += g[b, py, px] / ((y1 - y0) * (x1 - x0))
+                        continue
+                    window = xs[b, y0:y1, x0:x1, :].reshape(-1, c)
+                    first = np.argmax(window, axis=0)  # the first maximum, as the kernel picks
+                    for ch in range(c):
+                        iy, ix = divmod(int(first[ch]), x1 - x0)
+                        out[b, y0 + iy, x0 + ix, ch] += g[b, py, px, ch]
+        return _from_nhwc(out, nchw).astype(dy.dtype)
+    return ref
+
+
+def _pool_grad_samples(kind):
+    def gen(dtype, rng):
+        for sample in pool_samples(dtype, rng):
+            if sample.name == "large":
+                continue  # the reference loops in Python
+            x, ksize, strides, padding = sample.args
+            raw_padding, explicit = _raw_padding(padding)
+            y = _ref_pool(kind)(x, ksize, strides, padding, **sample.kwargs)
+            dy = make(rng, y.shape, dtype)
+            first = x if kind == "max" else list(x.shape)
+            ksize, strides = _as_list(ksize), _as_list(strides)
+            args = (first, dy, ksize, strides, raw_padding) if kind == "max" else (dy, first, ksize, strides,
+                                                                                  raw_padding)
+            yield Sample(sample.name, args, {**sample.kwargs, "explicit_paddings": explicit})
+    return gen
+
+
+def _avg_grad_ref(dy, input_shape, *args, **kwargs):
+    return _pool_grad_ref("avg")(input_shape, dy, *args, **kwargs)
+
+
+def conv_backprop_filter_errors():
+    x, dy = np.ones((1, 5, 5, 3), np.float32), np.ones((1, 5, 5, 4), np.float32)
+    name = "conv2d_backprop_filter"
+    yield ErrorInput("dy_shape", (x, np.ones((1, 4, 4, 4), np.float32), [3, 3, 3, 4], [1], "SAME"), {}, ValueError,
+                     rf"^{name}: out_backprop has shape \[1, 4, 4, 4\]")
+    yield ErrorInput("short_filter_sizes", (x, dy, [3, 3, 3], [1], "SAME"), {}, ValueError,
+                     rf"^{name}: filter_sizes must have 4 entries")
+    yield ErrorInput("negative_filter_size", (x, dy, [3, -3, 3, 4], [1], "SAME"), {}, ValueError,
+                     rf"^{name}: filter_sizes has a negative dim")
+
+
+def pool_grad_errors(name):
+    def gen():
+        x = np.ones((1, 4, 4, 2), np.float32)
+        if name == "max_pool2d_grad":
+            yield ErrorInput("grad_shape", (x, np.ones((1, 3, 3, 2), np.float32), [2], [2], "VALID"), {}, ValueError,
+                             rf"^{name}: grad has shape")
+        else:
+            yield ErrorInput("grad_shape", (np.ones((1, 3, 3, 2), np.float32), [1, 4, 4, 2], [2], [2], "VALID"), {},
+                             ValueError, rf"^{name}: grad has shape")
+            yield ErrorInput("short_input_shape", (np.ones((1, 2, 2, 2), np.float32), [4, 4, 2], [2], [2], "VALID"),
+                             {}, ValueError, rf"^{name}: input_shape must have 4 entries")
+    return gen
+
+
 def entries(ember):
     nn = ember.nn
     out = []
@@ -420,6 +554,12 @@ def entries(ember):
                conv_transpose_errors, tols={"float32": (1e-5, 1e-5)}),
         OpInfo("max_pool2d", nn.max_pool2d, _ref_pool("max"), pool_samples, pool_errors("max_pool2d", np.bool_)),
         OpInfo("avg_pool2d", nn.avg_pool2d, _ref_pool("avg"), pool_samples, pool_errors("avg_pool2d", np.int32)),
+        OpInfo("conv2d_backprop_filter", nn.conv2d_backprop_filter, ref_conv2d_backprop_filter,
+               conv_backprop_filter_samples, conv_backprop_filter_errors, tols={"float32": (1e-5, 1e-5)}),
+        OpInfo("max_pool2d_grad", ember.raw_ops.max_pool2d_grad, _pool_grad_ref("max"), _pool_grad_samples("max"),
+               pool_grad_errors("max_pool2d_grad")),
+        OpInfo("avg_pool2d_grad", ember.raw_ops.avg_pool2d_grad, _avg_grad_ref, _pool_grad_samples("avg"),
+               pool_grad_errors("avg_pool2d_grad"), tols={"float32": (1e-5, 1e-6)}),
         OpInfo("layer_normalization", nn.layer_normalization, ref_layer_norm, layer_norm_samples,
                layer_norm_errors, tols={"float32": (1e-5, 1e-5)}),
         OpInfo("bias_add", nn.bias_add, ref_bias_add, bias_add_samples, bias_add_errors),

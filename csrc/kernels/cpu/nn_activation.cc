@@ -146,6 +146,7 @@ void RegisterCpuNnKernels(KernelRegistry& r) {
   cpu::RegisterNnNormKernels(r);
   cpu::RegisterNnConvKernels(r);
   cpu::RegisterNnPoolKernels(r);
+  cpu::RegisterNnGradKernels(r);
   cpu::RegisterNnAttentionKernels(r);
 }
 

@@ -27,6 +27,7 @@ void RegisterNnSoftmaxKernels(KernelRegistry& registry);     // nn_softmax.cc
 void RegisterNnNormKernels(KernelRegistry& registry);        // nn_norm.cc
 void RegisterNnConvKernels(KernelRegistry& registry);        // nn_conv.cc
 void RegisterNnPoolKernels(KernelRegistry& registry);        // nn_pool.cc
+void RegisterNnGradKernels(KernelRegistry& registry);        // nn_grad.cc
 void RegisterNnAttentionKernels(KernelRegistry& registry);   // nn_attention.cc
 
 // Registers K<T, U> for every pair of `Ts` x `Us` (ops with two type

@@ -221,20 +221,24 @@ Status BiasAdd(ShapeContext& ctx) {
 
 // Attrs: 0 strides, 1 padding, 2 data_format, 3 dilations (optional),
 // 4 explicit_paddings. Filters [k_h, k_w, in_channels / groups, out_channels].
-Status Conv2d(ShapeContext& ctx) {
-  const Shape& input = ctx.input_shape(0);
-  const Shape& filters = ctx.input_shape(1);
+namespace {
+
+// conv2d's output shape for `input` and `filters`; `attrs` from `first`
+// on are strides, padding, data_format, dilations (optional),
+// explicit_paddings (conv2d's order; the backprop ops put theirs after
+// one leading attr).
+Status Conv2dOutput(const Shape& input, const Shape& filters, const AttrList& attrs, size_t first, Shape* out) {
   bool nchw;
-  EMBER_RETURN_IF_ERROR(ParseDataFormat2D(ctx.attr(2).as_string(), &nchw));
+  EMBER_RETURN_IF_ERROR(ParseDataFormat2D(attrs[first + 2].as_string(), &nchw));
   EMBER_RETURN_IF_ERROR(ExpectRank(input, 4, "input"));
   EMBER_RETURN_IF_ERROR(ExpectRank(filters, 4, "filters"));
   if (filters.dim(0) < 1 || filters.dim(1) < 1) {
     return InvalidArgument("filters must have positive spatial dims, got " + filters.ToString());
   }
   int64_t sh, sw, dh = 1, dw = 1;
-  EMBER_RETURN_IF_ERROR(SpatialPair(ctx.attr(0).as_int_list(), nchw, "strides", &sh, &sw));
-  if (!ctx.attr(3).is_none()) {
-    EMBER_RETURN_IF_ERROR(SpatialPair(ctx.attr(3).as_int_list(), nchw, "dilations", &dh, &dw));
+  EMBER_RETURN_IF_ERROR(SpatialPair(attrs[first].as_int_list(), nchw, "strides", &sh, &sw));
+  if (!attrs[first + 3].is_none()) {
+    EMBER_RETURN_IF_ERROR(SpatialPair(attrs[first + 3].as_int_list(), nchw, "dilations", &dh, &dw));
   }
   const int64_t in_c = input.dim(nchw ? 1 : 3);
   const int64_t f_in = filters.dim(2), out_c = filters.dim(3);
@@ -251,8 +255,52 @@ Status Conv2d(ShapeContext& ctx) {
   }
   Window2D w;
   EMBER_RETURN_IF_ERROR(MakeWindow2D(input, nchw, filters.dim(0), filters.dim(1), sh, sw, dh, dw,
-                                     ctx.attr(1).as_string(), ListOrEmpty(ctx.attr(4)), false, &w));
-  ctx.set_output_shape(0, w.OutputShape(out_c));
+                                     attrs[first + 1].as_string(), ListOrEmpty(attrs[first + 4]), false, &w));
+  *out = w.OutputShape(out_c);
+  return Status::OK();
+}
+
+// Shape from a list(int) attr that must have `rank` non-negative entries.
+Status ShapeAttr(const AttrValue& value, int rank, const char* what, Shape* out) {
+  const std::vector<int64_t>& dims = value.as_int_list();
+  if (static_cast<int>(dims.size()) != rank) {
+    return InvalidArgument(std::string(what) + " must have " + Str(rank) + " entries, got " + Str(dims.size()));
+  }
+  Shape shape;
+  for (int64_t d : dims) {
+    if (d < 0) return InvalidArgument(std::string(what) + " has a negative dim: " + Str(d));
+    shape.AddDim(d);
+  }
+  EMBER_RETURN_IF_ERROR(ValidateShape(shape, 1, /*allow_unknown=*/false));
+  *out = std::move(shape);
+  return Status::OK();
+}
+
+Status ExpectShape(const Shape& got, const Shape& want, const char* what) {
+  if (got.IsFullyKnown() && want.IsFullyKnown() && got != want) {
+    return InvalidArgument(std::string(what) + " has shape " + got.ToString() + " but the forward op's output is " +
+                           want.ToString());
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Conv2d(ShapeContext& ctx) {
+  Shape out;
+  EMBER_RETURN_IF_ERROR(Conv2dOutput(ctx.input_shape(0), ctx.input_shape(1), ctx.attrs(), 0, &out));
+  ctx.set_output_shape(0, std::move(out));
+  return Status::OK();
+}
+
+// Inputs: the conv's input and the gradient of its output; attrs: 0
+// filter_sizes, then conv2d's. The output is the filters' gradient.
+Status Conv2dBackpropFilter(ShapeContext& ctx) {
+  Shape filters, forward;
+  EMBER_RETURN_IF_ERROR(ShapeAttr(ctx.attr(0), 4, "filter_sizes", &filters));
+  EMBER_RETURN_IF_ERROR(Conv2dOutput(ctx.input_shape(0), filters, ctx.attrs(), 1, &forward));
+  EMBER_RETURN_IF_ERROR(ExpectShape(ctx.input_shape(1), forward, "out_backprop"));
+  ctx.set_output_shape(0, std::move(filters));
   return Status::OK();
 }
 
@@ -298,17 +346,51 @@ Status Conv2dTranspose(ShapeContext& ctx) {
   return Status::OK();
 }
 
+namespace {
+
+// Pool output for `input`; `attrs` from `first` on: ksize, strides,
+// padding, data_format, explicit_paddings.
+Status PoolOutput(const Shape& input, const AttrList& attrs, size_t first, Shape* out) {
+  bool nchw;
+  EMBER_RETURN_IF_ERROR(ParseDataFormat2D(attrs[first + 3].as_string(), &nchw));
+  int64_t kh, kw, sh, sw;
+  EMBER_RETURN_IF_ERROR(SpatialPair(attrs[first].as_int_list(), nchw, "ksize", &kh, &kw));
+  EMBER_RETURN_IF_ERROR(SpatialPair(attrs[first + 1].as_int_list(), nchw, "strides", &sh, &sw));
+  Window2D w;
+  EMBER_RETURN_IF_ERROR(MakeWindow2D(input, nchw, kh, kw, sh, sw, 1, 1, attrs[first + 2].as_string(),
+                                     ListOrEmpty(attrs[first + 4]), true, &w));
+  *out = w.OutputShape(w.channels);
+  return Status::OK();
+}
+
+}  // namespace
+
 // Attrs: 0 ksize, 1 strides, 2 padding, 3 data_format, 4 explicit_paddings.
 Status Pool2d(ShapeContext& ctx) {
-  bool nchw;
-  EMBER_RETURN_IF_ERROR(ParseDataFormat2D(ctx.attr(3).as_string(), &nchw));
-  int64_t kh, kw, sh, sw;
-  EMBER_RETURN_IF_ERROR(SpatialPair(ctx.attr(0).as_int_list(), nchw, "ksize", &kh, &kw));
-  EMBER_RETURN_IF_ERROR(SpatialPair(ctx.attr(1).as_int_list(), nchw, "strides", &sh, &sw));
-  Window2D w;
-  EMBER_RETURN_IF_ERROR(MakeWindow2D(ctx.input_shape(0), nchw, kh, kw, sh, sw, 1, 1,
-                                     ctx.attr(2).as_string(), ListOrEmpty(ctx.attr(4)), true, &w));
-  ctx.set_output_shape(0, w.OutputShape(w.channels));
+  Shape out;
+  EMBER_RETURN_IF_ERROR(PoolOutput(ctx.input_shape(0), ctx.attrs(), 0, &out));
+  ctx.set_output_shape(0, std::move(out));
+  return Status::OK();
+}
+
+// max_pool2d's gradient: inputs the pool's input and the gradient of its
+// output; pool2d's attrs. The output has the input's shape.
+Status MaxPool2dGrad(ShapeContext& ctx) {
+  Shape forward;
+  EMBER_RETURN_IF_ERROR(PoolOutput(ctx.input_shape(0), ctx.attrs(), 0, &forward));
+  EMBER_RETURN_IF_ERROR(ExpectShape(ctx.input_shape(1), forward, "grad"));
+  ctx.set_output_shape(0, ctx.input_shape(0));
+  return Status::OK();
+}
+
+// avg_pool2d's gradient: input the gradient of the pool's output; attrs 0
+// input_shape, then pool2d's. The output has input_shape.
+Status AvgPool2dGrad(ShapeContext& ctx) {
+  Shape input, forward;
+  EMBER_RETURN_IF_ERROR(ShapeAttr(ctx.attr(0), 4, "input_shape", &input));
+  EMBER_RETURN_IF_ERROR(PoolOutput(input, ctx.attrs(), 1, &forward));
+  EMBER_RETURN_IF_ERROR(ExpectShape(ctx.input_shape(0), forward, "grad"));
+  ctx.set_output_shape(0, std::move(input));
   return Status::OK();
 }
 

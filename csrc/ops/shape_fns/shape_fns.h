@@ -82,6 +82,10 @@ Status BiasAdd(ShapeContext& ctx);            // attr data_format (optional)
 Status Conv2d(ShapeContext& ctx);             // strides, padding, data_format, dilations, explicit_paddings
 Status Conv2dTranspose(ShapeContext& ctx);    // output_shape, then conv2d's attrs
 Status Pool2d(ShapeContext& ctx);             // ksize, strides, padding, data_format, explicit_paddings
+// The backward ops of conv2d and pooling (nn.cc): the gradients' shapes.
+Status Conv2dBackpropFilter(ShapeContext& ctx);  // filter_sizes, then conv2d's attrs
+Status MaxPool2dGrad(ShapeContext& ctx);         // pool2d's attrs
+Status AvgPool2dGrad(ShapeContext& ctx);         // input_shape, then pool2d's attrs
 Status LayerNorm(ShapeContext& ctx);          // x, gamma, beta; axis, epsilon
 Status SparseSoftmaxXent(ShapeContext& ctx);  // labels [b...], logits [b..., classes]
 Status SoftmaxXent(ShapeContext& ctx);        // labels, logits; axis

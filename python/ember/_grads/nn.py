@@ -130,3 +130,56 @@ def softmax_cross_entropy_with_logits(op, grad):
     dlogits = ops.multiply(ops.subtract(ops.multiply(probs, total), labels), g)
     dlabels = ops.multiply(ops.negative(ops.log_softmax(logits, axis=axis)), g)
     return [dlabels, dlogits]
+
+
+def _conv_attrs(op):
+    a = op.attrs
+    return {"strides": a["strides"], "padding": a["padding"], "data_format": a["data_format"],
+            "dilations": a["dilations"], "explicit_paddings": a["explicit_paddings"]}
+
+
+def _channel_axis(op):
+    return 1 if op.attrs["data_format"].upper() == "NCHW" else 3
+
+
+def conv2d(op, grad):
+    x, f = op.inputs
+    common = _conv_attrs(op)
+    axis = _channel_axis(op)
+    groups = x.shape[axis] // f.shape[2]
+    if groups == 1:
+        dx = ops.conv2d_transpose(grad, f, list(x.shape), **common)
+    else:
+        # conv2d_transpose has no groups: one transpose per group.
+        cout_g = f.shape[3] // groups
+        part_shape = list(x.shape)
+        part_shape[axis] = f.shape[2]
+        grads = ops.split(grad, [cout_g] * groups, axis=axis)
+        filters = ops.split(f, [cout_g] * groups, axis=3)
+        dx = ops.concat([ops.conv2d_transpose(g, w, part_shape, **common) for g, w in zip(grads, filters)], axis=axis)
+    df = ops.conv2d_backprop_filter(x, grad, list(f.shape), **common)
+    return [dx, df]
+
+
+def conv2d_transpose(op, grad):
+    # y = A^T x, where A is conv2d with these filters: dx = A dy, and the
+    # filters' gradient is conv2d's with dy as the input.
+    x, f = op.inputs
+    common = _conv_attrs(op)
+    dx = ops.conv2d(grad, f, **common)
+    df = ops.conv2d_backprop_filter(grad, x, list(f.shape), **common)
+    return [dx, df]
+
+
+def _pool_attrs(op):
+    a = op.attrs
+    return {"ksize": a["ksize"], "strides": a["strides"], "padding": a["padding"], "data_format": a["data_format"],
+            "explicit_paddings": a["explicit_paddings"]}
+
+
+def max_pool2d(op, grad):
+    return ops.max_pool2d_grad(op.inputs[0], grad, **_pool_attrs(op))
+
+
+def avg_pool2d(op, grad):
+    return ops.avg_pool2d_grad(grad, list(op.inputs[0].shape), **_pool_attrs(op))

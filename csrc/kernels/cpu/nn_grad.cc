@@ -1,0 +1,276 @@
+// This file implements the CPU kernels of the convolution and pooling
+// gradients: conv2d_backprop_filter, max_pool2d_grad, avg_pool2d_grad.
+// (conv2d's input gradient is conv2d_transpose, in nn_conv.cc.) All
+// compute in NHWC and in ComputeType<T> (Note [Half compute]).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "kernels/cpu/matmul_gemm.h"
+#include "kernels/cpu/nn_kernels.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/registration.h"
+#include "ops/attrs/nn.gen.h"
+#include "ops/shape_fns/nn.h"
+
+namespace ember::cpu {
+namespace {
+
+using shape_fns::Window2D;
+
+// `data` (laid out like `shape`, NCHW when nchw) as NHWC: itself, or a
+// transposed copy in *scratch.
+template <typename C>
+const C* AsNhwc(const DeviceContext* device, const C* data, const Shape& shape, bool nchw, std::vector<C>* scratch) {
+  if (!nchw) return data;
+  scratch->resize(shape.NumElements());
+  PermuteCopy(device, data, scratch->data(), sizeof(C), shape, kNchwToNhwc);
+  return scratch->data();
+}
+
+// Note [Filter gradient plan]
+// dW (per group a [K, cout_g] matrix, K = k_h * k_w * cin_g, the HWIO
+// flattening conv2d uses) is the sum over images and output pixels of
+// patch^T * dy. Units of work are (image, group, block of output pixels);
+// each thread gathers a block's patches (im2col, as the forward kernel
+// does), multiplies its transpose by the block's dy columns into a
+// thread-local dW, and the threads' dW are added at the end, so no two
+// threads write the same memory while they work.
+template <typename C>
+void FilterGradNhwc(const DeviceContext* device, const C* x, const C* dy, C* dw, const Window2D& w, int64_t cin_g,
+                    int64_t cout) {
+  const int64_t h = w.in_h, wd = w.in_w, c = w.channels;
+  const int64_t oh = w.out_h, ow = w.out_w, m = oh * ow;
+  const int64_t groups = c / cin_g, cout_g = cout / groups;
+  const int64_t k = w.k_h * w.k_w * cin_g;
+  const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(m, (1 << 16) / std::max<int64_t>(k, 1)));
+  const int64_t blocks = (m + rows - 1) / rows;
+  const int64_t units = w.batch * groups * blocks;
+  std::vector<C> total(groups * k * cout_g, C(0));
+  std::mutex total_mutex;
+  ParallelFor(device, units, 2.0 * rows * k * cout_g, [&](int64_t first, int64_t last) {
+    std::vector<C> local(total.size(), C(0));
+    std::vector<C> col(rows * k), dy_block(rows * cout_g), product(k * cout_g);
+    for (int64_t unit = first; unit < last; ++unit) {
+      const int64_t blk = unit % blocks, image = unit / blocks;
+      const int64_t g = image % groups, b = image / groups;
+      const int64_t p0 = blk * rows, p1 = std::min(m, p0 + rows), n_rows = p1 - p0;
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t py = p / ow, px = p % ow;
+        C* dst = col.data() + (p - p0) * k;
+        for (int64_t ky = 0; ky < w.k_h; ++ky) {
+          const int64_t iy = py * w.stride_h - w.pad_top + ky * w.dilation_h;
+          for (int64_t kx = 0; kx < w.k_w; ++kx, dst += cin_g) {
+            const int64_t ix = px * w.stride_w - w.pad_left + kx * w.dilation_w;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= wd) {
+              std::fill(dst, dst + cin_g, C(0));
+            } else {
+              std::memcpy(dst, x + ((b * h + iy) * wd + ix) * c + g * cin_g, cin_g * sizeof(C));
+            }
+          }
+        }
+        std::memcpy(dy_block.data() + (p - p0) * cout_g, dy + (b * m + p) * cout + g * cout_g, cout_g * sizeof(C));
+      }
+      // product[K, cout_g] = col[n_rows, K]^T * dy_block[n_rows, cout_g]
+      MatmulRows<C>(col.data(), dy_block.data(), product.data(), MatmulDims{k, n_rows, cout_g, true, false}, 0, k);
+      C* acc = local.data() + g * k * cout_g;
+      for (int64_t i = 0; i < k * cout_g; ++i) acc[i] += product[i];
+    }
+    std::lock_guard<std::mutex> lock(total_mutex);
+    for (size_t i = 0; i < total.size(); ++i) total[i] += local[i];
+  });
+  // Per-group [K, cout_g] back into the HWIO filter layout [K, cout].
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t kk = 0; kk < k; ++kk) {
+      std::memcpy(dw + kk * cout + g * cout_g, total.data() + (g * k + kk) * cout_g, cout_g * sizeof(C));
+    }
+  }
+}
+
+template <typename T>
+class Conv2dBackpropFilterKernel final : public OpKernel {
+ public:
+  explicit Conv2dBackpropFilterKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& dy = ctx.input(1);
+    Tensor& output = ctx.output(0);
+    using C = ComputeType<T>;
+    std::vector<C> out_wide;
+    C* dw = ComputeOutput<T>(output, &out_wide);
+    const DeviceContext* device = &ctx.device_context();
+    std::fill(dw, dw + output.NumElements(), C(0));
+    if (output.NumElements() > 0 && input.NumElements() > 0 && dy.NumElements() > 0) {
+      bool nchw;
+      EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(attrs_.data_format, &nchw));
+      int64_t sh, sw, dh = 1, dwl = 1;
+      EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(attrs_.strides, nchw, "strides", &sh, &sw));
+      if (attrs_.dilations) {
+        EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(*attrs_.dilations, nchw, "dilations", &dh, &dwl));
+      }
+      Window2D w;
+      EMBER_RETURN_IF_ERROR(shape_fns::MakeWindow2D(input.shape(), nchw, output.dim(0), output.dim(1), sh, sw, dh,
+                                                    dwl, attrs_.padding, attrs_.explicit_paddings, false, &w));
+      std::vector<C> x_wide, dy_wide, x_t, dy_t;
+      const C* x = AsNhwc(device, WidenedData<T>(device, input, &x_wide), input.shape(), nchw, &x_t);
+      const C* g = AsNhwc(device, WidenedData<T>(device, dy, &dy_wide), dy.shape(), nchw, &dy_t);
+      FilterGradNhwc<C>(device, x, g, dw, w, output.dim(2), output.dim(3));
+    }
+    StoreNarrowed<T>(device, out_wide, output);
+    return Status::OK();
+  }
+
+ private:
+  Conv2dBackpropFilterAttrs attrs_;
+};
+
+// The pooling window of `input` (NHWC or NCHW) from pool attrs.
+template <typename Attrs>
+Status PoolWindow(const Attrs& attrs, const Shape& input, bool* nchw, Window2D* w) {
+  EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(attrs.data_format, nchw));
+  int64_t kh, kw, sh, sw;
+  EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(attrs.ksize, *nchw, "ksize", &kh, &kw));
+  EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(attrs.strides, *nchw, "strides", &sh, &sw));
+  return shape_fns::MakeWindow2D(input, *nchw, kh, kw, sh, sw, 1, 1, attrs.padding, attrs.explicit_paddings, true, w);
+}
+
+// Calls fn(y0, y1, x0, x1) with the valid input rows and columns of the
+// window of output pixel (py, px).
+template <typename Fn>
+void ForWindow(const Window2D& w, int64_t py, int64_t px, Fn&& fn) {
+  const int64_t y0 = std::max<int64_t>(py * w.stride_h - w.pad_top, 0);
+  const int64_t y1 = std::min<int64_t>(py * w.stride_h - w.pad_top + w.k_h, w.in_h);
+  const int64_t x0 = std::max<int64_t>(px * w.stride_w - w.pad_left, 0);
+  const int64_t x1 = std::min<int64_t>(px * w.stride_w - w.pad_left + w.k_w, w.in_w);
+  fn(y0, y1, x0, x1);
+}
+
+// Windows of one image overlap, so one image is one unit of work: no two
+// threads add into the same input pixel.
+template <typename C>
+void MaxPoolGradNhwc(const DeviceContext* device, const C* x, const C* dy, C* dx, const Window2D& w) {
+  const int64_t c = w.channels, image = w.in_h * w.in_w * c;
+  ParallelFor(device, w.batch, 4.0 * w.out_h * w.out_w * w.k_h * w.k_w * c, [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) {
+      const C* xb = x + b * image;
+      C* dxb = dx + b * image;
+      std::fill(dxb, dxb + image, C(0));
+      for (int64_t py = 0; py < w.out_h; ++py) {
+        for (int64_t px = 0; px < w.out_w; ++px) {
+          const C* g = dy + ((b * w.out_h + py) * w.out_w + px) * c;
+          ForWindow(w, py, px, [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+            if (y0 >= y1 || x0 >= x1) return;
+            for (int64_t ch = 0; ch < c; ++ch) {
+              int64_t best = -1;
+              C best_value = C(0);
+              for (int64_t iy = y0; iy < y1 && !(best >= 0 && std::isnan(best_value)); ++iy) {
+                for (int64_t ix = x0; ix < x1; ++ix) {
+                  const int64_t at = (iy * w.in_w + ix) * c + ch;
+                  const C v = xb[at];
+                  // The first maximum wins; a NaN is the maximum (max_pool2d propagates it).
+                  if (best < 0 || std::isnan(v) || v > best_value) {
+                    best = at;
+                    best_value = v;
+                    if (std::isnan(v)) break;
+                  }
+                }
+              }
+              dxb[best] += g[ch];
+            }
+          });
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+class MaxPool2dGradKernel final : public OpKernel {
+ public:
+  explicit MaxPool2dGradKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& dy = ctx.input(1);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    bool nchw;
+    Window2D w;
+    EMBER_RETURN_IF_ERROR(PoolWindow(attrs_, input.shape(), &nchw, &w));
+    const DeviceContext* device = &ctx.device_context();
+    using C = ComputeType<T>;
+    std::vector<C> x_wide, dy_wide, dy_t, out_wide;
+    const C* g = AsNhwc(device, WidenedData<T>(device, dy, &dy_wide), dy.shape(), nchw, &dy_t);
+    InNhwc(device, WidenedData<T>(device, input, &x_wide), input.shape(), ComputeOutput<T>(output, &out_wide),
+           output.shape(), nchw, [&](const C* x, C* dx) { MaxPoolGradNhwc<C>(device, x, g, dx, w); });
+    StoreNarrowed<T>(device, out_wide, output);
+    return Status::OK();
+  }
+
+ private:
+  MaxPool2dGradAttrs attrs_;
+};
+
+template <typename C>
+void AvgPoolGradNhwc(const DeviceContext* device, const C* dy, C* dx, const Window2D& w) {
+  const int64_t c = w.channels, image = w.in_h * w.in_w * c;
+  ParallelFor(device, w.batch, 2.0 * w.out_h * w.out_w * w.k_h * w.k_w * c, [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) {
+      C* dxb = dx + b * image;
+      std::fill(dxb, dxb + image, C(0));
+      for (int64_t py = 0; py < w.out_h; ++py) {
+        for (int64_t px = 0; px < w.out_w; ++px) {
+          const C* g = dy + ((b * w.out_h + py) * w.out_w + px) * c;
+          ForWindow(w, py, px, [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+            if (y0 >= y1 || x0 >= x1) return;
+            const C share = C(1) / static_cast<C>((y1 - y0) * (x1 - x0));
+            for (int64_t iy = y0; iy < y1; ++iy) {
+              for (int64_t ix = x0; ix < x1; ++ix) {
+                OutVec<C> acc(dxb + (iy * w.in_w + ix) * c, c);
+                acc += InVec<C>(g, c) * share;
+              }
+            }
+          });
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+class AvgPool2dGradKernel final : public OpKernel {
+ public:
+  explicit AvgPool2dGradKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& dy = ctx.input(0);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    bool nchw;
+    Window2D w;
+    EMBER_RETURN_IF_ERROR(PoolWindow(attrs_, output.shape(), &nchw, &w));
+    const DeviceContext* device = &ctx.device_context();
+    using C = ComputeType<T>;
+    std::vector<C> dy_wide, out_wide;
+    InNhwc(device, WidenedData<T>(device, dy, &dy_wide), dy.shape(), ComputeOutput<T>(output, &out_wide),
+           output.shape(), nchw, [&](const C* g, C* dx) { AvgPoolGradNhwc<C>(device, g, dx, w); });
+    StoreNarrowed<T>(device, out_wide, output);
+    return Status::OK();
+  }
+
+ private:
+  AvgPool2dGradAttrs attrs_;
+};
+
+}  // namespace
+
+void RegisterNnGradKernels(KernelRegistry& r) {
+  RegisterForTypeSet<Conv2dBackpropFilterKernel>(r, "conv2d_backprop_filter", type_sets::Floating{});
+  RegisterForTypeSet<MaxPool2dGradKernel>(r, "max_pool2d_grad", type_sets::Real{});
+  RegisterForTypeSet<AvgPool2dGradKernel>(r, "avg_pool2d_grad", type_sets::Floating{});
+}
+
+}  // namespace ember::cpu
