@@ -22,12 +22,14 @@ def _load(name):
     ("resnet", ["--image-size", "32", "--batches", "1", "2", "--repeats", "1"]),
     ("function", ["--steps", "4", "--repeats", "1"]),
     ("train_mlp", ["--steps", "40", "--batch", "32"]),
+    ("train_cnn", ["--steps", "20", "--batch", "16"]),
 ])
 def test_example_matches_numpy(name, argv, capsys):
     module = _load(name)  # quickstart runs (and asserts) at import
     if argv is not None:
         module.main(argv)  # each example asserts against its NumPy implementation
     out = capsys.readouterr().out
-    want = {None: "all checks passed", "function": "matches eager", "train_mlp": "gradients match NumPy"}.get(
+    want = {None: "all checks passed", "function": "matches eager", "train_mlp": "gradients match NumPy",
+            "train_cnn": "gradients match NumPy"}.get(
         name if argv is not None else None, "matches NumPy")
     assert want in out
