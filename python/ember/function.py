@@ -15,6 +15,7 @@ from ember._checks import check_int, check_str, safe_repr
 import numpy as np
 
 from ember import _C
+from ember.autodiff import tape as _autodiff_tape
 from ember.dtypes import as_dtype, float32
 from ember.tensor import Tensor
 
@@ -366,6 +367,11 @@ class ConcreteFunction:
         self.input_signature = tuple(specs)
         self.name = name
         self._single_output = isinstance(structured_outputs, Tensor)
+        # Note [Function gradients]: what the backward function needs to run
+        # the Python function again: set by Function._trace.
+        self._python_function = None
+        self._call_templates = None  # (call_args, call_kwargs) with the traced leaves
+        self._backward = None  # the backward Function, made on first use
 
     @property
     def structured_outputs(self):
@@ -386,10 +392,78 @@ class ConcreteFunction:
         return self._call_flat(params)
 
     def _call_flat(self, params):
-        if self._updated:
-            results = self._call_updating(params)
-        else:
-            results = self._call(params)
+        if _autodiff_tape.active_tape_count and self._python_function is not None and _autodiff_tape._thread_tapes():
+            return self._call_recorded(params)
+        return self._call_plain(params)
+
+    # Note [Function gradients]
+    # A call under an active gradient tape is recorded as one step whose
+    # gradient is another function: the backward function, traced once
+    # per concrete function and cached. It runs the Python function again
+    # inside a trace under a fresh tape (watching the parameters and the
+    # variables) and returns the gradients of the outputs, weighted by the
+    # incoming gradients: a forward pass and a backward pass in one graph.
+    # The recompute costs a second forward pass, in exchange for keeping
+    # no intermediate values alive between the call and tape.gradient.
+    # Higher orders work the same way: the backward function is a function
+    # too. Variables are read at backward time, so a function that both
+    # assigns a variable and is differentiated with respect to it sees the
+    # new value there; the backward function never writes variables back.
+    def _call_recorded(self, params):
+        params = [p if isinstance(p, Tensor) else _as_tensor(p) for p in params]
+        variables = [v for v in self._variables if _is_variable(v)]
+        values = [v._value for v in variables]  # read before the call: the tapes watch these
+        with _autodiff_tape.recording_paused():
+            flat_results = self._call_updating(params) if self._updated else self._call(params)
+        results = self._structure(flat_results)
+        float_params = [p for p in params if p.dtype.is_floating]
+        float_values = [v for v in values if v.dtype.is_floating]
+        float_outputs = [i for i, r in enumerate(flat_results) if isinstance(r, Tensor) and r.dtype.is_floating]
+        if not float_outputs or not (float_params or float_values):
+            return results
+
+        def gradient(*upstream):
+            backward = self._backward_function(len(params), float_outputs)
+            grads = backward(*params, *[upstream[i] for i in float_outputs])
+            grads = [grads] if isinstance(grads, Tensor) else list(grads)
+            return grads[:len(float_params)] + [g for v, g in zip(variables, grads[len(float_params):])
+                                                 if v.dtype.is_floating]
+
+        _autodiff_tape.record_custom_gradient(float_params + float_values,
+                                              [flat_results[i] for i in float_outputs], gradient)
+        return results
+
+    def _backward_function(self, num_params, float_outputs):
+        if self._backward is not None:
+            return self._backward
+        python_function = self._python_function
+        call_args, call_kwargs = self._call_templates
+        variables = [v for v in self._variables if _is_variable(v)]
+
+        def backward(*flat):
+            from ember.autodiff import GradientTape
+            params, upstream = list(flat[:num_params]), list(flat[num_params:])
+            with GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch([p for p in params if p.dtype.is_floating])
+                if variables:
+                    tape.watch(variables)
+                it = iter(params)
+                args = [_replace_leaves(a, it) for a in call_args]
+                kwargs = {k: _replace_leaves(call_kwargs[k], it) for k in sorted(call_kwargs)}
+                outputs = python_function(*args, **kwargs)
+            _, flat_outputs = _flatten_outputs(outputs)
+            sources = [p for p in params if p.dtype.is_floating] + [v for v in variables if v.dtype.is_floating]
+            return tape.gradient([flat_outputs[i] for i in float_outputs], sources, output_gradients=upstream,
+                                 unconnected_gradients="zero")
+
+        self._backward = Function(backward, name=f"{self.name}_backward")
+        self._backward._discard_variable_updates = True
+        return self._backward
+
+    def _call_plain(self, params):
+        return self._structure(self._call_updating(params) if self._updated else self._call(params))
+
+    def _structure(self, results):
         if self._single_output:
             return results[0]
         return _replace_leaves(self._structured_outputs, iter(results))
@@ -532,6 +606,7 @@ class Function:
         self._evictions = 0
         self._last_key = None
         self._tracing_count = 0
+        self._discard_variable_updates = False  # Note [Function gradients]
 
     @property
     def python_function(self):
@@ -663,9 +738,15 @@ class Function:
             trace.tracer.exit()
             _state.trace = previous
         updated = [entry[0] for entry in trace.variables.values() if entry[2] is not entry[1]]
+        if self._discard_variable_updates:
+            updated = []  # a backward function recomputes the forward pass: never write it back
         flat = flat + [trace.variables[id(v)][2] for v in updated]
         graph = trace.tracer.finish(flat)
-        return ConcreteFunction(graph, structure, trace.variable_order, updated, specs, self._name, trace.subgraphs)
+        concrete = ConcreteFunction(graph, structure, trace.variable_order, updated, specs, self._name,
+                                    trace.subgraphs)
+        concrete._python_function = self._python_function
+        concrete._call_templates = (call_args, call_kwargs)
+        return concrete
 
 
 def _describe_value(value):
