@@ -450,7 +450,7 @@ def conv_backprop_filter_samples(dtype, rng):
 
 
 def _pool_grad_ref(kind):
-    """The pooling gradient by brute force over windows (small samples)."""
+    """The pooling gradient window by window, vectorized over images and channels."""
     def ref(x_or_shape, dy, ksize, strides, padding, data_format="NHWC", explicit_paddings=()):
         nchw = data_format == "NCHW"
         if padding == "EXPLICIT":
@@ -467,21 +467,20 @@ def _pool_grad_ref(kind):
         (pt, _, oh), (pl, _, ow) = _geometry((h, w), (kh, kw), (sh, sw), (1, 1), padding, nchw)
         g = _nhwc(dy.astype(np.float64), nchw)
         out = np.zeros(shape)
-        for b in range(n):
-            for py in range(oh):
-                y0, y1 = max(py * sh - pt, 0), min(py * sh - pt + kh, h)
-                for px in range(ow):
-                    x0, x1 = max(px * sw - pl, 0), min(px * sw - pl + kw, w)
-                    if y0 >= y1 or x0 >= x1:
-                        continue
-                    if kind == "avg":
-                        out[b, y0:y1, x0:x1, :] += g[b, py, px] / ((y1 - y0) * (x1 - x0))
-                        continue
-                    window = xs[b, y0:y1, x0:x1, :].reshape(-1, c)
-                    first = np.argmax(window, axis=0)  # the first maximum, as the kernel picks
-                    for ch in range(c):
-                        iy, ix = divmod(int(first[ch]), x1 - x0)
-                        out[b, y0 + iy, x0 + ix, ch] += g[b, py, px, ch]
+        batch, chan = np.arange(n)[:, None], np.arange(c)[None, :]
+        for py in range(oh):  # vectorized over images and channels
+            y0, y1 = max(py * sh - pt, 0), min(py * sh - pt + kh, h)
+            for px in range(ow):
+                x0, x1 = max(px * sw - pl, 0), min(px * sw - pl + kw, w)
+                if y0 >= y1 or x0 >= x1:
+                    continue
+                if kind == "avg":
+                    out[:, y0:y1, x0:x1, :] += g[:, py, px, None, None, :] / ((y1 - y0) * (x1 - x0))
+                    continue
+                window = xs[:, y0:y1, x0:x1, :].reshape(n, (y1 - y0) * (x1 - x0), c)
+                first = np.argmax(window, axis=1)  # the first maximum, as the kernel picks
+                iy, ix = np.divmod(first, x1 - x0)
+                np.add.at(out, (batch, y0 + iy, x0 + ix, chan), g[:, py, px, :])
         return _from_nhwc(out, nchw).astype(dy.dtype)
     return ref
 
@@ -489,8 +488,6 @@ def _pool_grad_ref(kind):
 def _pool_grad_samples(kind):
     def gen(dtype, rng):
         for sample in pool_samples(dtype, rng):
-            if sample.name == "large":
-                continue  # the reference loops in Python
             x, ksize, strides, padding = sample.args
             raw_padding, explicit = _raw_padding(padding)
             y = _ref_pool(kind)(x, ksize, strides, padding, **sample.kwargs)

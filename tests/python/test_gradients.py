@@ -185,3 +185,63 @@ def test_gradient_coverage_lists_every_op():
     for name in with_grad:
         assert callable(registry.gradient_function(name))
     assert len(with_grad) <= len(differentiable)
+
+
+# Second order: the gradient functions are differentiable themselves. For
+# the element-wise and matmul families, d/dx <grad f(x), v> from nested tapes
+# against central differences of the first gradient.
+SECOND_ORDER_UNARY = ["negative", "abs", "exp", "log", "sqrt", "tanh", "sigmoid", "square", "reciprocal", "rsqrt",
+                      "expm1", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+                      "atanh", "erf", "erfc", "softplus", "relu", "elu", "selu", "gelu", "silu"]
+SECOND_ORDER_BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "pow", "squared_difference",
+                       "atan2", "matmul"]
+
+
+def _domain(name, rng, shape):
+    if name in ("log", "sqrt", "rsqrt", "reciprocal", "log1p", "pow"):
+        return rng.uniform(0.5, 2.0, shape)
+    if name in ("asin", "acos", "atanh"):
+        return rng.uniform(-0.8, 0.8, shape)
+    if name == "tan":
+        return rng.uniform(-1.0, 1.0, shape)
+    return rng.uniform(-2.0, 2.0, shape) + np.where(rng.random(shape) > 0.5, 0.1, -0.1)  # away from kinks at 0
+
+
+def _first_gradient(fn, xs, v):
+    tensors = [ember.constant(x) for x in xs]
+    with ember.GradientTape() as tape:
+        tape.watch(tensors)
+        y = ember.reduce_sum(fn(*tensors) * ember.constant(v))
+    return [g.numpy() for g in tape.gradient(y, tensors)]
+
+
+@pytest.mark.parametrize("op_name", SECOND_ORDER_UNARY + SECOND_ORDER_BINARY)
+def test_second_order_matches_finite_differences(op_name):
+    rng = np.random.default_rng(7)
+    fn = OP_DB[op_name].op
+    shapes = [(2, 3), (3, 2)] if op_name == "matmul" else [(2, 3)] * (2 if op_name in SECOND_ORDER_BINARY else 1)
+    xs = [_domain(op_name, rng, s) for s in shapes]
+    out_shape = (2, 2) if op_name == "matmul" else (2, 3)
+    v = rng.standard_normal(out_shape)
+    u = [rng.standard_normal(s) for s in shapes]  # the direction of the second derivative
+    tensors = [ember.constant(x) for x in xs]
+    with ember.GradientTape() as outer:
+        outer.watch(tensors)
+        with ember.GradientTape() as inner:
+            inner.watch(tensors)
+            y = ember.reduce_sum(fn(*tensors) * ember.constant(v))
+        grads = inner.gradient(y, tensors)
+        s = ember.add_n([ember.reduce_sum(g * ember.constant(w)) for g, w in zip(grads, u)])
+    # Linear ops have no second derivative: their first gradient does not depend on x.
+    got = [g.numpy() for g in outer.gradient(s, tensors, unconnected_gradients="zero")]
+    step = 1e-5
+    for i, x in enumerate(xs):
+        want = np.zeros(x.shape)
+        for idx in np.ndindex(x.shape):
+            plus = [a.copy() for a in xs]
+            minus = [a.copy() for a in xs]
+            plus[i][idx] += step
+            minus[i][idx] -= step
+            gp, gm = _first_gradient(fn, plus, v), _first_gradient(fn, minus, v)
+            want[idx] = sum(np.sum((a - b) * w) for a, b, w in zip(gp, gm, u)) / (2 * step)
+        np.testing.assert_allclose(got[i], want, rtol=1e-5, atol=1e-6, err_msg=f"{op_name} input {i}")
