@@ -4,19 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "test_tensors.h"
+
 #include "devices/cpu/cpu_device.h"
 #include "runtime/context.h"
 
 namespace ember {
 namespace {
-
-RefPtr<TensorHandle> Vector(std::vector<float> values) {
-  RefPtr<Buffer> b = Buffer::Allocate(HostAllocator(), values.size() * sizeof(float));
-  std::copy(values.begin(), values.end(), static_cast<float*>(b->data()));
-  return TensorHandle::CreateReady(
-      Tensor(DType::kFloat32, Shape({static_cast<int64_t>(values.size())}), std::move(b)),
-      DeviceManager::Global().cpu());
-}
 
 class ExecuteTest : public ::testing::TestWithParam<bool> {
  protected:

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_tensors.h"
+
 #include "devices/cpu/cpu_device.h"
 #include "graph/tracer.h"
 #include "ops/op_ids.gen.h"
@@ -12,14 +14,6 @@
 
 namespace ember {
 namespace {
-
-RefPtr<TensorHandle> Vector(std::vector<float> values) {
-  RefPtr<Buffer> b = Buffer::Allocate(HostAllocator(), values.size() * sizeof(float));
-  std::copy(values.begin(), values.end(), static_cast<float*>(b->data()));
-  return TensorHandle::CreateReady(
-      Tensor(DType::kFloat32, Shape({static_cast<int64_t>(values.size())}), std::move(b)),
-      DeviceManager::Global().cpu());
-}
 
 RefPtr<TensorHandle> RunOp(OpId op, std::vector<TensorHandle*> inputs, uint32_t donated = 0) {
   ExecuteResult result;

@@ -169,23 +169,31 @@ def _from_nhwc(x, nchw):
     return x.transpose(0, 3, 1, 2) if nchw else x
 
 
-def ref_conv2d(x, f, strides, padding, data_format="NHWC", dilations=None):
-    nchw = data_format == "NCHW"
+def _conv_patches(x, filter_shape, strides, padding, nchw, dilations):
+    """(out_h, out_w, [(i, j, patch)]): the NHWC float64 input patch under filter tap (i, j) of a
+    conv2d, shaped [n, out_h, out_w, groups, in_channels / groups]."""
     xs = _nhwc(x.astype(np.float64), nchw)
     n, h, w, c = xs.shape
-    kh, kw, cg, o = f.shape
-    g = c // cg
+    kh, kw, cg, _ = filter_shape
     sh, sw = _pair(strides, nchw)
     dh, dw = _pair(dilations or 1, nchw)
     (pt, pb, oh), (pl, pr, ow) = _geometry((h, w), (kh, kw), (sh, sw), (dh, dw), padding, nchw)
     xp = np.pad(xs, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
-    out = np.zeros((n, oh, ow, g, o // g))
+    taps = [(i, j, xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw, :]
+             .reshape(n, oh, ow, c // cg, cg)) for i in range(kh) for j in range(kw)]
+    return oh, ow, taps
+
+
+def ref_conv2d(x, f, strides, padding, data_format="NHWC", dilations=None):
+    nchw = data_format == "NCHW"
+    kh, kw, cg, o = f.shape
+    g = x.shape[1 if nchw else 3] // cg
+    oh, ow, taps = _conv_patches(x, f.shape, strides, padding, nchw, dilations)
+    out = np.zeros((x.shape[0], oh, ow, g, o // g))
     fg = f.astype(np.float64).reshape(kh, kw, cg, g, o // g)
-    for i in range(kh):
-        for j in range(kw):
-            patch = xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw, :]
-            out += np.einsum("nhwgc,cgo->nhwgo", patch.reshape(n, oh, ow, g, cg), fg[i, j])
-    return _from_nhwc(out.reshape(n, oh, ow, o), nchw).astype(x.dtype)
+    for i, j, patch in taps:
+        out += np.einsum("nhwgc,cgo->nhwgo", patch, fg[i, j])
+    return _from_nhwc(out.reshape(x.shape[0], oh, ow, o), nchw).astype(x.dtype)
 
 
 def ref_conv2d_transpose(x, f, output_shape, strides, padding="SAME", data_format="NHWC", dilations=None):
@@ -417,21 +425,13 @@ def ref_conv2d_backprop_filter(x, dy, filter_sizes, strides, padding, data_forma
     nchw = data_format == "NCHW"
     if padding == "EXPLICIT":
         padding = [explicit_paddings[i:i + 2] for i in range(0, 8, 2)]
-    xs = _nhwc(x.astype(np.float64), nchw)
-    g_out = _nhwc(dy.astype(np.float64), nchw)
-    n, h, w, c = xs.shape
     kh, kw, cg, o = filter_sizes
-    g = c // cg
-    sh, sw = _pair(strides, nchw)
-    dh, dw = _pair(dilations or 1, nchw)
-    (pt, pb, oh), (pl, pr, ow) = _geometry((h, w), (kh, kw), (sh, sw), (dh, dw), padding, nchw)
-    xp = np.pad(xs, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    g = x.shape[1 if nchw else 3] // cg
+    oh, ow, taps = _conv_patches(x, filter_sizes, strides, padding, nchw, dilations)
+    gg = _nhwc(dy.astype(np.float64), nchw).reshape(x.shape[0], oh, ow, g, o // g)
     out = np.zeros((kh, kw, cg, g, o // g))
-    gg = g_out.reshape(n, oh, ow, g, o // g)
-    for i in range(kh):
-        for j in range(kw):
-            patch = xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw, :]
-            out[i, j] = np.einsum("nhwgc,nhwgo->cgo", patch.reshape(n, oh, ow, g, cg), gg)
+    for i, j, patch in taps:
+        out[i, j] = np.einsum("nhwgc,nhwgo->cgo", patch, gg)
     return out.reshape(kh, kw, cg, o).astype(x.dtype)
 
 
