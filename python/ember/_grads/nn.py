@@ -183,3 +183,25 @@ def max_pool2d(op, grad):
 
 def avg_pool2d(op, grad):
     return ops.avg_pool2d_grad(grad, list(op.inputs[0].shape), **_pool_attrs(op))
+
+
+def scaled_dot_product_attention(op, grad):
+    # Recomputes the probabilities p = softmax(s), s = q k^T * scale + mask,
+    # then the usual chain: dv = p^T g, ds = p * (dp - sum(dp * p)), dp = g v^T.
+    from ember._grads._util import unbroadcast
+    q, k, v, mask = op.inputs
+    scale = op.attrs["scale"]
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    s = ops.multiply(ops.matmul(q, k, transpose_b=True), scale)
+    if mask.dtype.is_bool:
+        s = ops.where(mask, s, ops.add(ops.zeros_like(s), float("-inf")))
+    else:
+        s = ops.add(s, ops.cast(mask, s.dtype))
+    p = ops.softmax(s, axis=-1)
+    dv = ops.matmul(p, grad, transpose_a=True)
+    dp = ops.matmul(grad, v, transpose_b=True)
+    ds = ops.multiply(p, ops.subtract(dp, ops.reduce_sum(ops.multiply(dp, p), axis=[-1], keepdims=True)))
+    dq = ops.multiply(ops.matmul(ds, k), scale)
+    dk = ops.multiply(ops.matmul(ds, q, transpose_a=True), scale)
+    dmask = None if mask.dtype.is_bool else ops.cast(unbroadcast(ds, mask.shape), mask.dtype)
+    return [unbroadcast(dq, q.shape), unbroadcast(dk, k.shape), unbroadcast(dv, v.shape), dmask]
