@@ -4,6 +4,7 @@
 import numpy as np
 
 from ember import _C
+from ember.autodiff import tape as _autodiff_tape
 from ember.function import SubTrace, TensorSpec, current_trace, shape_fits
 from ember.tensor import Tensor
 
@@ -103,11 +104,49 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     else_graph, else_inputs = else_trace.finish([else_trace.value_of(v) for v in updated])
     from ember._generated import raw_ops
 
-    results = raw_ops.cond(pred, then_inputs + else_inputs, then_graph.function_id, else_graph.function_id,
-                           len(then_inputs))
+    recording = bool(_autodiff_tape._thread_tapes())
+    with _autodiff_tape.recording_paused():
+        results = raw_ops.cond(pred, then_inputs + else_inputs, then_graph.function_id, else_graph.function_id,
+                               len(then_inputs))
     for var, value in zip(updated, results[len(then_flat):]):
         current_trace().write_variable(var, value)
+    if recording:
+        _record_cond_gradient(pred, true_fn, false_fn, then_inputs + else_inputs, results[:len(then_flat)])
     return rebuild(results[:len(then_flat)])
+
+
+# Note [cond gradients]: a cond under a gradient tape is recorded as one
+# step whose gradient is another cond on the same predicate. Each of its
+# branches runs the original branch again under a fresh tape watching the
+# values the branches captured, and returns their gradients (zeros where
+# a branch does not use a value), so both branches have one structure.
+def _record_cond_gradient(pred, true_fn, false_fn, captured, outputs):
+    from ember.autodiff import GradientTape
+    seen, inputs = set(), []
+    for t in captured:
+        key = _C._handle_key(t)
+        if t.dtype.is_floating and key not in seen:
+            seen.add(key)
+            inputs.append(t)
+    float_outputs = [i for i, o in enumerate(outputs) if o.dtype.is_floating]
+    if not inputs or not float_outputs:
+        return
+
+    def gradient(*upstream):
+        weights = [upstream[i] for i in float_outputs]
+
+        def branch(fn):
+            def run():
+                with GradientTape(watch_accessed_variables=False) as tape:
+                    tape.watch(inputs)
+                    flat, _ = _flat(fn())
+                return tape.gradient([flat[i] for i in float_outputs], inputs, output_gradients=weights,
+                                     unconnected_gradients="zero")
+            return run
+
+        return cond(pred, branch(true_fn), branch(false_fn))
+
+    _autodiff_tape.record_custom_gradient(inputs, [outputs[i] for i in float_outputs], gradient)
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,

@@ -376,3 +376,39 @@ def test_function_gradient_backward_is_traced_once_and_never_writes_variables():
     assert float(counter) == 3.0  # the forward calls only: the backward pass recomputes without writing back
     concrete = f.get_concrete_function(c(1.0))
     assert concrete._backward.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("p, want", [(1.0, lambda x: 3 * x ** 2), (-1.0, np.cos)])
+def test_gradient_through_cond_with_a_symbolic_predicate(p, want):
+    def branches(x, p):
+        return ember.cond(p > 0, lambda: ember.reduce_sum(x * x * x), lambda: ember.reduce_sum(ember.sin(x)))
+
+    @ember.function
+    def inside(x, p):
+        with ember.GradientTape() as tape:
+            tape.watch(x)
+            y = branches(x, p)
+        return tape.gradient(y, x)
+
+    outside = ember.function(branches)
+    x = c([1.0, 2.0])
+    np.testing.assert_allclose(inside(x, c(p)).numpy(), want(x.numpy()), rtol=1e-12)
+    with ember.GradientTape() as tape:
+        tape.watch(x)
+        y = outside(x, c(p))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want(x.numpy()), rtol=1e-12)
+
+
+def test_second_order_through_cond():
+    @ember.function
+    def second(x):
+        with ember.GradientTape() as outer:
+            outer.watch(x)
+            with ember.GradientTape() as inner:
+                inner.watch(x)
+                y = ember.cond(ember.reduce_sum(x) > 0, lambda: ember.reduce_sum(x * x * x), lambda: x[0])
+            g = inner.gradient(y, x)
+            s = ember.reduce_sum(g)
+        return outer.gradient(s, x)
+
+    np.testing.assert_allclose(second(c([1.0, 2.0])).numpy(), [6.0, 12.0], rtol=1e-12)
