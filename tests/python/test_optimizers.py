@@ -43,6 +43,7 @@ CASES = [
     ("adam", {}, lambda: ember.optimizers.Adam(0.1)),
     ("adam", {"amsgrad": True}, lambda: ember.optimizers.Adam(0.1, amsgrad=True)),
     ("adamw", {"weight_decay": 0.01}, lambda: ember.optimizers.AdamW(0.1, weight_decay=0.01)),
+    ("adamw", {"weight_decay": 0.01}, lambda: ember.optimizers.Adam(0.1, weight_decay=0.01)),  # Keras: the same rule
 ]
 
 

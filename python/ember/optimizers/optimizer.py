@@ -53,9 +53,9 @@ class Optimizer:
         self._learning_rate = value if callable(value) else float(value)
 
     def _scalar(self, value, dtype):
-        ops = _ops()
-        if hasattr(value, "dtype") and not isinstance(value, (float, int)):
-            return ops.cast(value, dtype) if value.dtype != dtype else value
+        from ember.tensor import Tensor
+        if isinstance(value, Tensor):  # a schedule's value
+            return _ops().cast(value, dtype) if value.dtype != dtype else value
         from ember.creation import constant
         return constant(np.asarray(value, dtype=dtype.as_numpy_dtype))
 
@@ -235,9 +235,6 @@ class Adam(Optimizer):
         if self.amsgrad:
             self.add_slot(variable, "vhat")
 
-    def _decoupled_decay(self):
-        return 0.0
-
     def _step_scalars(self, dtype):
         ops = _ops()
         scalars = super()._step_scalars(dtype)
@@ -246,13 +243,13 @@ class Adam(Optimizer):
             scalars[name] = self._scalar(getattr(self, name), dtype)
         scalars["beta_1_power"] = ops.pow(scalars["beta_1"], step)
         scalars["beta_2_power"] = ops.pow(scalars["beta_2"], step)
-        scalars["weight_decay"] = self._scalar(self._decoupled_decay(), dtype)
+        # Decoupled weight decay (Keras: Adam's weight_decay is AdamW's) is
+        # part of the fused update.
+        scalars["weight_decay"] = self._scalar(float(self.weight_decay or 0.0), dtype)
         return scalars
 
     def _update(self, v, g, s):
         m, vv = self.get_slot(v, "m"), self.get_slot(v, "v")
-        if self.weight_decay and not self._decoupled_decay():
-            self._decayed(v, s["lr"])
         if self.amsgrad:
             return self._update_amsgrad(v, g, s, m, vv)
         new_var, new_m, new_v = _ops().apply_adam(
@@ -290,6 +287,3 @@ class AdamW(Adam):
             raise ValueError("AdamW: weight_decay must be set")
         super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, clipnorm, clipvalue,
                          global_clipnorm, name)
-
-    def _decoupled_decay(self):
-        return float(self.weight_decay)
