@@ -737,6 +737,10 @@ def _parse_attrs(f: _File, m: YMap, what: str, err) -> tuple[Attr, ...]:
         if type_ not in ATTR_TYPES:
             raise err(a.key_lines["type"], f"attr {name!r}: unknown attr type {type_!r} "
                                            f"(expected one of {list(ATTR_TYPES)})")
+        if (name == "function" or name.endswith("_function")) and type_ != "int":
+            # The runtime keeps such attrs' functions alive by this name
+            # (IsFunctionAttr, Note [Function lifetime]).
+            raise err(a.key_lines["type"], f"attr {name!r}: an attr named like a function id must be an int")
         optional = a.get("optional", False)
         f.expect(optional, bool, a.key_lines.get("optional", line), f"{what}: 'optional'")
         has_default = "default" in a or optional

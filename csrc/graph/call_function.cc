@@ -1,5 +1,7 @@
 // This file implements the call_function op: the function library, its
 // shape function and its kernel, the instantiated graph (docs/functions.md).
+#include <algorithm>
+#include <iterator>
 #include <mutex>
 #include <unordered_map>
 
@@ -11,10 +13,17 @@
 namespace ember {
 namespace {
 
+// Note [Function lifetime]: graphs name the functions they call by id (an
+// int attr), and an op may run after the Python objects of the functions
+// it calls are gone (async mode). So the library only maps ids to weak
+// references; a GraphFunction owns the functions its nodes call
+// (GraphFunction::callees_), the Python object owns the outermost one, and
+// entries whose function died are swept as the library grows.
 struct Library {
   std::mutex mu;
   int64_t next_id = 1;
-  std::unordered_map<int64_t, std::shared_ptr<const GraphFunction>> functions;
+  size_t sweep_at = 64;  // sweep expired entries when the map reaches this size
+  std::unordered_map<int64_t, std::weak_ptr<const GraphFunction>> functions;
 };
 
 Library& GetLibrary() {
@@ -49,11 +58,17 @@ class CallFunctionKernel final : public OpKernel {
 
 }  // namespace
 
-int64_t RegisterGraphFunction(std::shared_ptr<const GraphFunction> fn) {
+int64_t RegisterGraphFunction(const std::shared_ptr<const GraphFunction>& fn) {
   Library& lib = GetLibrary();
   std::lock_guard<std::mutex> lock(lib.mu);
+  if (lib.functions.size() >= lib.sweep_at) {
+    for (auto it = lib.functions.begin(); it != lib.functions.end();) {
+      it = it->second.expired() ? lib.functions.erase(it) : std::next(it);
+    }
+    lib.sweep_at = std::max<size_t>(64, 2 * lib.functions.size());
+  }
   const int64_t id = lib.next_id++;
-  lib.functions[id] = std::move(fn);
+  lib.functions[id] = fn;
   return id;
 }
 
@@ -61,7 +76,7 @@ std::shared_ptr<const GraphFunction> FindGraphFunction(int64_t id) {
   Library& lib = GetLibrary();
   std::lock_guard<std::mutex> lock(lib.mu);
   auto it = lib.functions.find(id);
-  return it == lib.functions.end() ? nullptr : it->second;
+  return it == lib.functions.end() ? nullptr : it->second.lock();
 }
 
 std::vector<int> InputRange(int first, int last) {
@@ -81,12 +96,6 @@ Status RunGraphFunction(const GraphFunction& fn, const std::vector<Tensor>& args
   const GraphExecutor* executor = nullptr;
   EMBER_RETURN_IF_ERROR(fn.GetExecutor(&executor));
   return executor->Run(args, results, caller, results_device);
-}
-
-void UnregisterGraphFunction(int64_t id) {
-  Library& lib = GetLibrary();
-  std::lock_guard<std::mutex> lock(lib.mu);
-  lib.functions.erase(id);
 }
 
 Status InferCallShapes(const Graph& g, const ShapeContext& ctx, const std::vector<int>& inputs,

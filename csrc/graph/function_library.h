@@ -10,11 +10,12 @@
 
 namespace ember {
 
-// Thread-safe. Ids are never reused. A registered function stays alive while
-// registered or while a cached call_function kernel holds it.
-int64_t RegisterGraphFunction(std::shared_ptr<const GraphFunction> fn);
+// Thread-safe. Ids are never reused. The library does not own functions
+// (Note [Function lifetime]): an id resolves while anything holds its
+// function — the Python object, a calling GraphFunction, a cached kernel.
+int64_t RegisterGraphFunction(const std::shared_ptr<const GraphFunction>& fn);
+// The function, or null once nothing holds it.
 std::shared_ptr<const GraphFunction> FindGraphFunction(int64_t id);
-void UnregisterGraphFunction(int64_t id);
 
 // FindGraphFunction, or InvalidArgument naming the missing id.
 Status FindFunctionForCall(int64_t id, std::shared_ptr<const GraphFunction>* fn);

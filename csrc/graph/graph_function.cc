@@ -1,7 +1,28 @@
 // This file implements GraphFunction.
 #include "graph/graph_function.h"
 
+#include <string_view>
+
+#include "graph/function_library.h"
+
 namespace ember {
+
+bool IsFunctionAttr(const char* name) {
+  const std::string_view n(name);
+  constexpr std::string_view kSuffix = "_function";
+  return n == "function" || (n.size() > kSuffix.size() && n.substr(n.size() - kSuffix.size()) == kSuffix);
+}
+
+GraphFunction::GraphFunction(Graph graph) : graph_(std::move(graph)) {
+  for (const Node& node : graph_.nodes()) {
+    if (node.is_arg()) continue;
+    for (size_t i = 0; i < node.op->attrs.size() && i < node.attrs.size(); ++i) {
+      const AttrDef& def = node.op->attrs[i];
+      if (!IsFunctionAttr(def.name) || def.type != AttrType::kInt || node.attrs[i].is_none()) continue;
+      if (auto callee = FindGraphFunction(node.attrs[i].as_int())) callees_.push_back(std::move(callee));
+    }
+  }
+}
 
 Status GraphFunction::GetExecutor(const GraphExecutor** out) const {
   std::call_once(once_, [this] { init_status_ = GraphExecutor::Create(graph_, &executor_); });

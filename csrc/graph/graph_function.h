@@ -15,7 +15,9 @@ namespace ember {
 // is instantiated on the first call (Note [Dataflow executor]).
 class GraphFunction {
  public:
-  explicit GraphFunction(Graph graph) : graph_(std::move(graph)) {}
+  // Holds the functions the graph's nodes call, registered before it
+  // (Note [Function lifetime] in graph/call_function.cc).
+  explicit GraphFunction(Graph graph);
 
   const Graph& graph() const { return graph_; }
   // The instantiated executor, created once.
@@ -23,9 +25,14 @@ class GraphFunction {
 
  private:
   Graph graph_;
+  std::vector<std::shared_ptr<const GraphFunction>> callees_;
   mutable std::once_flag once_;
   mutable Status init_status_;
   mutable std::unique_ptr<GraphExecutor> executor_;
 };
+
+// True for an attr that names a function by id: `function`, or a name
+// ending in `_function` (call_function, cond, while_loop).
+bool IsFunctionAttr(const char* name);
 
 }  // namespace ember

@@ -207,11 +207,9 @@ class PyGraphFunction {
   int64_t id() const { return id_->id; }
 
  private:
-  // The function's entry in the function library, for as long as a Python
-  // object refers to it.
+  // The function's id in the function library (Note [Function lifetime]).
   struct Registration {
-    explicit Registration(std::shared_ptr<const GraphFunction> fn) : id(RegisterGraphFunction(std::move(fn))) {}
-    ~Registration() { UnregisterGraphFunction(id); }
+    explicit Registration(const std::shared_ptr<const GraphFunction>& fn) : id(RegisterGraphFunction(fn)) {}
     int64_t id;
   };
 

@@ -104,7 +104,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     else_graph, else_inputs = else_trace.finish([else_trace.value_of(v) for v in updated])
     from ember._generated import raw_ops
 
-    recording = bool(_autodiff_tape._thread_tapes())
+    recording = _autodiff_tape.is_recording()
     with _autodiff_tape.recording_paused():
         results = raw_ops.cond(pred, then_inputs + else_inputs, then_graph.function_id, else_graph.function_id,
                                len(then_inputs))
@@ -122,12 +122,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 # a branch does not use a value), so both branches have one structure.
 def _record_cond_gradient(pred, true_fn, false_fn, captured, outputs):
     from ember.autodiff import GradientTape
-    seen, inputs = set(), []
-    for t in captured:
-        key = _C._handle_key(t)
-        if t.dtype.is_floating and key not in seen:
-            seen.add(key)
-            inputs.append(t)
+    inputs = _float_unique(captured)
     float_outputs = [i for i, o in enumerate(outputs) if o.dtype.is_floating]
     if not inputs or not float_outputs:
         return
@@ -159,9 +154,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     per variable, ``None`` for a dim that may change) allows otherwise; a
     change it does not allow is a ``ValueError``. Eagerly the loop runs in
     Python; inside ``@ember.function`` it becomes one ``while_loop`` op whose
-    cond and body are traced graphs.
+    cond and body are traced graphs. Gradients flow through the loop both
+    ways (Note [while_loop gradients]) unless ``back_prop=False``.
     """
-    del parallel_iterations, back_prop, swap_memory, name
+    del parallel_iterations, swap_memory, name
     if not callable(cond) or not callable(body):
         raise TypeError("while_loop: cond and body must be callable")
     maximum_iterations = _check_maximum_iterations(maximum_iterations)
@@ -206,26 +202,55 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             checked.append(new)
         return checked
 
-    trace = current_trace()
-    if trace is None:
-        values, iteration = flat, 0
-        while maximum_iterations is None or iteration < maximum_iterations:
-            keep_going = call(cond, values)
-            _check_predicate(keep_going, "while_loop: cond")
-            if not bool(keep_going):
-                break
-            iteration += 1
-            values = next_vars(values, iteration)
+    if current_trace() is None:
+        if not back_prop:
+            with _autodiff_tape.recording_paused():
+                values = _eager_loop(call, cond, next_vars, flat, maximum_iterations)
+        else:
+            values = _eager_loop(call, cond, next_vars, flat, maximum_iterations)
         return values[0] if single else type(loop_vars)(values)
 
-    specs = [TensorSpec(inv, v.dtype) for v, inv in zip(flat, invariants)]
-    n = len(flat)
+    def loop_cond(values):
+        return call(cond, values)
+
+    def loop_body(values):
+        return next_vars(values, 1)
+
+    if back_prop and _autodiff_tape.is_recording() and any(v.dtype.is_floating for v in flat):
+        results = _recorded_loop(loop_cond, loop_body, flat, invariants, maximum_iterations)
+    else:
+        results = _trace_loop(loop_cond, loop_body, flat, invariants, maximum_iterations)[0]
+    return results[0] if single else type(loop_vars)(results)
+
+
+def _eager_loop(call, cond, next_vars, values, maximum_iterations):
+    """Runs the loop in Python: each op is an eager op (and a tape records it)."""
+    iteration = 0
+    while maximum_iterations is None or iteration < maximum_iterations:
+        keep_going = call(cond, values)
+        _check_predicate(keep_going, "while_loop: cond")
+        if not bool(keep_going):
+            break
+        iteration += 1
+        values = next_vars(values, iteration)
+    return values
+
+
+def _trace_loop(loop_cond, loop_body, initial, invariants, maximum_iterations):
+    """Traces one while_loop op into the current trace.
+
+    loop_cond and loop_body take the list of loop values; returns (the
+    final values, the variables the body assigns, the outer tensors the
+    body captures)."""
+    trace = current_trace()
+    specs = [TensorSpec(inv, v.dtype) for v, inv in zip(initial, invariants)]
+    n = len(initial)
 
     def traced_cond(*vs):
-        return call(cond, list(vs[:n]))
+        return loop_cond(list(vs[:n]))
 
     def traced_body(*vs):
-        return next_vars(list(vs[:n]), 1)
+        return loop_body(list(vs[:n]))
 
     # Variables the body assigns become extra loop variables (bound to
     # parameters, so each iteration sees the previous one's value): a first
@@ -243,11 +268,139 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     body_graph, body_inputs = body_trace.finish([body_trace.value_of(v) for v in assigned])
     from ember._generated import raw_ops
 
-    initial = flat + [trace.read_variable(v) for v in assigned]
-    results = raw_ops.while_loop(initial + cond_inputs + body_inputs, cond_graph.function_id,
-                                 body_graph.function_id, len(initial), len(cond_inputs),
-                                 -1 if maximum_iterations is None else int(maximum_iterations))
+    loop_inputs = initial + [trace.read_variable(v) for v in assigned]
+    with _autodiff_tape.recording_paused():  # the caller records the loop's gradient
+        results = raw_ops.while_loop(loop_inputs + cond_inputs + body_inputs, cond_graph.function_id,
+                                     body_graph.function_id, len(loop_inputs), len(cond_inputs),
+                                     -1 if maximum_iterations is None else int(maximum_iterations))
     for var, value in zip(assigned, results[n:]):
         trace.write_variable(var, value)
-    results = results[:n]
-    return results[0] if single else type(loop_vars)(results)
+    return list(results[:n]), assigned, body_inputs
+
+
+# Stacks of loop values up to this many elements are allocated whole when
+# maximum_iterations is known; larger ones (or unbounded loops) grow.
+_PREALLOCATED_STACK_ELEMENTS = 1 << 24
+
+
+# Note [while_loop gradients]: eagerly a loop is Python, so the tape
+# records each iteration's ops. A traced loop under a recording tape
+# becomes one step of the tape. Its forward loop also pushes each
+# iteration's loop values onto stacks (extra loop variables: a buffer of
+# maximum_iterations rows written in place, or, without a bound, a stack
+# that grows by one row per iteration). Its gradient is another
+# while_loop that runs the iterations backwards: it takes iteration i's
+# values from the stacks, runs the body again on them under a fresh tape,
+# and turns the gradient of iteration i's outputs into the gradient of its
+# inputs, summing the gradients of the captured tensors over iterations.
+# Recomputing the body trades one extra forward pass of the body for not
+# storing its intermediate values. The stacks are outputs of the recorded
+# step too: a second-order gradient reads them in the backward loop, and
+# the gradient reaching row i joins the gradient of iteration i's values.
+# Stacking needs loop values of fixed shape; a loop whose body assigns
+# variables is not differentiated (both raise when differentiated).
+def _recorded_loop(loop_cond, loop_body, flat, invariants, maximum_iterations):
+    from ember import concat, constant, expand_dims, reshape, tensor_scatter_nd_update, zeros
+    n = len(flat)
+    float_idx = [i for i, v in enumerate(flat) if v.dtype.is_floating]
+    variable_shapes = [inv for inv in invariants if any(d is None for d in inv)]
+    if variable_shapes:
+        results, _, captures = _trace_loop(loop_cond, loop_body, flat, invariants, maximum_iterations)
+        _record_loop_error(flat, results, captures, float_idx,
+                           f"while_loop: gradients through a traced loop need loop variables of fixed shape, "
+                           f"but a shape invariant is {variable_shapes[0]}")
+        return results
+    largest = max(int(np.prod(inv, dtype=np.int64)) for inv in invariants)
+    capacity = None
+    if maximum_iterations is not None and maximum_iterations * max(largest, 1) <= _PREALLOCATED_STACK_ELEMENTS:
+        capacity = maximum_iterations
+    stacks = [zeros((capacity or 0,) + inv, dtype=v.dtype) for v, inv in zip(flat, invariants)]
+    counter = constant(0, dtype="int64")
+
+    def stacking_body(values):
+        current, k, rows = values[:n], values[n], values[n + 1:]
+        following = loop_body(current)
+        if capacity is None:
+            pushed = [concat([s, expand_dims(v, 0)], 0) for s, v in zip(rows, current)]
+        else:
+            at = reshape(k, [1, 1])
+            pushed = [tensor_scatter_nd_update(s, at, expand_dims(v, 0)) for s, v in zip(rows, current)]
+        return following + [k + 1] + pushed
+
+    results, assigned, captures = _trace_loop(
+        lambda values: loop_cond(values[:n]), stacking_body, flat + [counter] + stacks,
+        invariants + [()] + [(capacity,) + inv for inv in invariants], maximum_iterations)
+    outputs, count, stacks = results[:n], results[n], results[n + 1:]
+    if assigned:
+        _record_loop_error(flat, outputs, captures, float_idx,
+                           f"while_loop: gradients through a traced loop whose body assigns variables "
+                           f"({', '.join(v.name for v in assigned)}) are not supported")
+        return outputs
+    captures = _float_unique(captures)
+
+    float_stacks = [stacks[i] for i in float_idx]
+    nf = len(float_idx)
+
+    def gradient(*upstream):
+        # upstream: the gradients of the float outputs, then of their stacks
+        # (nonzero only when a higher-order gradient reads the stacks).
+        from ember import GradientTape, zeros_like
+        stack_grads = upstream[nf:]
+
+        def backward_body(j, *grads):
+            at = count - 1 - j
+            values = [_stack_row(s, at) for s in stacks]
+            float_values = [values[i] for i in float_idx]
+            with GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(float_values + captures)
+                following = loop_body(values)
+            partials = tape.gradient([following[i] for i in float_idx], float_values + captures,
+                                     output_gradients=list(grads[:nf]), unconnected_gradients="zero")
+            value_grads = [p + _stack_row(g, at) for p, g in zip(partials[:nf], stack_grads)]
+            sums = [a + b for a, b in zip(grads[nf:], partials[nf:])]
+            return [j + 1] + value_grads + sums
+
+        initial = [constant(0, dtype="int64")] + list(upstream[:nf]) + [zeros_like(c) for c in captures]
+        final = while_loop(lambda j, *_: j < count, backward_body, initial, maximum_iterations=maximum_iterations)
+        return list(final[1:])
+
+    _autodiff_tape.record_custom_gradient([flat[i] for i in float_idx] + captures,
+                                          [outputs[i] for i in float_idx] + float_stacks, gradient)
+    return outputs
+
+
+def _stack_row(stack, at):
+    """stack[at], for the backward loop. Its own gradient (second order)
+    writes the row into zeros_like(stack), which, unlike gather's gradient,
+    works for a stack whose length the trace does not know."""
+    from ember import expand_dims, gather, reshape, tensor_scatter_nd_update, zeros_like
+    with _autodiff_tape.recording_paused():
+        row = gather(stack, at)
+    if stack.dtype.is_floating and _autodiff_tape.is_recording():
+        def gradient(grad):
+            return [tensor_scatter_nd_update(zeros_like(stack), reshape(at, [1, 1]), expand_dims(grad, 0))]
+        _autodiff_tape.record_custom_gradient([stack], [row], gradient)
+    return row
+
+
+def _float_unique(tensors):
+    seen, out = set(), []
+    for t in tensors:
+        key = _C._handle_key(t)
+        if t.dtype.is_floating and key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
+
+
+def _record_loop_error(flat, outputs, captures, float_idx, message):
+    """Records the loop so that differentiating through it raises `message`
+    instead of silently giving no gradient."""
+    if not float_idx:
+        return
+
+    def gradient(*upstream):
+        raise ValueError(message)
+
+    _autodiff_tape.record_custom_gradient([flat[i] for i in float_idx] + _float_unique(captures),
+                                          [outputs[i] for i in float_idx], gradient)

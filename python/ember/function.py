@@ -288,14 +288,33 @@ class _Trace:
         self.variables[id(var)][2] = value
 
 
+class _NestedTrace(_Trace):
+    """The state of a SubTrace: a variable it reads (and does not bind) is
+    the outer trace's current value, captured like any outer tensor, so a
+    gradient tape sees the same value inside and outside the branch or body
+    (Note [Control-flow traces])."""
+
+    def __init__(self, outer):
+        super().__init__()
+        self.outer = outer
+
+    def read_variable(self, var):
+        entry = self.variables.get(id(var))
+        if entry is None:
+            value = self.outer.read_variable(var)
+            entry = self.variables[id(var)] = [var, value, value]
+        return entry[2]
+
+
 class SubTrace:
     """A graph traced inside the current trace: a cond branch, or a
     while_loop's cond or body (Note [Control-flow traces]).
 
     Note [Control-flow traces]: fn(*parameters) is traced into a graph of
     its own. Outer tensors it uses are captured; the caller passes them as
-    inputs of the control-flow op (finish() returns them). Variables it
-    reads become arguments filled with the outer trace's current value.
+    inputs of the control-flow op (finish() returns them). A variable it
+    reads is the outer trace's current value, captured the same way (the
+    tapes watch that one value, so gradients reach it through the op).
     `bound_variables` are instead parameters after the spec'd ones, so a
     loop body sees the value of the previous iteration. Assignments inside
     only change this trace's view; finish() can return the final values as
@@ -304,7 +323,7 @@ class SubTrace:
 
     def __init__(self, fn, specs, bound_variables=()):
         self.outer = current_trace()
-        self.sub = _Trace()
+        self.sub = _NestedTrace(self.outer)
         device = _C._current_device_scope() or "cpu:0"
         params = [self.sub.tracer.parameter(spec.dtype.name, list(spec.shape), device) for spec in specs]
         for var in bound_variables:
@@ -330,13 +349,7 @@ class SubTrace:
         """(graph, inputs): the optimized graph, and the outer tensors for its
         arguments after the parameters, in order."""
         graph = self.sub.tracer.finish(self.flat + list(extra_outputs))
-        inputs, v = [], 0
-        for kind, captured in graph.args():
-            if kind == "capture":
-                inputs.append(captured)
-            elif kind == "variable":
-                inputs.append(self.outer.read_variable(self.sub.variable_order[v]))
-                v += 1
+        inputs = [captured for kind, captured in graph.args() if kind == "capture"]
         self.outer.keep_alive(graph, *self.sub.subgraphs)
         return graph, inputs
 

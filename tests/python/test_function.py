@@ -1,6 +1,7 @@
 """@ember.function: tracing, the trace cache, captures, variables, errors and
 the graph executor, checked against the same code run eagerly."""
 
+import gc
 import logging
 import os
 import subprocess
@@ -468,3 +469,18 @@ def test_concurrent_calls_never_lose_variable_updates(mode):
     for t in threads:
         t.join()
     assert float(counter) == 800.0
+
+
+def test_a_queued_call_outlives_the_function_objects_it_uses(async_mode):
+    # The graph names its while_loop graphs by id; the queued call must keep
+    # them alive after the Function (here a temporary) is gone
+    # (Note [Function lifetime]).
+    def grad(x):
+        with ember.GradientTape() as tape:
+            tape.watch(x)
+            y = ember.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, a * x), [ember.constant(0), x])[1]
+        return tape.gradient(y, x)
+
+    y = ember.function(grad)(ember.constant([3.0]))
+    gc.collect()
+    np.testing.assert_allclose(y.numpy(), [27.0])

@@ -449,6 +449,11 @@ def _initial_grad(target, weight):
     return w
 
 
+def is_recording():
+    """True if a tape of this thread records now (not paused or stopped)."""
+    return any(t._tape is not None and t._tape.recording for t in _thread_tapes())
+
+
 def record_custom_gradient(inputs, outputs, grad_fn):
     """Records a custom_gradient call on this thread's recording tapes."""
     for tape in _thread_tapes():
