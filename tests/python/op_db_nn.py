@@ -455,7 +455,7 @@ def _pool_grad_ref(kind):
         nchw = data_format == "NCHW"
         if padding == "EXPLICIT":
             padding = [explicit_paddings[i:i + 2] for i in range(0, 8, 2)]
-        if kind == "max":
+        if kind in ("max", "max_grad"):
             xs = _nhwc(x_or_shape.astype(np.float64), nchw)
             shape = xs.shape
         else:
@@ -466,7 +466,7 @@ def _pool_grad_ref(kind):
         sh, sw = _pair(strides, nchw)
         (pt, _, oh), (pl, _, ow) = _geometry((h, w), (kh, kw), (sh, sw), (1, 1), padding, nchw)
         g = _nhwc(dy.astype(np.float64), nchw)
-        out = np.zeros(shape)
+        out = np.zeros(shape if kind != "max_grad" else (n, oh, ow, c))
         batch, chan = np.arange(n)[:, None], np.arange(c)[None, :]
         for py in range(oh):  # vectorized over images and channels
             y0, y1 = max(py * sh - pt, 0), min(py * sh - pt + kh, h)
@@ -478,9 +478,12 @@ def _pool_grad_ref(kind):
                     out[:, y0:y1, x0:x1, :] += g[:, py, px, None, None, :] / ((y1 - y0) * (x1 - x0))
                     continue
                 window = xs[:, y0:y1, x0:x1, :].reshape(n, (y1 - y0) * (x1 - x0), c)
-                first = np.argmax(window, axis=1)  # the first maximum, as the kernel picks
+                first = np.argmax(window, axis=1)  # the first maximum (or NaN), as the kernel picks
                 iy, ix = np.divmod(first, x1 - x0)
-                np.add.at(out, (batch, y0 + iy, x0 + ix, chan), g[:, py, px, :])
+                if kind == "max":
+                    np.add.at(out, (batch, y0 + iy, x0 + ix, chan), g[:, py, px, :])
+                else:  # max_pool2d_grad_grad reads g at the maximum
+                    out[:, py, px, :] = g[batch, y0 + iy, x0 + ix, chan]
         return _from_nhwc(out, nchw).astype(dy.dtype)
     return ref
 
@@ -490,11 +493,11 @@ def _pool_grad_samples(kind):
         for sample in pool_samples(dtype, rng):
             x, ksize, strides, padding = sample.args
             raw_padding, explicit = _raw_padding(padding)
-            y = _ref_pool(kind)(x, ksize, strides, padding, **sample.kwargs)
-            dy = make(rng, y.shape, dtype)
-            first = x if kind == "max" else list(x.shape)
+            y = _ref_pool("max" if kind == "max_grad" else kind)(x, ksize, strides, padding, **sample.kwargs)
+            dy = make(rng, x.shape if kind == "max_grad" else y.shape, dtype)
+            first = list(x.shape) if kind == "avg" else x
             ksize, strides = _as_list(ksize), _as_list(strides)
-            args = (first, dy, ksize, strides, raw_padding) if kind == "max" else (dy, first, ksize, strides,
+            args = (dy, first, ksize, strides, raw_padding) if kind == "avg" else (first, dy, ksize, strides,
                                                                                   raw_padding)
             yield Sample(sample.name, args, {**sample.kwargs, "explicit_paddings": explicit})
     return gen
@@ -521,6 +524,10 @@ def pool_grad_errors(name):
         if name == "max_pool2d_grad":
             yield ErrorInput("grad_shape", (x, np.ones((1, 3, 3, 2), np.float32), [2], [2], "VALID"), {}, ValueError,
                              rf"^{name}: grad has shape")
+        elif name == "max_pool2d_grad_grad":
+            yield ErrorInput("grad_shape", (x, np.ones((1, 2, 2, 2), np.float32), [2], [2], "VALID"), {}, ValueError,
+                             rf"^{name}: grad has shape")
+            yield ErrorInput("bad_ksize", (x, x, [0], [2], "VALID"), {}, ValueError, rf"^{name}: ")
         else:
             yield ErrorInput("grad_shape", (np.ones((1, 3, 3, 2), np.float32), [1, 4, 4, 2], [2], [2], "VALID"), {},
                              ValueError, rf"^{name}: grad has shape")
@@ -555,6 +562,8 @@ def entries(ember):
                conv_backprop_filter_samples, conv_backprop_filter_errors, tols={"float32": (1e-5, 1e-5)}),
         OpInfo("max_pool2d_grad", ember.raw_ops.max_pool2d_grad, _pool_grad_ref("max"), _pool_grad_samples("max"),
                pool_grad_errors("max_pool2d_grad")),
+        OpInfo("max_pool2d_grad_grad", ember.raw_ops.max_pool2d_grad_grad, _pool_grad_ref("max_grad"),
+               _pool_grad_samples("max_grad"), pool_grad_errors("max_pool2d_grad_grad")),
         OpInfo("avg_pool2d_grad", ember.raw_ops.avg_pool2d_grad, _avg_grad_ref, _pool_grad_samples("avg"),
                pool_grad_errors("avg_pool2d_grad"), tols={"float32": (1e-5, 1e-6)}),
         OpInfo("layer_normalization", nn.layer_normalization, ref_layer_norm, layer_norm_samples,

@@ -1,5 +1,6 @@
 // This file implements the CPU kernels of the convolution and pooling
-// gradients: conv2d_backprop_filter, max_pool2d_grad, avg_pool2d_grad.
+// gradients: conv2d_backprop_filter, max_pool2d_grad, max_pool2d_grad_grad,
+// avg_pool2d_grad.
 // (conv2d's input gradient is conv2d_transpose, in nn_conv.cc.) All
 // compute in NHWC and in ComputeType<T> (Note [Half compute]).
 #include <algorithm>
@@ -148,6 +149,28 @@ void ForWindow(const Window2D& w, int64_t py, int64_t px, Fn&& fn) {
   fn(y0, y1, x0, x1);
 }
 
+// The offset in one NHWC image of channel ch's maximum over rows [y0, y1)
+// and columns [x0, x1): the first maximum, or the first NaN (max_pool2d
+// propagates it).
+template <typename C>
+int64_t WindowArgmax(const C* image, const Window2D& w, int64_t y0, int64_t y1, int64_t x0, int64_t x1, int64_t ch) {
+  const int64_t c = w.channels;
+  int64_t best = -1;
+  C best_value = C(0);
+  for (int64_t iy = y0; iy < y1; ++iy) {
+    for (int64_t ix = x0; ix < x1; ++ix) {
+      const int64_t at = (iy * w.in_w + ix) * c + ch;
+      const C v = image[at];
+      if (std::isnan(v)) return at;
+      if (best < 0 || v > best_value) {
+        best = at;
+        best_value = v;
+      }
+    }
+  }
+  return best;
+}
+
 // Windows of one image overlap, so one image is one unit of work: no two
 // threads add into the same input pixel.
 template <typename C>
@@ -163,22 +186,29 @@ void MaxPoolGradNhwc(const DeviceContext* device, const C* x, const C* dy, C* dx
           const C* g = dy + ((b * w.out_h + py) * w.out_w + px) * c;
           ForWindow(w, py, px, [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
             if (y0 >= y1 || x0 >= x1) return;
+            for (int64_t ch = 0; ch < c; ++ch) dxb[WindowArgmax(xb, w, y0, y1, x0, x1, ch)] += g[ch];
+          });
+        }
+      }
+    }
+  });
+}
+
+// The transpose of MaxPoolGradNhwc: each output pixel reads g at its
+// window's maximum (0 for a window with no valid input).
+template <typename C>
+void MaxPoolGradGradNhwc(const DeviceContext* device, const C* x, const C* g, C* out, const Window2D& w) {
+  const int64_t c = w.channels, image = w.in_h * w.in_w * c;
+  ParallelFor(device, w.batch, 2.0 * w.out_h * w.out_w * w.k_h * w.k_w * c, [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) {
+      const C* xb = x + b * image;
+      const C* gb = g + b * image;
+      for (int64_t py = 0; py < w.out_h; ++py) {
+        for (int64_t px = 0; px < w.out_w; ++px) {
+          C* o = out + ((b * w.out_h + py) * w.out_w + px) * c;
+          ForWindow(w, py, px, [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
             for (int64_t ch = 0; ch < c; ++ch) {
-              int64_t best = -1;
-              C best_value = C(0);
-              for (int64_t iy = y0; iy < y1 && !(best >= 0 && std::isnan(best_value)); ++iy) {
-                for (int64_t ix = x0; ix < x1; ++ix) {
-                  const int64_t at = (iy * w.in_w + ix) * c + ch;
-                  const C v = xb[at];
-                  // The first maximum wins; a NaN is the maximum (max_pool2d propagates it).
-                  if (best < 0 || std::isnan(v) || v > best_value) {
-                    best = at;
-                    best_value = v;
-                    if (std::isnan(v)) break;
-                  }
-                }
-              }
-              dxb[best] += g[ch];
+              o[ch] = (y0 >= y1 || x0 >= x1) ? C(0) : gb[WindowArgmax(xb, w, y0, y1, x0, x1, ch)];
             }
           });
         }
@@ -212,6 +242,33 @@ class MaxPool2dGradKernel final : public OpKernel {
 
  private:
   MaxPool2dGradAttrs attrs_;
+};
+
+template <typename T>
+class MaxPool2dGradGradKernel final : public OpKernel {
+ public:
+  explicit MaxPool2dGradGradKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& grad = ctx.input(1);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    bool nchw;
+    Window2D w;
+    EMBER_RETURN_IF_ERROR(PoolWindow(attrs_, input.shape(), &nchw, &w));
+    const DeviceContext* device = &ctx.device_context();
+    using C = ComputeType<T>;
+    std::vector<C> x_wide, x_t, g_wide, out_wide;
+    const C* x = AsNhwc(device, WidenedData<T>(device, input, &x_wide), input.shape(), nchw, &x_t);
+    InNhwc(device, WidenedData<T>(device, grad, &g_wide), grad.shape(), ComputeOutput<T>(output, &out_wide),
+           output.shape(), nchw, [&](const C* g, C* out) { MaxPoolGradGradNhwc<C>(device, x, g, out, w); });
+    StoreNarrowed<T>(device, out_wide, output);
+    return Status::OK();
+  }
+
+ private:
+  MaxPool2dGradGradAttrs attrs_;
 };
 
 template <typename C>
@@ -270,6 +327,7 @@ class AvgPool2dGradKernel final : public OpKernel {
 void RegisterNnGradKernels(KernelRegistry& r) {
   RegisterForTypeSet<Conv2dBackpropFilterKernel>(r, "conv2d_backprop_filter", type_sets::Floating{});
   RegisterForTypeSet<MaxPool2dGradKernel>(r, "max_pool2d_grad", type_sets::Real{});
+  RegisterForTypeSet<MaxPool2dGradGradKernel>(r, "max_pool2d_grad_grad", type_sets::Real{});
   RegisterForTypeSet<AvgPool2dGradKernel>(r, "avg_pool2d_grad", type_sets::Floating{});
 }
 

@@ -383,6 +383,16 @@ Status MaxPool2dGrad(ShapeContext& ctx) {
   return Status::OK();
 }
 
+// max_pool2d_grad's gradient: inputs the pool's input and a tensor of its
+// shape; pool2d's attrs. The output has the pool's output shape.
+Status MaxPool2dGradGrad(ShapeContext& ctx) {
+  Shape forward;
+  EMBER_RETURN_IF_ERROR(PoolOutput(ctx.input_shape(0), ctx.attrs(), 0, &forward));
+  EMBER_RETURN_IF_ERROR(ExpectShape(ctx.input_shape(1), ctx.input_shape(0), "grad"));
+  ctx.set_output_shape(0, std::move(forward));
+  return Status::OK();
+}
+
 // avg_pool2d's gradient: input the gradient of the pool's output; attrs 0
 // input_shape, then pool2d's. The output has input_shape.
 Status AvgPool2dGrad(ShapeContext& ctx) {

@@ -85,6 +85,7 @@ Status Pool2d(ShapeContext& ctx);             // ksize, strides, padding, data_f
 // The backward ops of conv2d and pooling (nn.cc): the gradients' shapes.
 Status Conv2dBackpropFilter(ShapeContext& ctx);  // filter_sizes, then conv2d's attrs
 Status MaxPool2dGrad(ShapeContext& ctx);         // pool2d's attrs
+Status MaxPool2dGradGrad(ShapeContext& ctx);     // pool2d's attrs
 Status AvgPool2dGrad(ShapeContext& ctx);         // input_shape, then pool2d's attrs
 Status LayerNorm(ShapeContext& ctx);          // x, gamma, beta; axis, epsilon
 Status SparseSoftmaxXent(ShapeContext& ctx);  // labels [b...], logits [b..., classes]

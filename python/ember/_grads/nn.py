@@ -142,21 +142,24 @@ def _channel_axis(op):
     return 1 if op.attrs["data_format"].upper() == "NCHW" else 3
 
 
+def _conv2d_input_grad(grad, f, x_shape, common, axis):
+    """conv2d's gradient with respect to its input (of shape x_shape)."""
+    groups = x_shape[axis] // f.shape[2]
+    if groups == 1:
+        return ops.conv2d_transpose(grad, f, list(x_shape), **common)
+    # conv2d_transpose has no groups: one transpose per group.
+    cout_g = f.shape[3] // groups
+    part_shape = list(x_shape)
+    part_shape[axis] = f.shape[2]
+    grads = ops.split(grad, [cout_g] * groups, axis=axis)
+    filters = ops.split(f, [cout_g] * groups, axis=3)
+    return ops.concat([ops.conv2d_transpose(g, w, part_shape, **common) for g, w in zip(grads, filters)], axis=axis)
+
+
 def conv2d(op, grad):
     x, f = op.inputs
     common = _conv_attrs(op)
-    axis = _channel_axis(op)
-    groups = x.shape[axis] // f.shape[2]
-    if groups == 1:
-        dx = ops.conv2d_transpose(grad, f, list(x.shape), **common)
-    else:
-        # conv2d_transpose has no groups: one transpose per group.
-        cout_g = f.shape[3] // groups
-        part_shape = list(x.shape)
-        part_shape[axis] = f.shape[2]
-        grads = ops.split(grad, [cout_g] * groups, axis=axis)
-        filters = ops.split(f, [cout_g] * groups, axis=3)
-        dx = ops.concat([ops.conv2d_transpose(g, w, part_shape, **common) for g, w in zip(grads, filters)], axis=axis)
+    dx = _conv2d_input_grad(grad, f, x.shape, common, _channel_axis(op))
     df = ops.conv2d_backprop_filter(x, grad, list(f.shape), **common)
     return [dx, df]
 
@@ -171,6 +174,16 @@ def conv2d_transpose(op, grad):
     return [dx, df]
 
 
+def conv2d_backprop_filter(op, grad):
+    # dW(x, dy) is bilinear, with <G, dW(x, dy)> = <dy, conv2d(x, G)> for
+    # filters G: so d/d(dy) is conv2d(x, G), and d/dx is conv2d's input
+    # gradient with filters G and incoming gradient dy.
+    x, dy = op.inputs
+    common = _conv_attrs(op)
+    dx = _conv2d_input_grad(dy, grad, x.shape, common, _channel_axis(op))
+    return [dx, ops.conv2d(x, grad, **common)]
+
+
 def _pool_attrs(op):
     a = op.attrs
     return {"ksize": a["ksize"], "strides": a["strides"], "padding": a["padding"], "data_format": a["data_format"],
@@ -181,8 +194,25 @@ def max_pool2d(op, grad):
     return ops.max_pool2d_grad(op.inputs[0], grad, **_pool_attrs(op))
 
 
+def max_pool2d_grad(op, grad):
+    # Linear in the incoming gradient (its transpose picks each window's
+    # maximum position); piecewise constant in the input (zero gradient).
+    x = op.inputs[0]
+    return [ops.zeros_like(x), ops.max_pool2d_grad_grad(x, grad, **_pool_attrs(op))]
+
+
+def max_pool2d_grad_grad(op, grad):
+    x = op.inputs[0]
+    return [ops.zeros_like(x), ops.max_pool2d_grad(x, grad, **_pool_attrs(op))]
+
+
 def avg_pool2d(op, grad):
     return ops.avg_pool2d_grad(grad, list(op.inputs[0].shape), **_pool_attrs(op))
+
+
+def avg_pool2d_grad(op, grad):
+    # Linear; its transpose averages each window again.
+    return ops.avg_pool2d(grad, **_pool_attrs(op))
 
 
 def scaled_dot_product_attention(op, grad):
