@@ -20,11 +20,6 @@ MAX_ELEMENTS = 400  # finite differences cost two calls per input element
 FD = {"float64": (1e-6, 1e-5, 1e-7), "float32": (1e-2, 3e-2, 3e-3)}
 PRECISION_ORDER = ["float64", "float32", "float16", "bfloat16"]
 
-# Ops whose gradient function covers some forms only and says so with a
-# LookupError ("... has no gradient yet"): einsum's '...' and repeated
-# indices.
-PARTIAL_GRADIENTS = {"einsum"}
-
 # Known limits, element by element: the gradient function follows
 # TensorFlow's formula, which is not defined there.
 NOT_DEFINED_AT = {
@@ -117,12 +112,7 @@ def test_gradient_matches_finite_differences(op_name, dtype, index):
         # moves it too far for a derivative; the wider samples cover it.
         pytest.skip("16-bit outputs are too coarse for finite differences")
     step, rtol, atol = FD[least]
-    try:
-        grads = tape.gradient(loss, [tensors[p] for p in positions])
-    except LookupError as e:
-        if op_name in PARTIAL_GRADIENTS and "has no gradient yet" in str(e):
-            pytest.skip(str(e))  # a documented gap, not a regression
-        raise
+    grads = tape.gradient(loss, [tensors[p] for p in positions])
 
     # Central differences, element by element.
     for p, grad in zip(positions, grads):
