@@ -74,7 +74,6 @@ def _cases():
                 if not all(np.isfinite(sample.args[p]).all() for p in positions):
                     continue  # NaN and inf samples test the forward values only
                 yield pytest.param(name, dtype, i, id=f"{name}-{dtype}-{sample.name}")
-            break  # float64 when the op has it, else float32
 
 
 CASES = list(_cases())
@@ -113,6 +112,12 @@ def test_gradient_matches_finite_differences(op_name, dtype, index):
         pytest.skip("16-bit outputs are too coarse for finite differences")
     step, rtol, atol = FD[least]
     grads = tape.gradient(loss, [tensors[p] for p in positions])
+    if dtype == "float32" and "float64" in info.dtypes:
+        # The float64 run checked this sample's gradient against finite
+        # differences; float32's must agree with it. (Float32 differences
+        # are too coarse to tell a kink from a slope.)
+        _check_against_float64(info, sample, positions, weights, grads)
+        return
 
     # Central differences, element by element.
     for p, grad in zip(positions, grads):
@@ -159,6 +164,25 @@ def test_gradient_matches_finite_differences(op_name, dtype, index):
                                    err_msg=f"{op_name} input {p}")
 
 
+def _check_against_float64(info, sample, positions, weights, grads):
+    args = [a.astype(np.float64) if i in positions else a for i, a in enumerate(sample.args)]
+    wide = {p: ember.constant(args[p]) for p in positions}
+    call_args = [wide.get(i, ember.constant(a) if isinstance(a, np.ndarray) else a) for i, a in enumerate(args)]
+    with ember.GradientTape() as tape:
+        tape.watch(list(wide.values()))
+        outs = _flat(info.op(*call_args, **sample.kwargs))
+        loss = ember.add_n([ember.reduce_sum(o * ember.constant(w.astype(o.dtype.as_numpy_dtype)))
+                            for o, w in zip(outs, weights) if w is not None])
+    for p, got, want in zip(positions, grads, tape.gradient(loss, [wide[p] for p in positions])):
+        assert (got is None) == (want is None), f"{info.name} input {p}"
+        if got is None:
+            continue
+        assert got.dtype.name == "float32", f"{info.name} input {p}: gradient dtype {got.dtype.name}"
+        want = want.numpy()
+        scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-3, atol=1e-4 * scale, err_msg=f"{info.name} input {p}")
+
+
 def test_the_check_can_fail():
     """A wrong gradient function is caught: multiply's gradient doubled."""
     from ember._grads import elementwise
@@ -169,6 +193,25 @@ def test_the_check_can_fail():
         index = next(i for i, s in enumerate(samples_for(info, "float64")) if _float_positions(s, "float64"))
         with pytest.raises(AssertionError):
             test_gradient_matches_finite_differences("multiply", "float64", index)
+    finally:
+        registry._cache.pop("multiply", None)
+
+
+def test_the_float32_check_can_fail():
+    """A gradient wrong only in float32 is caught by the float64 comparison."""
+    from ember._grads import elementwise
+    original = elementwise.multiply
+
+    def wrong(op, g):
+        grads = original(op, g)
+        return [2.0 * v if v is not None and v.dtype.name == "float32" else v for v in grads]
+
+    try:
+        registry._cache["multiply"] = wrong
+        info = OP_DB["multiply"]
+        index = next(i for i, s in enumerate(samples_for(info, "float32")) if _float_positions(s, "float32"))
+        with pytest.raises(AssertionError):
+            test_gradient_matches_finite_differences("multiply", "float32", index)
     finally:
         registry._cache.pop("multiply", None)
 
