@@ -80,6 +80,7 @@ class Allocator {
     }
   }
   void CountFreed(size_t bytes) { in_use_.fetch_sub(bytes, std::memory_order_relaxed); }
+  size_t InUseBytes() const { return in_use_.load(std::memory_order_relaxed); }
   // True if handing out `bytes` more would pass the limit.
   bool OverLimit(size_t bytes) const {
     const size_t limit = limit_.load(std::memory_order_relaxed);
@@ -95,7 +96,9 @@ class Allocator {
   std::atomic<size_t> limit_{0};
 };
 
-// Host memory aligned to kHostAlignment (for SIMD loads and cache lines).
+// Host memory aligned to kHostAlignment (for SIMD loads and cache lines);
+// large blocks are cached for reuse (Note [Host allocator] in
+// core/host_allocator.cc).
 Allocator* HostAllocator();
 inline constexpr size_t kHostAlignment = 64;
 

@@ -318,9 +318,14 @@ def test_kernel_cache_is_bounded_under_endless_new_attributes():
 
 def _seconds_until_interrupted(wait, after):
     """Sends SIGINT to this thread `after` seconds into `wait()`, which must
-    raise KeyboardInterrupt; returns how long `wait()` took."""
+    raise KeyboardInterrupt; returns how long `wait()` took.
+
+    Python's SIGINT handler is installed for the call: a process started as
+    a background job inherits SIGINT ignored, and Python then keeps
+    ignoring it (the wait would never be interrupted)."""
     main = threading.get_ident()
     timer = threading.Timer(after, lambda: signal.pthread_kill(main, signal.SIGINT))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     start = time.perf_counter()
     timer.start()
     try:
@@ -328,6 +333,7 @@ def _seconds_until_interrupted(wait, after):
             wait()
     finally:
         timer.join()
+        signal.signal(signal.SIGINT, previous)
     return time.perf_counter() - start
 
 
@@ -350,6 +356,7 @@ def test_keyboard_interrupt_reproducer_in_a_child_process():
     rc, out, err = run_isolated("""
         import os, signal, threading, time
         import ember
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with SIGINT ignored
         a = ember.ones([768, 768])
         x = a
         for _ in range(400):

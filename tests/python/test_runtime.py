@@ -317,3 +317,22 @@ def test_execute_errors():
         ember.execute("matmul", [a, a], {"transpose_b": "yes"})
     with pytest.raises(ValueError, match=r"^zeros: .*shape"):
         ember.execute("zeros", [], {})  # a required attr is missing
+
+
+def test_host_allocator_caches_large_blocks_until_empty_cache():
+    # Note [Host allocator]: a freed large buffer stays reserved for the
+    # next op of its size class; empty_cache gives it back.
+    ember.config.empty_cache()
+    x = ember.ones([4 * 1024 * 1024])  # 16 MiB
+    assert float(x[0]) == 1.0
+    del x
+    stats = ember.config.memory_stats()
+    assert stats["bytes_reserved"] - stats["bytes_in_use"] >= 16 * 1024 * 1024
+    y = ember.ones([4 * 1024 * 1024])
+    assert float(y[-1]) == 1.0
+    stats = ember.config.memory_stats()
+    assert stats["bytes_reserved"] - stats["bytes_in_use"] < 16 * 1024 * 1024  # the cached block was reused
+    del y
+    ember.config.empty_cache()
+    stats = ember.config.memory_stats()
+    assert stats["bytes_reserved"] == stats["bytes_in_use"]
