@@ -35,6 +35,10 @@ class Task {
     (void)wake;
     return false;
   }
+  // True if the task is short and bounded, so a thread waiting for a value
+  // may run it (Note [Readers run queued work]): it then cannot notice a
+  // KeyboardInterrupt until the task returns.
+  virtual bool CheapToRunInline() const { return false; }
 };
 
 // Runs tasks in FIFO order, asynchronously. Thread-safe.
@@ -49,6 +53,11 @@ class Executor {
   virtual bool WaitIdleFor(std::chrono::milliseconds timeout) = 0;
   // Tasks enqueued and not yet started (approximate; for back-pressure).
   virtual size_t QueueLength() const { return 0; }
+  // Runs the task at the front of the queue on the calling thread if no
+  // other thread is running one; true if it ran a task. A thread waiting
+  // for a value calls it (Note [Readers run queued work]). Executors whose
+  // tasks must run on their own thread keep the default: never.
+  virtual bool TryRunOne() { return false; }
 };
 
 // Device types get small integer ids at registration, so kernel lookups

@@ -163,9 +163,27 @@ bool WaitInterruptibly(const std::function<bool(std::chrono::milliseconds)>& wai
   }
 }
 
+namespace {
+
+// Waits up to `timeout` for the handle, first running queued tasks of its
+// device's executor on this thread (Note [Readers run queued work] in
+// runtime/thread_executor.cc). Called with the GIL released.
+bool RunQueuedThenAwait(TensorHandle* handle, std::chrono::milliseconds timeout) {
+  Executor* executor = handle->device() != nullptr ? handle->device()->executor() : nullptr;
+  if (executor != nullptr) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!handle->IsAvailable() && executor->TryRunOne()) {
+      if (std::chrono::steady_clock::now() >= deadline) return handle->IsAvailable();  // time to check signals
+    }
+  }
+  return handle->AwaitFor(timeout);
+}
+
+}  // namespace
+
 bool AwaitHandle(TensorHandle* handle) {
   if (!handle->IsAvailable() &&
-      !WaitInterruptibly([handle](std::chrono::milliseconds timeout) { return handle->AwaitFor(timeout); })) {
+      !WaitInterruptibly([handle](std::chrono::milliseconds timeout) { return RunQueuedThenAwait(handle, timeout); })) {
     return false;
   }
   if (handle->IsError()) {

@@ -5,7 +5,8 @@
 
 namespace ember {
 
-ThreadExecutor::ThreadExecutor(std::string name) : name_(std::move(name)) {
+ThreadExecutor::ThreadExecutor(std::string name, bool readers_may_run)
+    : name_(std::move(name)), readers_may_run_(readers_may_run) {
   worker_ = std::thread([this] { WorkerLoop(); });
 }
 
@@ -14,7 +15,7 @@ ThreadExecutor::~ThreadExecutor() {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
-  work_cv_.notify_one();
+  work_cv_.notify_all();
   worker_.join();
 }
 
@@ -27,17 +28,17 @@ void ThreadExecutor::Enqueue(std::unique_ptr<Task> task) {
     wake = sleeping_;
   }
   // A spinning or busy worker sees the task without a futex wake-up.
-  if (wake) work_cv_.notify_one();
+  if (wake) work_cv_.notify_all();  // a reader may wait on work_cv_ for an event too
 }
 
 void ThreadExecutor::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
-  idle_cv_.wait(lock, [this] { return queue_.empty() && !running_task_; });
+  idle_cv_.wait(lock, [this] { return queue_.empty() && !running_task_.load(); });
 }
 
 bool ThreadExecutor::WaitIdleFor(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  return idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && !running_task_; });
+  return idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && !running_task_.load(); });
 }
 
 namespace {
@@ -57,7 +58,7 @@ void ThreadExecutor::WaitForEvents(Task& task) {
   const std::function<void()> wake = [this] {
     std::lock_guard<std::mutex> lock(mu_);
     woken_ = true;
-    work_cv_.notify_one();
+    work_cv_.notify_all();  // the worker may sleep on work_cv_ too
   };
   while (task.WaitBeforeRun(wake)) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -66,31 +67,74 @@ void ThreadExecutor::WaitForEvents(Task& task) {
   }
 }
 
+void ThreadExecutor::RunTask(std::unique_ptr<Task> task) {
+  WaitForEvents(*task);
+  task->Run();
+  task.reset();  // release buffers before reporting idle
+  std::lock_guard<std::mutex> lock(mu_);
+  running_task_.store(false, std::memory_order_relaxed);
+  if (queue_.empty()) idle_cv_.notify_all();
+  // A reader ran this one: the sleeping worker takes the next (or stops).
+  if (sleeping_ && (!queue_.empty() || stopping_)) work_cv_.notify_all();
+}
+
+// Note [Readers run queued work]: a Python thread reading a value that is
+// still queued would otherwise sleep until the worker thread wakes, runs
+// the queue up to that value and wakes it back: two thread switches, and
+// on a machine whose cores are all busy the reader may even hold the core
+// the worker needs. Instead the reader runs queued tasks itself, front
+// first, while the worker is not running one; the worker skips its turn
+// meanwhile. Only tasks that say they are cheap (small, bounded kernels:
+// Task::CheapToRunInline) run on a reader, because a reader running a task
+// cannot check for KeyboardInterrupt until it returns; a larger task at the
+// front makes the reader wait as before. Only the CPU's executor allows
+// it: its tasks are plain host work that may run on any thread.
+bool ThreadExecutor::TryRunOne() {
+  if (!readers_may_run_ || queued_.load(std::memory_order_acquire) == 0 ||
+      running_task_.load(std::memory_order_relaxed)) {
+    return false;
+  }
+  std::unique_ptr<Task> task;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (running_task_.load(std::memory_order_relaxed) || queue_.empty()) return false;
+    if (!queue_.front()->CheapToRunInline()) return false;
+    task = std::move(queue_.front());
+    queue_.pop_front();
+    queued_.fetch_sub(1, std::memory_order_relaxed);
+    running_task_.store(true, std::memory_order_relaxed);
+  }
+  RunTask(std::move(task));
+  return true;
+}
+
 void ThreadExecutor::WorkerLoop() {
+  const auto has_work = [this] { return !queue_.empty() && !running_task_.load(std::memory_order_relaxed); };
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    if (queue_.empty()) {
-      running_task_ = false;
-      idle_cv_.notify_all();
+    if (!has_work()) {
       lock.unlock();
-      SpinUntil([this] { return queued_.load(std::memory_order_acquire) != 0; }, kSpinIterations);
+      SpinUntil(
+          [this] {
+            return queued_.load(std::memory_order_acquire) != 0 && !running_task_.load(std::memory_order_relaxed);
+          },
+          kSpinIterations);
       lock.lock();
-      if (queue_.empty()) {
-        if (stopping_) return;
+      if (!has_work()) {
+        const auto drained = [this] { return stopping_ && queue_.empty() && !running_task_.load(); };
+        if (drained()) return;
         sleeping_ = true;
-        work_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        work_cv_.wait(lock, [&] { return drained() || has_work(); });
         sleeping_ = false;
-        if (queue_.empty()) return;  // stopping and drained
+        if (!has_work()) return;  // stopping and drained
       }
     }
     std::unique_ptr<Task> task = std::move(queue_.front());
     queue_.pop_front();
     queued_.fetch_sub(1, std::memory_order_relaxed);
-    running_task_ = true;
+    running_task_.store(true, std::memory_order_relaxed);
     lock.unlock();
-    WaitForEvents(*task);
-    task->Run();
-    task.reset();  // release buffers before reporting idle
+    RunTask(std::move(task));
     lock.lock();
   }
 }

@@ -18,26 +18,37 @@ namespace ember {
 // device are ready (or defined, Note [Defined handles]) when it runs, with
 // no per-op dependency tracking; inputs from other devices are waited for
 // as events (Note [Event-driven waits]).
+//
+// With `readers_may_run`, a thread waiting for a value may run queued tasks
+// itself (TryRunOne, Note [Readers run queued work]); one task runs at a
+// time either way, so FIFO order holds.
 class ThreadExecutor final : public Executor {
  public:
-  explicit ThreadExecutor(std::string name);
+  explicit ThreadExecutor(std::string name, bool readers_may_run = false);
   ~ThreadExecutor() override;
 
   void Enqueue(std::unique_ptr<Task> task) override;
   void WaitIdle() override;
   bool WaitIdleFor(std::chrono::milliseconds timeout) override;
   size_t QueueLength() const override { return queued_.load(std::memory_order_relaxed); }
+  bool TryRunOne() override;
 
  private:
   void WorkerLoop();
   void WaitForEvents(Task& task);
+  // Runs a task taken from the queue (running_task_ set), then clears
+  // running_task_ and wakes whoever waits for it.
+  void RunTask(std::unique_ptr<Task> task);
 
   std::string name_;
   std::mutex mu_;
   std::condition_variable work_cv_;  // worker waits for tasks
   std::condition_variable idle_cv_;  // WaitIdle waits for an empty queue
   std::deque<std::unique_ptr<Task>> queue_;
-  bool running_task_ = false;
+  // A thread (the worker or a reader) is running a task; set and cleared
+  // under mu_, read without it while the worker spins.
+  std::atomic<bool> running_task_{false};
+  const bool readers_may_run_;
   bool stopping_ = false;
   bool sleeping_ = false;  // the worker waits on work_cv_ (guarded by mu_)
   bool woken_ = false;     // a parked task's event happened (guarded by mu_)

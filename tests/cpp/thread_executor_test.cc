@@ -12,11 +12,13 @@ namespace {
 
 class FnTask : public Task {
  public:
-  explicit FnTask(std::function<void()> fn) : fn_(std::move(fn)) {}
+  explicit FnTask(std::function<void()> fn, bool cheap = true) : fn_(std::move(fn)), cheap_(cheap) {}
   void Run() override { fn_(); }
+  bool CheapToRunInline() const override { return cheap_; }
 
  private:
   std::function<void()> fn_;
+  bool cheap_;
 };
 
 TEST(ThreadExecutorTest, RunsTasksInFifoOrder) {
@@ -60,6 +62,93 @@ TEST(ThreadExecutorTest, DestructorDrainsTheQueue) {
     for (int i = 0; i < 100; ++i) executor.Enqueue(std::make_unique<FnTask>([&] { count++; }));
   }
   EXPECT_EQ(count.load(), 100);
+}
+
+}  // namespace
+}  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(ThreadExecutorTest, ReadersRunNothingUnlessAllowed) {
+  ThreadExecutor executor("test");
+  std::atomic<int> ran{0};
+  executor.Enqueue(std::make_unique<FnTask>([&] { ran++; }));
+  EXPECT_FALSE(executor.TryRunOne());
+  executor.WaitIdle();
+  EXPECT_EQ(ran.load(), 1);
+}
+
+// Note [Readers run queued work]: reader threads and the worker share the
+// queue, one task at a time, in FIFO order.
+TEST(ThreadExecutorTest, ReadersAndTheWorkerRunTasksOneAtATimeInOrder) {
+  ThreadExecutor executor("test", /*readers_may_run=*/true);
+  constexpr int kBatch = 5000;
+  std::vector<int> order;  // written by whichever thread runs the task
+  std::atomic<int> running{0};
+  std::atomic<bool> overlap{false};
+  std::atomic<int> run_by_readers{0};
+  int next = 0;
+  // Batches until readers have won some tasks from the worker (each task
+  // spins a little, so a reader gets its turn between two of them).
+  for (int batch = 0; batch < 50 && run_by_readers.load() < 100; ++batch) {
+    for (int k = 0; k < kBatch; ++k, ++next) {
+      executor.Enqueue(std::make_unique<FnTask>([&, i = next] {
+        if (running.fetch_add(1) != 0) overlap = true;
+        order.push_back(i);
+        for (volatile int spin = 0; spin < 200; spin = spin + 1) {
+        }
+        running.fetch_sub(1);
+      }));
+    }
+    std::vector<std::thread> readers;
+    for (int r = 0; r < 3; ++r) {
+      readers.emplace_back([&] {
+        while (executor.QueueLength() > 0) {
+          if (executor.TryRunOne()) run_by_readers++;
+        }
+      });
+    }
+    for (auto& t : readers) t.join();
+    executor.WaitIdle();
+  }
+  EXPECT_FALSE(overlap.load());
+  ASSERT_EQ(order.size(), static_cast<size_t>(next));
+  for (int i = 0; i < next; ++i) ASSERT_EQ(order[i], i);
+  EXPECT_GT(run_by_readers.load(), 0);
+  EXPECT_FALSE(executor.TryRunOne());  // empty queue
+}
+
+TEST(ThreadExecutorTest, ReadersLeaveTasksThatAreNotCheapToTheWorker) {
+  ThreadExecutor executor("test", /*readers_may_run=*/true);
+  std::atomic<bool> release{false};
+  std::thread::id expensive_ran_on;
+  executor.Enqueue(std::make_unique<FnTask>([&] {
+    while (!release.load()) std::this_thread::yield();
+  }));
+  while (executor.QueueLength() != 0) std::this_thread::yield();  // the worker took it
+  executor.Enqueue(std::make_unique<FnTask>([&] { expensive_ran_on = std::this_thread::get_id(); },
+                                            /*cheap=*/false));
+  std::atomic<int> reader_ran{0};
+  std::thread reader([&] {
+    while (executor.QueueLength() != 0) reader_ran += executor.TryRunOne();
+  });
+  release = true;
+  reader.join();
+  executor.WaitIdle();
+  EXPECT_EQ(reader_ran.load(), 0);
+  EXPECT_NE(expensive_ran_on, std::thread::id());
+  EXPECT_NE(expensive_ran_on, std::this_thread::get_id());
+}
+
+TEST(ThreadExecutorTest, WorkerTakesOverAfterAReaderAndDrainsOnDestruction) {
+  std::atomic<int> ran{0};
+  {
+    ThreadExecutor executor("test", /*readers_may_run=*/true);
+    for (int i = 0; i < 100; ++i) executor.Enqueue(std::make_unique<FnTask>([&] { ran++; }));
+    executor.TryRunOne();
+  }
+  EXPECT_EQ(ran.load(), 100);
 }
 
 }  // namespace

@@ -30,14 +30,14 @@ int DefaultThreads(int requested) {
 CpuDevice::CpuDevice(int index, int intra_op_threads)
     : Device(kCpuDeviceType, index, /*placement_priority=*/0),
       eigen_(std::make_shared<EigenState>(DefaultThreads(intra_op_threads))),
-      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index))) {
+      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index), /*readers_may_run=*/true)) {
   SetCpuContext();
 }
 
 CpuDevice::CpuDevice(int index, const CpuDevice& other)
     : Device(kCpuDeviceType, index, /*placement_priority=*/0),
       eigen_(other.eigen_),
-      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index))) {
+      executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index), /*readers_may_run=*/true)) {
   SetCpuContext();
 }
 
