@@ -84,6 +84,11 @@ class ShapeFnSpec:
         return "shape_fns::" + camel(self.name)
 
 
+# The attrs of the 2-D pooling ops and of their gradients (shape_fns/nn.cc).
+_POOL_ATTRS = (AttrReq("ksize", "list(int)", False), AttrReq("strides", "list(int)", False),
+               AttrReq("padding", "string", False), AttrReq("data_format", "string", False),
+               AttrReq("explicit_paddings", "list(int)", False))
+
 # The shape functions in csrc/ops/shape_fns/shape_fns.h and what they read.
 SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("unchanged", 1, None, extra_attrs=True),
@@ -166,27 +171,16 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
                                            AttrReq("data_format", "string", False),
                                            AttrReq("dilations", "list(int)", True),
                                            AttrReq("explicit_paddings", "list(int)", False))),
-    ShapeFnSpec("pool2d", 1, 1, (AttrReq("ksize", "list(int)", False), AttrReq("strides", "list(int)", False),
-                                 AttrReq("padding", "string", False), AttrReq("data_format", "string", False),
-                                 AttrReq("explicit_paddings", "list(int)", False))),
+    ShapeFnSpec("pool2d", 1, 1, _POOL_ATTRS),
     ShapeFnSpec("conv2d_backprop_filter", 2, 2, (AttrReq("filter_sizes", "list(int)", False),
                                                  AttrReq("strides", "list(int)", False),
                                                  AttrReq("padding", "string", False),
                                                  AttrReq("data_format", "string", False),
                                                  AttrReq("dilations", "list(int)", True),
                                                  AttrReq("explicit_paddings", "list(int)", False))),
-    ShapeFnSpec("max_pool2d_grad", 2, 2, (AttrReq("ksize", "list(int)", False), AttrReq("strides", "list(int)", False),
-                                          AttrReq("padding", "string", False), AttrReq("data_format", "string", False),
-                                          AttrReq("explicit_paddings", "list(int)", False))),
-    ShapeFnSpec("max_pool2d_grad_grad", 2, 2, (AttrReq("ksize", "list(int)", False),
-                                               AttrReq("strides", "list(int)", False),
-                                               AttrReq("padding", "string", False),
-                                               AttrReq("data_format", "string", False),
-                                               AttrReq("explicit_paddings", "list(int)", False))),
-    ShapeFnSpec("avg_pool2d_grad", 1, 1, (AttrReq("input_shape", "list(int)", False),
-                                          AttrReq("ksize", "list(int)", False), AttrReq("strides", "list(int)", False),
-                                          AttrReq("padding", "string", False), AttrReq("data_format", "string", False),
-                                          AttrReq("explicit_paddings", "list(int)", False))),
+    ShapeFnSpec("max_pool2d_grad", 2, 2, _POOL_ATTRS),
+    ShapeFnSpec("max_pool2d_grad_grad", 2, 2, _POOL_ATTRS),
+    ShapeFnSpec("avg_pool2d_grad", 1, 1, (AttrReq("input_shape", "list(int)", False),) + _POOL_ATTRS),
     ShapeFnSpec("layer_norm", 3, 3, (AttrReq("axis", "list(int)", False), AttrReq("epsilon", "float", False))),
     ShapeFnSpec("sparse_softmax_xent", 2, 2),
     ShapeFnSpec("softmax_xent", 2, 2, (AttrReq("axis", "int", False),)),

@@ -183,37 +183,29 @@ def _check_against_float64(info, sample, positions, weights, grads):
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-3, atol=1e-4 * scale, err_msg=f"{info.name} input {p}")
 
 
-def test_the_check_can_fail():
-    """A wrong gradient function is caught: multiply's gradient doubled."""
+def _check_catches_doubled_multiply_gradient(dtype, wrong_for):
+    """Doubles multiply's gradients where `wrong_for(v)`; the check must fail."""
     from ember._grads import elementwise
     original = elementwise.multiply
     try:
-        registry._cache["multiply"] = lambda op, g: [2.0 * v if v is not None else None for v in original(op, g)]
+        registry._cache["multiply"] = lambda op, g: [2.0 * v if v is not None and wrong_for(v) else v
+                                                     for v in original(op, g)]
         info = OP_DB["multiply"]
-        index = next(i for i, s in enumerate(samples_for(info, "float64")) if _float_positions(s, "float64"))
+        index = next(i for i, s in enumerate(samples_for(info, dtype)) if _float_positions(s, dtype))
         with pytest.raises(AssertionError):
-            test_gradient_matches_finite_differences("multiply", "float64", index)
+            test_gradient_matches_finite_differences("multiply", dtype, index)
     finally:
         registry._cache.pop("multiply", None)
+
+
+def test_the_check_can_fail():
+    """A wrong gradient function is caught: multiply's gradient doubled."""
+    _check_catches_doubled_multiply_gradient("float64", lambda v: True)
 
 
 def test_the_float32_check_can_fail():
     """A gradient wrong only in float32 is caught by the float64 comparison."""
-    from ember._grads import elementwise
-    original = elementwise.multiply
-
-    def wrong(op, g):
-        grads = original(op, g)
-        return [2.0 * v if v is not None and v.dtype.name == "float32" else v for v in grads]
-
-    try:
-        registry._cache["multiply"] = wrong
-        info = OP_DB["multiply"]
-        index = next(i for i, s in enumerate(samples_for(info, "float32")) if _float_positions(s, "float32"))
-        with pytest.raises(AssertionError):
-            test_gradient_matches_finite_differences("multiply", "float32", index)
-    finally:
-        registry._cache.pop("multiply", None)
+    _check_catches_doubled_multiply_gradient("float32", lambda v: v.dtype.name == "float32")
 
 
 def test_gradient_coverage_lists_every_op():

@@ -217,14 +217,19 @@ void MaxPoolGradGradNhwc(const DeviceContext* device, const C* x, const C* g, C*
   });
 }
 
-template <typename T>
-class MaxPool2dGradKernel final : public OpKernel {
+// max_pool2d_grad and max_pool2d_grad_grad: both read the pool's input
+// (for the windows' maxima) and a second tensor, and run kNhwc over NHWC
+// data; only the second tensor and the output differ in shape.
+template <typename T, typename Attrs,
+          void (*kNhwc)(const DeviceContext*, const ComputeType<T>*, const ComputeType<T>*, ComputeType<T>*,
+                        const Window2D&)>
+class MaxPoolWindowKernel final : public OpKernel {
  public:
-  explicit MaxPool2dGradKernel(const KernelInit& init) : attrs_(init.attrs) {}
+  explicit MaxPoolWindowKernel(const KernelInit& init) : attrs_(init.attrs) {}
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& input = ctx.input(0);
-    const Tensor& dy = ctx.input(1);
+    const Tensor& second = ctx.input(1);
     Tensor& output = ctx.output(0);
     if (output.NumElements() == 0) return Status::OK();
     bool nchw;
@@ -232,44 +237,24 @@ class MaxPool2dGradKernel final : public OpKernel {
     EMBER_RETURN_IF_ERROR(PoolWindow(attrs_, input.shape(), &nchw, &w));
     const DeviceContext* device = &ctx.device_context();
     using C = ComputeType<T>;
-    std::vector<C> x_wide, dy_wide, dy_t, out_wide;
-    const C* g = AsNhwc(device, WidenedData<T>(device, dy, &dy_wide), dy.shape(), nchw, &dy_t);
-    InNhwc(device, WidenedData<T>(device, input, &x_wide), input.shape(), ComputeOutput<T>(output, &out_wide),
-           output.shape(), nchw, [&](const C* x, C* dx) { MaxPoolGradNhwc<C>(device, x, g, dx, w); });
-    StoreNarrowed<T>(device, out_wide, output);
-    return Status::OK();
-  }
-
- private:
-  MaxPool2dGradAttrs attrs_;
-};
-
-template <typename T>
-class MaxPool2dGradGradKernel final : public OpKernel {
- public:
-  explicit MaxPool2dGradGradKernel(const KernelInit& init) : attrs_(init.attrs) {}
-
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& input = ctx.input(0);
-    const Tensor& grad = ctx.input(1);
-    Tensor& output = ctx.output(0);
-    if (output.NumElements() == 0) return Status::OK();
-    bool nchw;
-    Window2D w;
-    EMBER_RETURN_IF_ERROR(PoolWindow(attrs_, input.shape(), &nchw, &w));
-    const DeviceContext* device = &ctx.device_context();
-    using C = ComputeType<T>;
-    std::vector<C> x_wide, x_t, g_wide, out_wide;
+    std::vector<C> x_wide, x_t, second_wide, out_wide;
     const C* x = AsNhwc(device, WidenedData<T>(device, input, &x_wide), input.shape(), nchw, &x_t);
-    InNhwc(device, WidenedData<T>(device, grad, &g_wide), grad.shape(), ComputeOutput<T>(output, &out_wide),
-           output.shape(), nchw, [&](const C* g, C* out) { MaxPoolGradGradNhwc<C>(device, x, g, out, w); });
+    InNhwc(device, WidenedData<T>(device, second, &second_wide), second.shape(),
+           ComputeOutput<T>(output, &out_wide), output.shape(), nchw,
+           [&](const C* g, C* out) { kNhwc(device, x, g, out, w); });
     StoreNarrowed<T>(device, out_wide, output);
     return Status::OK();
   }
 
  private:
-  MaxPool2dGradGradAttrs attrs_;
+  Attrs attrs_;
 };
+
+template <typename T>
+using MaxPool2dGradKernel = MaxPoolWindowKernel<T, MaxPool2dGradAttrs, &MaxPoolGradNhwc<ComputeType<T>>>;
+template <typename T>
+using MaxPool2dGradGradKernel =
+    MaxPoolWindowKernel<T, MaxPool2dGradGradAttrs, &MaxPoolGradGradNhwc<ComputeType<T>>>;
 
 template <typename C>
 void AvgPoolGradNhwc(const DeviceContext* device, const C* dy, C* dx, const Window2D& w) {
