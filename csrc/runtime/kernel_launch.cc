@@ -28,14 +28,18 @@ bool KernelLaunch::WaitBeforeRun(const std::function<void()>& wake) {
 
 // Note [Readers run queued work] (runtime/thread_executor.cc): a reader
 // runs a launch only if it cannot keep the reader from seeing a Ctrl-C for
-// long: no graph (a loop may run forever) and at most this many elements
+// long: no graph (a loop may run forever), no input still to wait for (a
+// value another device has not made yet), and at most this many elements
 // in and out (tens of microseconds of element-wise work).
 constexpr int64_t kCheapInlineElements = int64_t{1} << 16;
 
 bool KernelLaunch::CheapToRunInline() const {
   if (RunsOnHost(op_)) return false;
   int64_t elements = 0;
-  for (const auto& h : inputs_) elements += h->shape().NumElements();
+  for (const auto& h : inputs_) {
+    if (!h->IsAvailable()) return false;
+    elements += h->shape().NumElements();
+  }
   for (const auto& h : outputs_) elements += h->shape().NumElements();
   return elements <= kCheapInlineElements;
 }

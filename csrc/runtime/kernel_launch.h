@@ -37,7 +37,8 @@ class KernelLaunch final : public Task {
   // publishes the outputs, or the error, when it finished. Inputs that
   // WaitBeforeRun did not get to are awaited here, blocking.
   void Run() override;
-  // Small, bounded work: not a graph op, and few elements in and out.
+  // Small, bounded work: not a graph op, no input to wait for, and few
+  // elements in and out.
   bool CheapToRunInline() const override;
 
  private:
