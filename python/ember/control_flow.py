@@ -1,6 +1,8 @@
 """ember.cond and ember.while_loop: control flow that works eagerly and in
 @ember.function graphs (tf.cond, tf.while_loop). See docs/functions.md."""
 
+import contextlib
+
 import numpy as np
 
 from ember import _C
@@ -203,10 +205,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         return checked
 
     if current_trace() is None:
-        if not back_prop:
-            with _autodiff_tape.recording_paused():
-                values = _eager_loop(call, cond, next_vars, flat, maximum_iterations)
-        else:
+        with _autodiff_tape.recording_paused() if not back_prop else contextlib.nullcontext():
             values = _eager_loop(call, cond, next_vars, flat, maximum_iterations)
         return values[0] if single else type(loop_vars)(values)
 
