@@ -100,6 +100,9 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("while_loop", 1, 1, (AttrReq("cond_function", "int", False), AttrReq("body_function", "int", False),
                                      AttrReq("num_loop_vars", "int", False), AttrReq("num_cond_args", "int", False)),
                 extra_attrs=True, num_outputs=None),
+    # fused_elementwise: the program's outputs, all of the arguments' broadcast shape (csrc/ops/fused_program.cc).
+    ShapeFnSpec("fused_elementwise", 1, 1, (AttrReq("program", "string", False), AttrReq("outputs", "list(int)", False)),
+                num_outputs=None),
     ShapeFnSpec("broadcast_binary", 2, 2),
     ShapeFnSpec("broadcast_all", 1, None),
     ShapeFnSpec("add_n", 1, 1),

@@ -280,4 +280,65 @@ bool ConvertValue(PyObject* obj, const DType* dtype, RefPtr<TensorHandle>* out) 
   return false;
 }
 
+// Note [Scalar constant cache]
+// `x + 1.0` converts the Python float on every call: a buffer and a handle
+// allocated and freed each time, a fifth of a small op's dispatch. The
+// handles of the last scalars converted, keyed by dtype and value bits
+// (so -0.0 and 0.0, or two NaN payloads, stay apart), sit in a small
+// direct-mapped table and are shared by later calls. That is safe because
+// an op never writes its inputs: donation (Note [Buffer donation]) only
+// takes tensors the Python caller passed, never converted scalars. In a
+// trace, one handle is captured once, so a function that adds 1.0 a
+// thousand times has one argument for it, not a thousand. Every access
+// holds the GIL.
+namespace {
+
+class ScalarCache {
+ public:
+  static constexpr int kSize = 64;
+
+  RefPtr<TensorHandle>* Find(DType dtype, uint64_t bits) {
+    Entry& e = entries_[Slot(dtype, bits)];
+    return e.handle && e.dtype == dtype && e.bits == bits ? &e.handle : nullptr;
+  }
+  void Insert(DType dtype, uint64_t bits, RefPtr<TensorHandle> handle) {
+    entries_[Slot(dtype, bits)] = Entry{dtype, bits, std::move(handle)};
+  }
+
+ private:
+  struct Entry {
+    DType dtype = DType::kBool;
+    uint64_t bits = 0;
+    RefPtr<TensorHandle> handle;
+  };
+  static int Slot(DType dtype, uint64_t bits) {
+    const uint64_t h = (bits ^ (bits >> 29) ^ static_cast<uint64_t>(dtype)) * 0x9E3779B97F4A7C15ull;
+    return static_cast<int>(h >> 58);  // the top 6 bits: kSize slots
+  }
+  Entry entries_[kSize];
+};
+
+}  // namespace
+
+bool ConvertOpInput(PyObject* obj, const DType* dtype, RefPtr<TensorHandle>* out) {
+  const bool plain_scalar = PyFloat_CheckExact(obj) || PyLong_CheckExact(obj) || PyBool_Check(obj);
+  if (dtype == nullptr || !plain_scalar || DTypeSize(*dtype) > sizeof(uint64_t)) {
+    return ConvertValue(obj, dtype, out);
+  }
+  // Leaked on purpose: its handles must not be freed after the runtime is.
+  static ScalarCache* cache = new ScalarCache();
+  uint64_t bits = 0;
+  if (!StoreScalar(obj, *dtype, &bits)) return false;
+  if (RefPtr<TensorHandle>* hit = cache->Find(*dtype, bits)) {
+    *out = *hit;
+    return true;
+  }
+  Buffer* buffer = nullptr;
+  *out = NewHostTensor(*dtype, Shape(), &buffer);
+  if (!*out) return PyErr_NoMemory(), false;
+  std::memcpy(buffer->data(), &bits, DTypeSize(*dtype));
+  cache->Insert(*dtype, bits, *out);
+  return true;
+}
+
 }  // namespace ember::python

@@ -20,4 +20,10 @@ bool ClassifyValue(PyObject* obj, InputTypeInfo* info);
 // their kind). An existing tensor is returned as is (no cast here).
 bool ConvertValue(PyObject* obj, const DType* dtype, RefPtr<TensorHandle>* out);
 
+// ConvertValue for an op's input: a Python int, float or bool converted to
+// `dtype` may come back as a handle shared with earlier calls (Note
+// [Scalar constant cache]). Only for inputs the caller does not hand out:
+// ember.constant(1.0) must stay a tensor of its own.
+bool ConvertOpInput(PyObject* obj, const DType* dtype, RefPtr<TensorHandle>* out);
+
 }  // namespace ember::python

@@ -244,7 +244,7 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
       // Strong NumPy inputs keep their dtype here; Execute casts them.
       // `list(any)` values keep their natural dtype.
       const DType* target = infos[i].weak && arg.type_var != kAnyDTypeVar ? &want : nullptr;
-      if (!ConvertValue(py_inputs[i], target, &handles[i])) return PrefixPythonError(op, arg_name(i));
+      if (!ConvertOpInput(py_inputs[i], target, &handles[i])) return PrefixPythonError(op, arg_name(i));
     }
   }
 

@@ -297,6 +297,24 @@ void RegisterFunctionBindings(py::module_& m) {
     g_suspended_tracers.pop_back();
   });
   m.def("_is_symbolic", [](py::handle t) { return HandleArg(t, "tensor")->is_symbolic(); });
+  // ember.config.optimizer: the passes OptimizeGraph runs (by grappler's names).
+  m.def("_optimizer_options", [] {
+    const GraphOptimizerOptions& o = GraphOptimizerOptions::Global();
+    py::dict d;
+    d["arithmetic_optimization"] = o.arithmetic_optimization.load();
+    d["constant_folding"] = o.constant_folding.load();
+    d["common_subexpression_elimination"] = o.common_subexpression.load();
+    d["remapping"] = o.remapping.load();
+    return d;
+  });
+  m.def("_set_optimizer_option", [](const std::string& name, bool on) {
+    GraphOptimizerOptions& o = GraphOptimizerOptions::Global();
+    if (name == "arithmetic_optimization") o.arithmetic_optimization = on;
+    else if (name == "constant_folding") o.constant_folding = on;
+    else if (name == "common_subexpression_elimination") o.common_subexpression = on;
+    else if (name == "remapping") o.remapping = on;
+    else throw py::value_error("unknown optimizer option '" + name + "'");
+  });
 
   py::class_<PyTracer>(m, "_Tracer")
       .def(py::init<>())

@@ -166,3 +166,51 @@ def get_trace_cache_capacity():
     from ember.function import trace_cache_capacity
 
     return trace_cache_capacity()
+
+
+class _Optimizer:
+    """``ember.config.optimizer``: which graph passes ``@ember.function``
+    runs, under TensorFlow's grappler names (``tf.config.optimizer``).
+
+    - ``arithmetic_optimization``: removes ``x * 1``, ``x + 0``,
+      ``identity`` and cancelling transposes.
+    - ``constant_folding``: evaluates small all-constant subgraphs once.
+    - ``common_subexpression_elimination``: merges identical nodes.
+    - ``remapping``: fuses chains of element-wise ops into one kernel that
+      makes one pass over memory (docs/functions.md).
+
+    All are on by default. Options apply to functions traced afterwards:
+    a function already traced keeps its graph. Other grappler names are
+    accepted and ignored when false; a true one that Ember does not
+    implement raises, so a setting never silently does nothing.
+    """
+
+    _GRAPPLER_ONLY = frozenset({
+        "layout_optimizer", "shape_optimization", "dependency_optimization", "loop_optimization",
+        "function_optimization", "debug_stripper", "disable_model_pruning", "scoped_allocator_optimization",
+        "pin_to_host_optimization", "implementation_selector", "auto_mixed_precision",
+        "auto_mixed_precision_onednn_bfloat16", "auto_parallel", "min_graph_nodes"})
+
+    def set_experimental_options(self, options):
+        """Turns passes on or off: a dict such as ``{"remapping": False}``."""
+        if not isinstance(options, dict):
+            raise TypeError(f"set_experimental_options: expected a dict, got {type(options).__name__}")
+        known = _C._optimizer_options()
+        for name, value in options.items():
+            if name == "disable_meta_optimizer":
+                for key in known:
+                    _C._set_optimizer_option(key, not value)
+            elif name in known:
+                _C._set_optimizer_option(name, bool(value))
+            elif name in self._GRAPPLER_ONLY and not value:
+                continue
+            else:
+                raise ValueError(f"set_experimental_options: Ember has no optimizer option {name!r}; it has "
+                                 f"{sorted(known)} and disable_meta_optimizer")
+
+    def get_experimental_options(self):
+        """The current options as a dict (name -> bool)."""
+        return dict(_C._optimizer_options())
+
+
+optimizer = _Optimizer()

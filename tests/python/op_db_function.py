@@ -1,6 +1,7 @@
 """op_db entries for the graph ops of op_defs/function.yaml (call_function,
-cond, while_loop), traced graphs run through the raw ops per dtype against
-NumPy, and for the stateful print op; bad arguments raise at the call."""
+cond, while_loop, fused_elementwise), traced graphs and fused programs run
+through the raw ops per dtype against NumPy, and for the stateful print op;
+bad arguments raise at the call."""
 
 import numpy as np
 
@@ -47,7 +48,8 @@ def entries(ember):
                          r"^call_function: no function with id")
 
     return [OpInfo("call_function", op, ref, samples, errors, extra_dtypes=DTYPES),
-            _cond_entry(ember), _while_entry(ember), print_entry(ember), _transfer_entry(ember)]
+            _cond_entry(ember), _while_entry(ember), print_entry(ember), _transfer_entry(ember),
+            _fused_entry(ember)]
 
 
 def _graph(ember, fn, dtype):
@@ -157,3 +159,48 @@ def _transfer_entry(ember):
         yield ErrorInput("not_a_tensor", ("abc",), {}, TypeError, r"^transfer: argument 'x'")
 
     return OpInfo("transfer", ember.raw_ops.transfer, lambda x: x, unary_samples(), errors)
+
+
+def _fused_entry(ember):
+    """fused_elementwise runs its program over whole and one-element
+    arguments (the fusion pass itself is tested in test_fusion.py)."""
+    # v2 = tanh(a0 * a1 + a2) and v4 = leaky_relu(v1) - a0, two outputs; a1 may be one element.
+    program = "multiply(a0, a1); add(v0, a2); tanh(v1); leaky_relu[0.25](v1); subtract(v3, a0)"
+
+    def op(args, program=program, outputs=(2, 4)):
+        return ember.raw_ops.fused_elementwise(args, program, list(outputs))
+
+    def ref(args, program=program, outputs=(2, 4)):
+        a0, a1, a2 = (np.asarray(a, np.float64) for a in args)
+        v1 = a0 * a1 + a2
+        shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+        out = [np.tanh(v1), np.where(v1 > 0, v1, 0.25 * v1) - a0]
+        return [np.broadcast_to(o, shape).astype(args[0].dtype) for o in out]
+
+    def samples(dtype, rng):
+        m = lambda *shape: make(rng, shape, dtype)  # noqa: E731
+        yield Sample("whole", ([m(4, 5), m(4, 5), m(4, 5)],))
+        yield Sample("one_element_args", ([m(4, 5), m(), m(1, 1)],))
+        yield Sample("scalars", ([m(), m(), m()],))
+        yield Sample("empty", ([m(0, 3), m(), m(0, 3)],))
+        yield Sample("large", ([m(LARGE), m(LARGE), m()],))
+
+    def errors():
+        x = np.ones((2, 3), np.float32)
+        yield ErrorInput("unknown_op", ([x],), {"program": "cosh(a0)", "outputs": [0]}, ValueError,
+                         r'^fused_elementwise: program "cosh\(a0\)": "cosh" is not a fusible op')
+        yield ErrorInput("later_value", ([x],), {"program": "exp(v0)", "outputs": [0]}, ValueError,
+                         r"^fused_elementwise: program .*earlier values vK \(K < 0\)")
+        yield ErrorInput("missing_arg", ([x],), {"program": "add(a0, a1)", "outputs": [0]}, ValueError,
+                         r"^fused_elementwise: program reads a1 but there are 1 args")
+        yield ErrorInput("bad_output", ([x],), {"program": "exp(a0)", "outputs": [3]}, ValueError,
+                         r"^fused_elementwise: outputs: 3 is not an instruction number")
+        yield ErrorInput("broadcast", ([x, np.ones((2, 1), np.float32)],), {"program": "add(a0, a1)",
+                         "outputs": [0]}, ValueError,
+                         r"^fused_elementwise: args\[1\] has shape \[2, 1\]; each argument must have")
+        yield ErrorInput("bad_param", ([x],), {"program": "leaky_relu[x](a0)", "outputs": [0]}, ValueError,
+                         r'^fused_elementwise: program .*"x" is not a number')
+        yield ErrorInput("int_args", ([np.ones(3, np.int32)],), {"program": "exp(a0)", "outputs": [0]},
+                         TypeError, r"^fused_elementwise: ")
+
+    return OpInfo("fused_elementwise", op, ref, samples, errors)

@@ -116,7 +116,9 @@ def test_get_concrete_function_and_pretty_graph():
 
     concrete = f.get_concrete_function(ember.TensorSpec([2, None], ember.float32))
     text = concrete.graph.pretty()
-    assert "relu(%0)" in text and "float32[2, ?]" in text and "@cpu:0" in text
+    # relu and the add are fused into one node (Note [Element-wise fusion]).
+    assert "fused_elementwise(%0, %1) {program='relu(a0); add(v0, a1)'" in text
+    assert "float32[2, ?]" in text and "@cpu:0" in text
     assert "test_function.py:" in text  # the traced location of each op
     np.testing.assert_allclose(_np(concrete(ember.constant([[-1.0, 2.0], [3.0, -4.0]]))), [[1, 3], [4, 1]])
 

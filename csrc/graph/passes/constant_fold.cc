@@ -86,13 +86,20 @@ Status FoldConstants(FunctionBody& body) {
   return Status::OK();
 }
 
+GraphOptimizerOptions& GraphOptimizerOptions::Global() {
+  static GraphOptimizerOptions options;
+  return options;
+}
+
 Status OptimizeGraph(FunctionBody& body) {
+  const GraphOptimizerOptions& options = GraphOptimizerOptions::Global();
   body.constants.resize(body.graph.num_args());
-  EMBER_RETURN_IF_ERROR(SimplifyArithmetic(body));
-  EMBER_RETURN_IF_ERROR(FoldConstants(body));
-  EMBER_RETURN_IF_ERROR(EliminateCommonSubexpressions(body));
-  EMBER_RETURN_IF_ERROR(SimplifyArithmetic(body));
+  if (options.arithmetic_optimization) EMBER_RETURN_IF_ERROR(SimplifyArithmetic(body));
+  if (options.constant_folding) EMBER_RETURN_IF_ERROR(FoldConstants(body));
+  if (options.common_subexpression) EMBER_RETURN_IF_ERROR(EliminateCommonSubexpressions(body));
+  if (options.arithmetic_optimization) EMBER_RETURN_IF_ERROR(SimplifyArithmetic(body));
   EMBER_RETURN_IF_ERROR(EliminateDeadCode(body));
+  if (options.remapping) EMBER_RETURN_IF_ERROR(FuseElementwise(body));
   return InsertTransfers(body);
 }
 

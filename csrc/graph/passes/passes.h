@@ -2,6 +2,7 @@
 // concrete function, before it is instantiated (Note [Graph passes]).
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ Status SimplifyArithmetic(FunctionBody& body);
 // whose outputs are small, replacing them by new constant arguments.
 Status FoldConstants(FunctionBody& body);
 
+// Replaces groups of element-wise nodes of one dtype and shape by
+// fused_elementwise nodes (Note [Element-wise fusion] in
+// ops/fused_program.h, Note [Fusion groups]).
+Status FuseElementwise(FunctionBody& body);
+
 // Partitioning by device: each node already carries the device placement
 // chose for it when it was traced (the eager rules). Every data edge
 // between two devices gets a transfer node on the consumer's device, so
@@ -47,7 +53,19 @@ struct DevicePartition {
 };
 std::vector<DevicePartition> PartitionByDevice(const Graph& graph);
 
-// The pipeline: simplify, fold, CSE, DCE, then partition (transfers).
+// Which passes OptimizeGraph runs; ember.config.optimizer's experimental
+// options, named as TensorFlow's grappler names them. Read when a function
+// is traced: functions traced earlier keep their graphs.
+struct GraphOptimizerOptions {
+  std::atomic<bool> arithmetic_optimization{true};  // SimplifyArithmetic
+  std::atomic<bool> constant_folding{true};         // FoldConstants
+  std::atomic<bool> common_subexpression{true};     // EliminateCommonSubexpressions
+  std::atomic<bool> remapping{true};                // FuseElementwise
+  static GraphOptimizerOptions& Global();
+};
+
+// The pipeline: simplify, fold, CSE, DCE, fuse, then partition
+// (transfers), each optional pass as the options say.
 Status OptimizeGraph(FunctionBody& body);
 
 // Rebuilds `graph` keeping the nodes with keep[id], every use of an

@@ -14,6 +14,7 @@ void RegisterCpuElementwiseKernels(KernelRegistry& registry) {
   cpu::RegisterBitwiseKernels(registry);
   cpu::RegisterSelectKernels(registry);
   cpu::RegisterAddNKernels(registry);
+  cpu::RegisterFusedElementwiseKernels(registry);
 }
 
 }  // namespace ember

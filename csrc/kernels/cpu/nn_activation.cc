@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "devices/cpu/cpu_device.h"
+#include "kernels/cpu/activation_functors.h"
 #include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/eigen.h"
 #include "kernels/cpu/nn_kernels.h"
@@ -14,76 +15,6 @@
 
 namespace ember::cpu {
 namespace {
-
-// Each functor is built from the op's attrs once per kernel and fills
-// out[0, n) from in[0, n); out may be in (every element is read before it
-// is written at the same index).
-struct Relu6Fn {
-  static constexpr double kCycles = 1;
-  explicit Relu6Fn(const AttrList&) {}
-  template <typename T> void operator()(const T* in, T* out, int64_t n) const {
-    OutVec<T>(out, n) = InVec<T>(in, n).max(T(0)).min(T(6));
-  }
-};
-
-struct LeakyReluFn {
-  static constexpr double kCycles = 1;
-  double alpha;
-  explicit LeakyReluFn(const AttrList& a) : alpha(LeakyReluAttrs(a).alpha) {}
-  template <typename T> void operator()(const T* in, T* out, int64_t n) const {
-    const auto x = InVec<T>(in, n);
-    OutVec<T>(out, n) = (x > T(0)).select(x, x * static_cast<T>(alpha));
-  }
-};
-
-struct EluFn {
-  static constexpr double kCycles = 20;
-  explicit EluFn(const AttrList&) {}
-  template <typename T> void operator()(const T* in, T* out, int64_t n) const {
-    const auto x = InVec<T>(in, n);
-    OutVec<T>(out, n) = (x > T(0)).select(x, x.expm1());
-  }
-};
-
-struct SeluFn {
-  static constexpr double kCycles = 20;
-  static constexpr double kAlpha = 1.6732632423543772848170429916717;
-  static constexpr double kScale = 1.0507009873554804934193349852946;
-  explicit SeluFn(const AttrList&) {}
-  template <typename T> void operator()(const T* in, T* out, int64_t n) const {
-    const auto x = InVec<T>(in, n);
-    OutVec<T>(out, n) = (x > T(0)).select(x * T(kScale), x.expm1() * T(kScale * kAlpha));
-  }
-};
-
-struct GeluFn {
-  static constexpr double kCycles = 30;
-  bool approximate;
-  explicit GeluFn(const AttrList& a) : approximate(GeluAttrs(a).approximate) {}
-  template <typename T> void operator()(const T* in, T* out, int64_t n) const {
-    if (approximate) {
-      const T k = static_cast<T>(std::sqrt(2.0 / M_PI));
-      const auto x = InVec<T>(in, n);
-      OutVec<T>(out, n) = T(0.5) * x * (T(1) + (k * (x + T(0.044715) * x.cube())).tanh());
-      return;
-    }
-    const T inv_sqrt2 = static_cast<T>(M_SQRT1_2);
-    for (int64_t i = 0; i < n; ++i) {
-      const T x = in[i];
-      out[i] = T(0.5) * x * (T(1) + std::erf(x * inv_sqrt2));
-    }
-  }
-};
-
-struct SiluFn {
-  static constexpr double kCycles = 20;
-  double beta;
-  explicit SiluFn(const AttrList& a) : beta(SiluAttrs(a).beta) {}
-  template <typename T> void operator()(const T* in, T* out, int64_t n) const {
-    const auto x = InVec<T>(in, n);
-    OutVec<T>(out, n) = x * (x * static_cast<T>(beta)).logistic();
-  }
-};
 
 // out[0, n) = fn(in[0, n)); float16 and bfloat16 run fn in float32 block
 // by block (Note [Half compute]).

@@ -23,6 +23,7 @@ void RegisterLogicalKernels(KernelRegistry& registry);     // logical.cc
 void RegisterBitwiseKernels(KernelRegistry& registry);     // bitwise.cc
 void RegisterSelectKernels(KernelRegistry& registry);      // select.cc
 void RegisterAddNKernels(KernelRegistry& registry);        // add_n.cc
+void RegisterFusedElementwiseKernels(KernelRegistry& registry);  // fused_elementwise.cc
 
 // Registers K<T> for op on the CPU for each T in Ts.
 template <template <typename> class K, typename... Ts>

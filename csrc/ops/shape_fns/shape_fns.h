@@ -31,6 +31,10 @@ Status CallFunction(ShapeContext& ctx);
 // (graph/control_flow.cc).
 Status Cond(ShapeContext& ctx);
 Status WhileLoop(ShapeContext& ctx);
+// fused_elementwise: one output per program output, all of the arguments'
+// broadcast shape; each argument has that shape or one element
+// (ops/fused_program.cc).
+Status FusedElementwise(ShapeContext& ctx);
 // add_n: one or more inputs of one shape (elementwise.cc).
 Status AddN(ShapeContext& ctx);
 

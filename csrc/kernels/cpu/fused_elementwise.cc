@@ -1,0 +1,244 @@
+// This file implements the CPU kernel of fused_elementwise: a FusedProgram
+// evaluated block by block (Note [Element-wise fusion]).
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "kernels/cpu/activation_functors.h"
+#include "kernels/cpu/elementwise_kernels.h"
+#include "kernels/cpu/functors.h"
+#include "kernels/cpu/registration.h"
+#include "ops/fused_program.h"
+
+namespace ember::cpu {
+namespace {
+
+// One instruction over n elements. An operand is a run of n elements or,
+// with its *_run false, one element repeated; with neither a run the
+// result is one element too (n is then 1).
+template <typename T>
+using StepFn = void (*)(const FusedInstruction& in, const T* a, bool a_run, const T* b, bool b_run, T* out,
+                        int64_t n);
+
+template <typename T, typename F>
+void UnaryStep(const FusedInstruction&, const T* a, bool, const T*, bool, T* out, int64_t n) {
+  ApplyUnarySpan<T, T, F>(a, out, n);
+}
+
+template <typename T, typename F>
+void BinaryStep(const FusedInstruction&, const T* a, bool a_run, const T* b, bool b_run, T* out, int64_t n) {
+  if (!a_run && !b_run) a_run = b_run = true;  // both single elements: n is 1
+  ApplySpanAs<T, T, F>(out, a, a_run, b, b_run, n);
+}
+
+// Activations are built from the instruction's attribute value.
+template <typename F>
+F MakeActivation(double param) {
+  if constexpr (std::is_constructible_v<F, bool> && !std::is_constructible_v<F, double>) {
+    return F(param != 0);
+  } else if constexpr (std::is_constructible_v<F, double>) {
+    return F(param);
+  } else {
+    return F();
+  }
+}
+
+template <typename T, typename F>
+void ActivationStep(const FusedInstruction& in, const T* a, bool, const T*, bool, T* out, int64_t n) {
+  MakeActivation<F>(in.param)(a, out, n);
+}
+
+template <typename T>
+StepFn<T> StepFor(FusedOp op) {
+  switch (op) {
+    case FusedOp::kNegative: return &UnaryStep<T, NegativeFn>;
+    case FusedOp::kAbs: return &UnaryStep<T, AbsFn>;
+    case FusedOp::kRelu: return &UnaryStep<T, ReluFn>;
+    case FusedOp::kExp: return &UnaryStep<T, ExpFn>;
+    case FusedOp::kLog: return &UnaryStep<T, LogFn>;
+    case FusedOp::kSqrt: return &UnaryStep<T, SqrtFn>;
+    case FusedOp::kTanh: return &UnaryStep<T, TanhFn>;
+    case FusedOp::kSigmoid: return &UnaryStep<T, SigmoidFn>;
+    case FusedOp::kSign: return &UnaryStep<T, SignFn>;
+    case FusedOp::kSquare: return &UnaryStep<T, SquareFn>;
+    case FusedOp::kReciprocal: return &UnaryStep<T, ReciprocalFn>;
+    case FusedOp::kRsqrt: return &UnaryStep<T, RsqrtFn>;
+    case FusedOp::kFloor: return &UnaryStep<T, FloorFn>;
+    case FusedOp::kCeil: return &UnaryStep<T, CeilFn>;
+    case FusedOp::kRound: return &UnaryStep<T, RoundFn>;
+    case FusedOp::kExpm1: return &UnaryStep<T, Expm1Fn>;
+    case FusedOp::kLog1p: return &UnaryStep<T, Log1pFn>;
+    case FusedOp::kSin: return &UnaryStep<T, SinFn>;
+    case FusedOp::kCos: return &UnaryStep<T, CosFn>;
+    case FusedOp::kErf: return &UnaryStep<T, ErfFn>;
+    case FusedOp::kSoftplus: return &UnaryStep<T, SoftplusFn>;
+    case FusedOp::kRelu6: return &ActivationStep<T, Relu6Fn>;
+    case FusedOp::kLeakyRelu: return &ActivationStep<T, LeakyReluFn>;
+    case FusedOp::kElu: return &ActivationStep<T, EluFn>;
+    case FusedOp::kSelu: return &ActivationStep<T, SeluFn>;
+    case FusedOp::kGelu: return &ActivationStep<T, GeluFn>;
+    case FusedOp::kSilu: return &ActivationStep<T, SiluFn>;
+    case FusedOp::kAdd: return &BinaryStep<T, AddFn>;
+    case FusedOp::kSubtract: return &BinaryStep<T, SubtractFn>;
+    case FusedOp::kMultiply: return &BinaryStep<T, MultiplyFn>;
+    case FusedOp::kDivide: return &BinaryStep<T, DivideFn>;
+    case FusedOp::kMaximum: return &BinaryStep<T, MaximumFn>;
+    case FusedOp::kMinimum: return &BinaryStep<T, MinimumFn>;
+    case FusedOp::kSquaredDifference: return &BinaryStep<T, SquaredDifferenceFn>;
+    case FusedOp::kPow: return &BinaryStep<T, PowFn>;
+  }
+  return nullptr;
+}
+
+template <typename T>
+class FusedElementwiseKernel final : public OpKernel {
+ public:
+  // Intermediate values of one block; a few of them stay in L1.
+  static constexpr int64_t kBlock = 8192 / sizeof(T);
+
+  explicit FusedElementwiseKernel(const KernelInit& init) {
+    // The shape function already accepted the program; a failure here is
+    // kept and returned by Compute rather than trusted.
+    parse_status_ = FusedProgram::Parse(init.attrs[0].as_string(), init.attrs[1].as_int_list(), &program_);
+    if (parse_status_.ok()) Plan();
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    if (!parse_status_.ok()) return parse_status_;
+    const int num_args = ctx.num_inputs();
+    if (num_args < program_.num_args) {
+      return InvalidArgument("program reads a" + std::to_string(program_.num_args - 1) + " but there are " +
+                             std::to_string(num_args) + " args");
+    }
+    const int64_t total = ctx.output(0).NumElements();
+    if (total == 0) return Status::OK();
+    // Which arguments and values are whole runs this call (the rest are
+    // one element, broadcast).
+    Operands operands;
+    operands.arg_run.resize(num_args);
+    operands.args.resize(num_args);
+    for (int i = 0; i < num_args; ++i) {
+      operands.arg_run[i] = ctx.input(i).NumElements() == total;
+      operands.args[i] = ctx.input(i).data<T>();
+    }
+    operands.value_run.resize(steps_.size());
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const Step& step = steps_[k];
+      operands.value_run[k] = operands.IsRun(step.in.a) || (step.binary && operands.IsRun(step.in.b));
+    }
+    operands.outputs.resize(ctx.num_outputs());
+    for (int o = 0; o < ctx.num_outputs(); ++o) operands.outputs[o] = ctx.output(o).data<T>();
+    ParallelFor(ctx, total, cycles_,
+                [&](int64_t first, int64_t last) { RunRange(operands, first, last); });
+    return Status::OK();
+  }
+
+ private:
+  // What one call reads and writes.
+  struct Operands {
+    std::vector<const T*> args;
+    std::vector<char> arg_run;
+    std::vector<char> value_run;
+    std::vector<T*> outputs;
+    bool IsRun(int operand) const {
+      return IsFusedArg(operand) ? arg_run[FusedArgIndex(operand)] != 0 : value_run[operand] != 0;
+    }
+  };
+
+  // Static register allocation: each instruction gets a scratch slot that
+  // is reused once every reader of its value has run; output values keep
+  // theirs to the end of the block.
+  void Plan() {
+    const int n = static_cast<int>(program_.code.size());
+    std::vector<int> last_use(n, -1);
+    for (int k = 0; k < n; ++k) {
+      const FusedInstruction& in = program_.code[k];
+      for (int operand : {in.a, FusedOpInfoOf(in.op).arity == 2 ? in.b : in.a}) {
+        if (!IsFusedArg(operand)) last_use[operand] = k;
+      }
+    }
+    for (int k : program_.outputs) last_use[k] = n;
+    std::vector<std::vector<int>> freed_after(n + 1);  // values whose last reader is instruction k
+    for (int k = 0; k < n; ++k) {
+      if (last_use[k] >= 0) freed_after[last_use[k]].push_back(k);
+    }
+    std::vector<int> free_slots;
+    steps_.resize(n);
+    for (int k = 0; k < n; ++k) {
+      Step& step = steps_[k];
+      step.in = program_.code[k];
+      step.fn = StepFor<T>(step.in.op);
+      step.binary = FusedOpInfoOf(step.in.op).arity == 2;
+      if (free_slots.empty()) {
+        step.slot = num_slots_++;
+      } else {
+        step.slot = free_slots.back();
+        free_slots.pop_back();
+      }
+      for (int j : freed_after[k]) free_slots.push_back(steps_[j].slot);
+    }
+    // An instruction whose value is an output writes it in place.
+    for (size_t o = 0; o < program_.outputs.size(); ++o) {
+      Step& step = steps_[program_.outputs[o]];
+      if (step.direct_output < 0) step.direct_output = static_cast<int>(o);
+    }
+    cycles_ = program_.CyclesPerElement();
+  }
+
+  void RunRange(const Operands& ops, int64_t first, int64_t last) const {
+    const int n = static_cast<int>(steps_.size());
+    const int64_t block = std::min(kBlock, last - first);
+    std::unique_ptr<T[]> scratch(new T[static_cast<size_t>(num_slots_) * block]);
+    std::vector<const T*> args(ops.args.size());
+    std::vector<const T*> value(n);
+    auto operand = [&](int ref) { return IsFusedArg(ref) ? args[FusedArgIndex(ref)] : value[ref]; };
+    for (int64_t offset = first; offset < last; offset += block) {
+      const int64_t count = std::min(block, last - offset);
+      for (size_t i = 0; i < args.size(); ++i) args[i] = ops.arg_run[i] ? ops.args[i] + offset : ops.args[i];
+      for (int k = 0; k < n; ++k) {
+        const Step& step = steps_[k];
+        const bool run = ops.value_run[k];
+        T* dst = run && step.direct_output >= 0 ? ops.outputs[step.direct_output] + offset
+                                                 : scratch.get() + static_cast<int64_t>(step.slot) * block;
+        const int a = step.in.a, b = step.in.b;
+        step.fn(step.in, operand(a), ops.IsRun(a), step.binary ? operand(b) : nullptr,
+                step.binary && ops.IsRun(b), dst, run ? count : 1);
+        value[k] = dst;
+      }
+      for (size_t o = 0; o < program_.outputs.size(); ++o) {
+        const int k = program_.outputs[o];
+        const bool run = ops.value_run[k];
+        if (run && steps_[k].direct_output == static_cast<int>(o)) continue;
+        T* dst = ops.outputs[o] + offset;
+        if (run) {
+          std::memcpy(dst, value[k], sizeof(T) * count);
+        } else {
+          std::fill(dst, dst + count, *value[k]);
+        }
+      }
+    }
+  }
+
+  // One instruction, resolved for the loop.
+  struct Step {
+    FusedInstruction in;
+    StepFn<T> fn = nullptr;
+    bool binary = false;
+    int slot = -1;           // its scratch buffer
+    int direct_output = -1;  // the output it writes in place, or -1
+  };
+
+  FusedProgram program_;
+  Status parse_status_;
+  std::vector<Step> steps_;
+  int num_slots_ = 0;
+  double cycles_ = 0;
+};
+
+}  // namespace
+
+void RegisterFusedElementwiseKernels(KernelRegistry& registry) {
+  RegisterForTypes<FusedElementwiseKernel, float, double>(registry, "fused_elementwise");
+}
+
+}  // namespace ember::cpu

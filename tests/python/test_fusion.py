@@ -1,0 +1,229 @@
+"""Element-wise fusion in @ember.function (Note [Element-wise fusion]): which
+nodes the optimizer fuses, and that fused graphs compute what the unfused
+graph and NumPy compute."""
+
+import contextlib
+
+import numpy as np
+import pytest
+
+import ember
+
+RNG = np.random.default_rng(7)
+
+
+@contextlib.contextmanager
+def optimizer_options(**options):
+    saved = ember.config.optimizer.get_experimental_options()
+    ember.config.optimizer.set_experimental_options(options)
+    try:
+        yield
+    finally:
+        ember.config.optimizer.set_experimental_options(saved)
+
+
+def traced(fn, *args):
+    """(the optimized graph's op names, the outputs as NumPy arrays)."""
+    f = ember.function(fn)
+    out = f(*args)
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    return f.get_concrete_function(*args).graph.op_names(), [o.numpy() for o in outs]
+
+
+def unfused(fn, *args):
+    with optimizer_options(remapping=False):
+        return traced(fn, *args)
+
+
+def test_tanh_of_affine_is_one_node_and_matches_numpy():
+    x = RNG.standard_normal((3, 1000)).astype(np.float32)
+
+    def f(x, a, b):
+        return ember.tanh(x * a + b)
+
+    ops, (y,) = traced(f, x, np.float32(1.5), np.float32(-0.25))
+    assert ops == ["fused_elementwise"]
+    np.testing.assert_allclose(y, np.tanh(x * np.float32(1.5) - np.float32(0.25)), rtol=2e-6, atol=2e-7)
+    unfused_ops, (y_unfused,) = unfused(f, x, np.float32(1.5), np.float32(-0.25))
+    assert sorted(unfused_ops) == ["add", "multiply", "tanh"]
+    np.testing.assert_array_equal(y, y_unfused)  # the same functors, the same bits
+
+
+def test_long_chain_with_python_scalars_has_one_node_and_one_constant():
+    def chain(x):
+        for _ in range(300):
+            x = x * 1.001 + 0.5
+        return x
+
+    x = np.arange(5, dtype=np.float64)
+    f = ember.function(chain)
+    y = f(x).numpy()
+    concrete = f.get_concrete_function(x)
+    assert concrete.graph.op_names() == ["fused_elementwise"]
+    # The scalar constant cache gives each Python constant one argument.
+    assert concrete.graph.num_nodes == 4  # x, 1.001, 0.5 and the fused node
+    expected = x.copy()
+    for _ in range(300):
+        expected = expected * 1.001 + 0.5
+    np.testing.assert_allclose(y, expected, rtol=1e-12)
+
+
+def test_intermediate_values_used_elsewhere_become_outputs():
+    x = RNG.standard_normal((64, 33)).astype(np.float32)
+
+    def f(x):
+        h = ember.exp(x) * 0.5
+        s = ember.reduce_sum(h)  # not fusible: h is an output of the fused node
+        return ember.sigmoid(h) - 1.0, s
+
+    ops, (y, s) = traced(f, x)
+    assert sorted(ops) == ["fused_elementwise", "reduce_sum"]
+    pretty = ember.function(f).get_concrete_function(x).graph.pretty()
+    assert "outputs=[1, 3]" in pretty  # h for reduce_sum, and the result
+    h = np.exp(x) * np.float32(0.5)
+    np.testing.assert_allclose(y, 1 / (1 + np.exp(-h)) - 1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(s, h.sum(), rtol=1e-5)
+
+
+def test_a_path_through_an_unfused_node_is_not_fused_into_a_cycle():
+    # exp(x) feeds reduce_max, whose result (one element) feeds the multiply:
+    # exp and multiply in one node would wait for reduce_max, which waits for them.
+    x = RNG.standard_normal(100).astype(np.float32)
+
+    def f(x):
+        e = ember.exp(x - 1.0)
+        return ember.tanh(e * ember.reduce_max(e))
+
+    ops, (y,) = traced(f, x)
+    e = np.exp(x - np.float32(1))
+    np.testing.assert_allclose(y, np.tanh(e * e.max()), rtol=1e-5, atol=1e-6)
+    assert ops.count("fused_elementwise") == 2  # (subtract, exp) and (multiply, tanh)
+
+
+def test_diamond_merges_into_one_node():
+    x = RNG.standard_normal(50)
+
+    def f(x):
+        return ember.exp(x) + ember.sin(x) * ember.cos(x)
+
+    ops, (y,) = traced(f, x)
+    assert ops == ["fused_elementwise"]
+    np.testing.assert_allclose(y, np.exp(x) + np.sin(x) * np.cos(x), rtol=1e-12)
+
+
+def test_unknown_dims_fuse_only_when_they_are_one_value():
+    spec = ember.TensorSpec([None, 4], ember.float32)
+    one = ember.function(lambda x: ember.nn.relu(x * 2.0 - 1.0), input_signature=[spec])
+    assert one.get_concrete_function().graph.op_names() == ["fused_elementwise"]
+    x = RNG.standard_normal((7, 4)).astype(np.float32)
+    np.testing.assert_allclose(one(x).numpy(), np.maximum(x * 2 - 1, 0), rtol=1e-6)
+
+    # x and y are both [?, 4] but may differ at run time ([1, 4] broadcasts): not fused.
+    two = ember.function(lambda x, y: ember.exp(x + y), input_signature=[spec, spec])
+    assert "fused_elementwise" not in two.get_concrete_function().graph.op_names()
+    y = RNG.standard_normal((1, 4)).astype(np.float32)
+    np.testing.assert_allclose(two(x, y).numpy(), np.exp(x + y), rtol=1e-6)
+
+
+def test_broadcasting_other_than_one_element_stays_unfused():
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    b = RNG.standard_normal(4).astype(np.float32)
+    ops, (y,) = traced(lambda x, b: ember.tanh(x + b) * 2.0, x, b)
+    assert ops == ["add", "fused_elementwise"]  # tanh and multiply fuse; the [4] bias add does not
+    np.testing.assert_allclose(y, np.tanh(x + b) * 2, rtol=1e-6)
+
+
+def test_only_float32_and_float64_fuse():
+    x = np.arange(6, dtype=np.int32)
+    ops, (y,) = traced(lambda x: (x + 1) * 3, x)
+    assert ops == ["add", "multiply"]
+    np.testing.assert_array_equal(y, (x + 1) * 3)
+
+
+def test_activation_attributes_are_kept():
+    x = np.linspace(-3, 3, 41)
+
+    def f(x):
+        return (ember.nn.leaky_relu(x * 1.0 + 0.0 * x, alpha=0.3) + ember.nn.gelu(x, approximate=True)
+                + ember.nn.silu(x, beta=0.5) + ember.nn.gelu(x * 1.5))
+
+    ops, (y,) = traced(f, x)
+    assert ops == ["fused_elementwise"]
+    _, (expected,) = unfused(f, x)
+    np.testing.assert_allclose(y, expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("seed", range(12))
+def test_random_programs_match_the_unfused_graph(dtype, seed):
+    rng = np.random.default_rng(seed)
+    unary = [ember.negative, ember.abs, ember.exp, ember.tanh, ember.sigmoid, ember.square, ember.sin,
+             ember.nn.relu, ember.nn.softplus, ember.nn.elu, ember.math.erf, ember.floor, ember.nn.relu6]
+    binary = [ember.add, ember.subtract, ember.multiply, ember.maximum, ember.minimum,
+              ember.math.squared_difference]
+    n = int(rng.integers(2000, 40000)) if seed % 3 == 0 else int(rng.integers(1, 40))
+    args = [rng.uniform(-2, 2, n).astype(dtype) for _ in range(3)] + [np.asarray(rng.uniform(-2, 2), dtype)]
+    plan = []
+    for _ in range(int(rng.integers(3, 25))):
+        if rng.random() < 0.45:
+            plan.append(("u", int(rng.integers(len(unary))), int(rng.integers(1 << 30))))
+        else:
+            plan.append(("b", int(rng.integers(len(binary))), int(rng.integers(1 << 30)), int(rng.integers(1 << 30))))
+
+    def program(a, b, c, s):
+        values = [a, b, c, s]
+        for step in plan:
+            if step[0] == "u":
+                values.append(unary[step[1]](values[step[2] % len(values)]))
+            else:
+                values.append(binary[step[1]](values[step[2] % len(values)], values[step[3] % len(values)]))
+        # Return the last value and one from the middle (a second output).
+        return values[-1], values[len(values) // 2] * 1.0
+
+    fused_ops, fused = traced(program, *args)
+    plain_ops, plain = unfused(program, *args)
+    assert len(fused_ops) <= len(plain_ops)
+    for got, want in zip(fused, plain):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == "float32" else 1e-13, atol=1e-30)
+
+
+def test_gradients_through_a_fused_function():
+    x = ember.constant(RNG.standard_normal(20))
+
+    @ember.function
+    def f(x):
+        return ember.reduce_sum(ember.tanh(x * 2.0 + 1.0) * ember.exp(-x))
+
+    with ember.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    g = tape.gradient(y, x).numpy()
+    xv = x.numpy()
+    t = np.tanh(2 * xv + 1)
+    expected = 2 * (1 - t * t) * np.exp(-xv) - t * np.exp(-xv)
+    np.testing.assert_allclose(g, expected, rtol=1e-10)
+
+
+def test_a_failing_fused_node_names_its_op_and_location():
+    program = "add(a0, a1); exp(v0)"
+    with pytest.raises(ValueError, match="^fused_elementwise: args\\[1\\] has shape \\[3\\]"):
+        ember.raw_ops.fused_elementwise([np.ones((2, 3), np.float32), np.ones(3, np.float32)], program, [1])
+    # The runtime stays usable.
+    assert ember.raw_ops.fused_elementwise([np.ones(2, np.float32)], "exp(a0)", [0])[0].numpy()[0] == np.float32(np.e)
+
+
+def test_optimizer_options():
+    opts = ember.config.optimizer.get_experimental_options()
+    assert opts == {"arithmetic_optimization": True, "constant_folding": True,
+                    "common_subexpression_elimination": True, "remapping": True}
+    with optimizer_options(remapping=False, constant_folding=False):
+        assert ember.config.optimizer.get_experimental_options()["remapping"] is False
+    assert ember.config.optimizer.get_experimental_options() == opts
+    with pytest.raises(ValueError, match="no optimizer option 'fusion'"):
+        ember.config.optimizer.set_experimental_options({"fusion": False})
+    ember.config.optimizer.set_experimental_options({"layout_optimizer": False})  # grappler's: accepted when off
+    with pytest.raises(ValueError, match="layout_optimizer"):
+        ember.config.optimizer.set_experimental_options({"layout_optimizer": True})
+    with optimizer_options(disable_meta_optimizer=True):
+        assert not any(ember.config.optimizer.get_experimental_options().values())
