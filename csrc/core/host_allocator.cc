@@ -20,10 +20,63 @@ namespace {
 // Sizes round up to a quarter of their power of two (at most 25% more
 // address space; untouched tail pages are never faulted in). Smaller
 // blocks go to malloc, whose thread caches are faster than a lock here.
+// Small blocks (at most kMaxSmallBytes, the outputs of tiny ops) are kept
+// too, in a per-thread list per 64-byte class (SmallBlockCache): an
+// aligned_alloc of a few bytes costs glibc a split of a larger chunk, a
+// few times a plain malloc, and a graph of tiny nodes makes one per node.
+// Each thread keeps at most kSmallBlocksPerClass per class (a few KiB),
+// freed when the thread exits; a block freed on another thread than the
+// one that allocated it simply joins that thread's list. empty_cache()
+// leaves these lists alone.
 // Release: the cache holds at most kMaxCachedBytes (a free beyond it goes
 // back to the system), empty_cache() returns everything, and a failed
 // allocation empties the cache and tries again. Under a memory limit
 // (SetLimit) the cache shrinks first: in use plus cached stays within it.
+constexpr size_t kMaxSmallBytes = 256;
+constexpr int kSmallClasses = kMaxSmallBytes / kHostAlignment;
+constexpr int kSmallBlocksPerClass = 16;
+
+// Plain data, so it stays usable while a thread (or the process) is
+// exiting: the lists are freed by SmallBlockReleaser's destructor, which
+// marks them closed for any Deallocate that comes later.
+struct SmallBlockCache {
+  struct List {
+    void* blocks[kSmallBlocksPerClass];
+    int count;
+  };
+  List lists[kSmallClasses];
+  bool closed;
+
+  // `size` is a multiple of kHostAlignment, at most kMaxSmallBytes.
+  void* Take(size_t size) {
+    List& list = lists[size / kHostAlignment - 1];
+    return !closed && list.count > 0 ? list.blocks[--list.count] : nullptr;
+  }
+  bool Keep(void* ptr, size_t size);
+};
+
+thread_local SmallBlockCache t_small_blocks{};
+
+struct SmallBlockReleaser {
+  ~SmallBlockReleaser() {
+    t_small_blocks.closed = true;
+    for (auto& list : t_small_blocks.lists) {
+      while (list.count > 0) std::free(list.blocks[--list.count]);
+    }
+  }
+};
+
+bool SmallBlockCache::Keep(void* ptr, size_t size) {
+  thread_local SmallBlockReleaser releaser;  // constructed on a thread's first Keep
+  (void)releaser;
+  List& list = lists[size / kHostAlignment - 1];
+  if (closed || list.count == kSmallBlocksPerClass) return false;
+  list.blocks[list.count++] = ptr;
+  return true;
+}
+
+SmallBlockCache& ThreadSmallBlocks() { return t_small_blocks; }
+
 class HostAllocatorImpl final : public Allocator {
  public:
   static constexpr size_t kMinCachedBytes = size_t{1} << 20;
@@ -32,6 +85,12 @@ class HostAllocatorImpl final : public Allocator {
   void* Allocate(size_t bytes, Stream*) override {
     const size_t size = RoundedSize(bytes);
     if (OverLimit(bytes)) return nullptr;
+    if (size <= kMaxSmallBytes) {
+      void* ptr = ThreadSmallBlocks().Take(size);
+      if (ptr == nullptr) ptr = std::aligned_alloc(kHostAlignment, size);
+      if (ptr != nullptr) CountAllocated(bytes);
+      return ptr;
+    }
     // Under a limit the allocator holds at most that much, cache included.
     if (limit() != 0 && InUseBytes() + CachedBytes() + size > limit()) EmptyCache();
     void* ptr = size >= kMinCachedBytes ? TakeCached(size) : nullptr;
@@ -47,6 +106,7 @@ class HostAllocatorImpl final : public Allocator {
   void Deallocate(void* ptr, size_t bytes) override {
     CountFreed(bytes);
     const size_t size = RoundedSize(bytes);
+    if (size <= kMaxSmallBytes && ThreadSmallBlocks().Keep(ptr, size)) return;
     if (size >= kMinCachedBytes && Keep(ptr, size)) return;
     std::free(ptr);
   }

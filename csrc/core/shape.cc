@@ -19,22 +19,13 @@ Shape::Shape(const int64_t* dims, int rank) {
 }
 
 // Copies are on the per-op path: inline shapes copy as one fixed block.
-Shape::Shape(const Shape& other) : rank_(other.rank_) {
-  if (other.heap_) {
-    heap_.reset(new int64_t[rank_]);
-    std::copy(other.begin(), other.end(), heap_.get());
-  } else {
-    std::memcpy(inline_, other.inline_, sizeof(inline_));
-  }
+void Shape::CopyHeap(const Shape& other) {
+  heap_.reset(new int64_t[rank_]);
+  std::copy(other.begin(), other.end(), heap_.get());
 }
 
-Shape& Shape::operator=(const Shape& other) {
+Shape& Shape::AssignSlow(const Shape& other) {
   if (this == &other) return *this;
-  if (!other.heap_ && !heap_) {
-    rank_ = other.rank_;
-    std::memcpy(inline_, other.inline_, sizeof(inline_));
-    return *this;
-  }
   Resize(other.rank());
   std::copy(other.begin(), other.end(), data());
   return *this;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -35,8 +36,33 @@ class Shape {
   Shape(std::initializer_list<int64_t> dims);
   explicit Shape(const std::vector<int64_t>& dims);
   Shape(const int64_t* dims, int rank);
-  Shape(const Shape& other);
-  Shape& operator=(const Shape& other);
+  // Inline: every tensor copy copies its shape.
+  Shape(const Shape& other) : rank_(other.rank_) {
+    if (other.heap_) {
+      CopyHeap(other);
+    } else {
+      std::memcpy(inline_, other.inline_, sizeof(inline_));
+    }
+  }
+  Shape& operator=(const Shape& other) {
+    if (other.heap_ || heap_) return AssignSlow(other);
+    rank_ = other.rank_;
+    std::memcpy(inline_, other.inline_, sizeof(inline_));
+    return *this;
+  }
+  // A moved-from shape is a scalar.
+  Shape(Shape&& other) noexcept : rank_(other.rank_), heap_(std::move(other.heap_)) {
+    std::memcpy(inline_, other.inline_, sizeof(inline_));
+    other.rank_ = 0;
+  }
+  Shape& operator=(Shape&& other) noexcept {
+    if (this == &other) return *this;
+    rank_ = other.rank_;
+    std::memcpy(inline_, other.inline_, sizeof(inline_));
+    heap_ = std::move(other.heap_);
+    other.rank_ = 0;
+    return *this;
+  }
   ~Shape() = default;
 
   int rank() const { return rank_; }
@@ -66,6 +92,9 @@ class Shape {
   bool operator!=(const Shape& other) const { return !(*this == other); }
 
  private:
+  void CopyHeap(const Shape& other);
+  Shape& AssignSlow(const Shape& other);
+
   int rank_ = 0;
   int64_t inline_[kInlineRank] = {};
   std::unique_ptr<int64_t[]> heap_;

@@ -2,11 +2,13 @@
 // InferGraphShapes.
 #include "graph/executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 
 #include "graph/inter_op_pool.h"
+#include "ops/kernel_guard.h"
 #include "ops/op_ids.gen.h"
 #include "ops/op_kernel.h"
 #include "runtime/context.h"
@@ -147,11 +149,15 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
 
 // Note [One kernel path]: a node runs like an eager launch, through
 // RunKernel; on a device with a stream it finishes later, on the stream's
-// thread, and Complete then readies its consumers from there.
+// thread, and Complete then readies its consumers from there. A node whose
+// kernel runs at once (the CPU's) skips the KernelRun record: its inputs,
+// outputs and attrs are passed by reference, which halves the
+// interpreter's cost for tiny nodes.
 void GraphExecutor::RunNode(RunState& state, int id, std::vector<int>* local) const {
   const NodeInfo& info = nodes_[id];
   const Node& node = *info.node;
   if (state.failed.load(std::memory_order_acquire)) return Complete(state, id, Status::OK(), nullptr, local);
+  if (!info.is_transfer && !RunsOnStream(*node.op, info.device)) return RunNodeNow(state, id, local);
   auto run = std::make_shared<KernelRun>();
   run->op = node.op;
   run->device = info.device;
@@ -159,23 +165,54 @@ void GraphExecutor::RunNode(RunState& state, int id, std::vector<int>* local) co
   run->arg_starts = info.arg_starts;
   run->inputs.reserve(info.input_values.size());
   for (int v : info.input_values) run->inputs.push_back(state.values[v]);
-  std::vector<Shape> out_shapes;
-  Status s = OutputShapes(state, info, run->inputs, &out_shapes);
-  for (size_t i = 0; s.ok() && i < out_shapes.size(); ++i) {
-    const DType dtype = node.outputs[std::min(i, node.outputs.size() - 1)].dtype;
-    run->outputs.emplace_back();
-    s = info.is_transfer ? Status::OK() : AllocateOutput(*node.op, info.device, dtype, out_shapes[i], &run->outputs.back());
-  }
+  Status s = AllocateOutputs(state, info, run->inputs, &run->outputs);
   if (!s.ok()) return Complete(state, id, s, nullptr, local);
   if (info.is_transfer) return RunTransfer(state, id, std::move(run), local);
   run->attrs = node.attrs;
-  if (!RunsOnStream(*node.op, info.device)) {
-    s = RunKernelNow(*run);
-    return Complete(state, id, s, run.get(), local);
-  }
   RunKernel(std::move(run), [this, &state, id](Status status, KernelRun& done) {
-    Complete(state, id, status, &done, nullptr);
+    Complete(state, id, status, &done.outputs, nullptr);
   });
+}
+
+void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local) const {
+  const NodeInfo& info = nodes_[id];
+  const Node& node = *info.node;
+  std::vector<Tensor> inputs;
+  inputs.reserve(info.input_values.size());
+  for (int v : info.input_values) inputs.push_back(state.values[v]);
+  std::vector<Tensor> outputs;
+  Status s = AllocateOutputs(state, info, inputs, &outputs);
+  if (s.ok()) {
+    KernelContext ctx(*node.op, info.device, node.attrs, &inputs, &outputs,
+                      info.arg_starts.empty() ? nullptr : info.arg_starts.data());
+    s = RunKernelNoThrow(*info.kernel, ctx);
+  }
+  Complete(state, id, s, s.ok() ? &outputs : nullptr, local);
+}
+
+// The node's outputs, allocated from the traced shapes when the call's
+// arguments have them, else from the shape function (a transfer's are
+// filled by the copy).
+Status GraphExecutor::AllocateOutputs(const RunState& state, const NodeInfo& info, const std::vector<Tensor>& inputs,
+                                      std::vector<Tensor>* outputs) const {
+  const Node& node = *info.node;
+  outputs->resize(node.outputs.size());
+  if (state.traced_shapes && info.static_shapes) {
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (info.is_transfer) continue;
+      EMBER_RETURN_IF_ERROR(
+          AllocateOutput(*node.op, info.device, node.outputs[i].dtype, node.outputs[i].shape, &(*outputs)[i]));
+    }
+    return Status::OK();
+  }
+  std::vector<Shape> shapes;
+  EMBER_RETURN_IF_ERROR(OutputShapes(info, inputs, &shapes));
+  outputs->resize(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const DType dtype = node.outputs[std::min(i, node.outputs.size() - 1)].dtype;
+    if (!info.is_transfer) EMBER_RETURN_IF_ERROR(AllocateOutput(*node.op, info.device, dtype, shapes[i], &(*outputs)[i]));
+  }
+  return Status::OK();
 }
 
 // Note [Device copies]: a transfer node copies its input from the
@@ -188,27 +225,30 @@ void GraphExecutor::RunTransfer(RunState& state, int id, std::shared_ptr<KernelR
   const Tensor& src = run->inputs[0];
   if (!NeedsCopy(from, info.device)) {
     run->outputs[0] = src;
-    return Complete(state, id, Status::OK(), run.get(), local);
+    return Complete(state, id, Status::OK(), &run->outputs, local);
   }
   RefPtr<Buffer> buffer = Buffer::Allocate(info.device->allocator(), src.NumBytes(), info.device->stream());
-  if (!buffer) return Complete(state, id, ResourceExhausted("out of memory on " + info.device->name()), nullptr, local);
+  if (!buffer) {
+    return Complete(state, id, ResourceExhausted("out of memory on " + info.device->name()), nullptr, local);
+  }
   run->outputs[0] = Tensor(src.dtype(), src.shape(), std::move(buffer));
   CopyTensor(from, info.device, src, run->outputs[0], [this, &state, id, run](Status status) {
-    Complete(state, id, status, run.get(), nullptr);
+    Complete(state, id, status, &run->outputs, nullptr);
   });
 }
 
-// The node finished (or was skipped, `run` null): publish its outputs or
+// The node finished (or was skipped, `outputs` null): publish its outputs or
 // error, drop inputs whose last consumer it was, ready its consumers —
 // into `local`, or for work finished on a device queue into the state's
 // ready list for the thread in Run — and count it finished, last.
-void GraphExecutor::Complete(RunState& state, int id, const Status& s, KernelRun* run, std::vector<int>* local) const {
+void GraphExecutor::Complete(RunState& state, int id, const Status& s, std::vector<Tensor>* outputs,
+                             std::vector<int>* local) const {
   const NodeInfo& info = nodes_[id];
   if (!s.ok()) {
     std::lock_guard<std::mutex> lock(state.mu);
     if (!state.failed.exchange(true)) state.error = WithNode(*info.node, s);
-  } else if (run != nullptr) {
-    for (size_t i = 0; i < run->outputs.size(); ++i) state.values[value_offsets_[id] + i] = std::move(run->outputs[i]);
+  } else if (outputs != nullptr) {
+    for (size_t i = 0; i < outputs->size(); ++i) state.values[value_offsets_[id] + i] = std::move((*outputs)[i]);
   }
   for (int v : info.input_values) {
     if (state.uses[v].fetch_sub(1, std::memory_order_acq_rel) == 1) state.values[v] = Tensor();
@@ -229,14 +269,9 @@ void GraphExecutor::Complete(RunState& state, int id, const Status& s, KernelRun
 // With the traced argument shapes, a node whose shapes were all known at
 // trace time has exactly those output shapes; only the others (unknown
 // dims) run their shape function on the actual input shapes.
-Status GraphExecutor::OutputShapes(const RunState& state, const NodeInfo& info, const std::vector<Tensor>& inputs,
+Status GraphExecutor::OutputShapes(const NodeInfo& info, const std::vector<Tensor>& inputs,
                                    std::vector<Shape>* shapes) const {
   const Node& node = *info.node;
-  if (state.traced_shapes && info.static_shapes) {
-    shapes->clear();
-    for (const ValueInfo& v : node.outputs) shapes->push_back(v.shape);
-    return Status::OK();
-  }
   std::vector<Shape> in_shapes;
   std::vector<DType> in_dtypes;
   for (const Tensor& t : inputs) {

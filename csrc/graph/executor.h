@@ -52,11 +52,14 @@ class GraphExecutor {
  private:
   explicit GraphExecutor(const Graph& graph);
   void RunNode(RunState& state, int id, std::vector<int>* local) const;
+  void RunNodeNow(RunState& state, int id, std::vector<int>* local) const;
   void RunTransfer(RunState& state, int id, std::shared_ptr<KernelRun> run, std::vector<int>* local) const;
-  void Complete(RunState& state, int id, const Status& s, KernelRun* run, std::vector<int>* local) const;
+  void Complete(RunState& state, int id, const Status& s, std::vector<Tensor>* outputs,
+                std::vector<int>* local) const;
   Status CopyResult(Device* from, Device* to, Tensor* value) const;
-  Status OutputShapes(const RunState& state, const NodeInfo& info, const std::vector<Tensor>& inputs,
-                      std::vector<Shape>* shapes) const;
+  Status AllocateOutputs(const RunState& state, const NodeInfo& info, const std::vector<Tensor>& inputs,
+                         std::vector<Tensor>* outputs) const;
+  Status OutputShapes(const NodeInfo& info, const std::vector<Tensor>& inputs, std::vector<Shape>* shapes) const;
   void Finish(RunState& state) const;
   void Schedule(RunState& state, std::vector<int>& local, int id) const;
   void Drain(RunState& state, std::vector<int> local) const;

@@ -158,7 +158,14 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
                     bool allow_donation) {
   AttrList attrs(op.attrs.size());
   for (size_t i = 0; i < op.attrs.size(); ++i) {
-    if (!ConvertAttr(op, op.attrs[i], py_attrs[i], &attrs[i])) return nullptr;
+    if (py_attrs != nullptr) {
+      if (!ConvertAttr(op, op.attrs[i], py_attrs[i], &attrs[i])) return nullptr;
+    } else if (op.attrs[i].has_default) {
+      attrs[i] = op.attrs[i].default_value;  // operator slots: every attr at its default
+    } else {
+      PyErr_Format(PyExc_TypeError, "%s: attribute '%s' is required", op.name, op.attrs[i].name);
+      return nullptr;
+    }
   }
 
   // Ops without list inputs (nearly all) use the arguments in place.

@@ -15,8 +15,9 @@ void SetVariableType(PyTypeObject* type);
 // _C._execute(op_id, *inputs, *attrs): the generated bindings' fast path.
 PyObject* ExecuteFast(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
 
-// Runs `op` on Python values (inputs[n], attrs[m] in declaration order).
-// `allow_donation` lets temporaries' buffers be reused (fast path only).
+// Runs `op` on Python values (inputs[n], attrs[m] in declaration order;
+// null attrs: every attr at its declared default). `allow_donation` lets
+// temporaries' buffers be reused (fast path only).
 PyObject* ExecuteOp(const OpDef& op, PyObject* const* inputs, PyObject* const* attrs,
                     bool allow_donation);
 

@@ -16,6 +16,7 @@
 #include "python/tape_binding.h"
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
+#include "python/tensor_operators.h"
 #include "runtime/context.h"
 #include "runtime/device_copy.h"
 #include "runtime/print_sink.h"
@@ -203,6 +204,11 @@ PYBIND11_MODULE(_C, m) {
     throw py::error_already_set();
   }
   if (!InitTensorType(m.ptr())) throw py::error_already_set();
+  {
+    py::list names;
+    for (const char* const* n = kTensorOperatorMethods; *n != nullptr; ++n) names.append(*n);
+    m.attr("_TENSOR_C_OPERATORS") = py::frozenset(names);
+  }
   // No C++ exception crosses into Python unconverted: pybind11's own
   // exceptions keep their meaning, bad_alloc becomes ResourceExhaustedError
   // and anything else InternalError, naming what was thrown.

@@ -2,8 +2,11 @@
 // never wait, and _numpy(), which waits for the value.
 #include "python/tensor_object.h"
 
+#include <vector>
+
 #include "python/numpy_api.h"
 #include "python/status_to_python.h"
+#include "python/tensor_operators.h"
 #include "runtime/context.h"
 #include "runtime/device_copy.h"
 
@@ -110,18 +113,20 @@ PyObject* TensorNew(PyTypeObject*, PyObject*, PyObject*) {
 }  // namespace
 
 bool InitTensorType(PyObject* module) {
-  static PyType_Slot slots[] = {
+  static std::vector<PyType_Slot> slots = {
       {Py_tp_dealloc, reinterpret_cast<void*>(TensorDealloc)},
       {Py_tp_getset, kGetSets},
       {Py_tp_methods, kMethods},
       {Py_tp_new, reinterpret_cast<void*>(TensorNew)},
       {Py_tp_doc, const_cast<char*>("A handle to a (possibly pending) value; see python/ember/tensor.py.")},
-      {0, nullptr},
   };
+  // x + y and friends (Note [Operator slots]).
+  slots.insert(slots.end(), TensorOperatorSlots().begin(), TensorOperatorSlots().end());
+  slots.push_back({0, nullptr});
   // Not a GC type: a tensor references no Python objects, and skipping GC
   // tracking keeps allocation cheap on the per-op path.
   static PyType_Spec spec = {"ember.Tensor", sizeof(PyTensor), 0,
-                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots.data()};
   PyObject* type = PyType_FromSpec(&spec);
   if (!type) return false;
   reinterpret_cast<PyTypeObject*>(type)->tp_weaklistoffset = offsetof(PyTensor, weakreflist);
