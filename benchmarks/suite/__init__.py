@@ -1,0 +1,1 @@
+"""The suite's parts: timing, peers, machine info, cases, models and reports."""

@@ -1,0 +1,34 @@
+"""One module per framework, each giving that framework's own ops under the
+same names, so a case or a model is written once and run on every framework.
+
+Every module defines:
+
+  NAME, version(), threads()      what it is and how many threads it uses
+  tensor(a)                       a NumPy array as this framework's tensor
+  image(a), filters(w)            an NHWC image and an HWIO filter (PyTorch
+                                  stores them its own way)
+  params(tree)                    a dict/list tree of NumPy weights, converted
+  to_numpy(y), image_to_numpy(y)  the value back as a NumPy array
+  finish(y)                       wait until y is computed
+  compilers()                     {label: decorator} for whole-function
+                                  compilation (ember.function, jax.jit, ...)
+
+and the ops the cases and models call: add, multiply, exp, tanh, sigmoid,
+gelu, relu, matmul, reduce_sum, conv2d(x, w, stride) with SAME padding,
+batch_norm(x, bn), max_pool(x) (3x3, stride 2, SAME), spatial_mean(x),
+dense(x, w, b), layer_norm(x, gamma, beta), attention(q, k, v, heads) on
+[batch, seq, dim] inputs. Each maps to the framework's raw ops
+(torch.nn.functional, tf.nn, jax.lax / jax.numpy), never to a layer
+library, so every framework runs the same arithmetic.
+"""
+
+BN_EPSILON = 1e-5
+LN_EPSILON = 1e-5
+
+
+def same_pads(size, k, stride):
+    """TensorFlow's SAME padding along one axis: (before, after); the odd
+    extra element goes after."""
+    out = -(-size // stride)
+    total = max((out - 1) * stride + k - size, 0)
+    return total // 2, total - total // 2
