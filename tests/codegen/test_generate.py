@@ -127,6 +127,11 @@ def test_stubs(py):
 class _FakeC:
     """Stands in for ember._C: records _execute calls."""
 
+    class Tensor:  # its subclasses have __sub__ and __rsub__ as C slots
+        pass
+
+    _TENSOR_C_OPERATORS = frozenset({"__sub__", "__rsub__"})
+
     def __init__(self):
         self.calls = []
 
@@ -177,6 +182,14 @@ def test_generated_package_imports_and_calls(generated_pkg):
     assert (5 - a) == ("id:sub", 5, a)  # __rsub__ is reversed
     assert (a < b) == ("id:less", a, b)
     assert (-a) == ("id:fancy", a, 0.5, 3, 'a"b', (1, 2))
+
+    # On ember.Tensor the C slots stay: those methods are not installed.
+    class CT(fake.Tensor):
+        pass
+
+    gen.ops._install_tensor_methods(CT)
+    assert "__sub__" not in CT.__dict__ and "__rsub__" not in CT.__dict__
+    assert "__lt__" in CT.__dict__ and "__neg__" in CT.__dict__
 
 
 def test_docs(defs):
