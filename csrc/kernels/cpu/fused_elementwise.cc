@@ -31,12 +31,11 @@ void BinaryStep(const FusedInstruction&, const T* a, bool a_run, const T* b, boo
   ApplySpanAs<T, T, F>(out, a, a_run, b, b_run, n);
 }
 
-// Activations are built from the instruction's attribute value.
+// Activations are built from the instruction's attribute value: alpha or
+// beta, or gelu's approximate flag (its bool constructor takes param != 0).
 template <typename F>
 F MakeActivation(double param) {
-  if constexpr (std::is_constructible_v<F, bool> && !std::is_constructible_v<F, double>) {
-    return F(param != 0);
-  } else if constexpr (std::is_constructible_v<F, double>) {
+  if constexpr (std::is_constructible_v<F, double>) {
     return F(param);
   } else {
     return F();
