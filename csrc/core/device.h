@@ -35,10 +35,16 @@ class Task {
     (void)wake;
     return false;
   }
-  // True if the task is short and bounded, so a thread waiting for a value
-  // may run it (Note [Readers run queued work]): it then cannot notice a
-  // KeyboardInterrupt until the task returns.
-  virtual bool CheapToRunInline() const { return false; }
+  // Who asks whether a task may run on its thread rather than the
+  // executor's: a thread waiting for a value (Note [Readers run queued
+  // work]), or the thread issuing the task (Note [Running at issue]).
+  enum class InlineRunner { kReader, kIssuer };
+  // True if the task is short and bounded enough for `runner` to run it:
+  // that thread then cannot notice a KeyboardInterrupt until it returns.
+  virtual bool CheapToRunInline(InlineRunner runner) const {
+    (void)runner;
+    return false;
+  }
 };
 
 // Runs tasks in FIFO order, asynchronously. Thread-safe.
@@ -58,6 +64,14 @@ class Executor {
   // for a value calls it (Note [Readers run queued work]). Executors whose
   // tasks must run on their own thread keep the default: never.
   virtual bool TryRunOne() { return false; }
+  // Runs `task` on the calling thread now if that keeps FIFO order (the
+  // queue is empty and no task runs) and the task is cheap enough (Note
+  // [Running at issue]); true if it ran, else `task` is untouched and the
+  // caller enqueues it.
+  virtual bool TryRunAtIssue(std::unique_ptr<Task>& task) {
+    (void)task;
+    return false;
+  }
 };
 
 // Device types get small integer ids at registration, so kernel lookups

@@ -264,7 +264,9 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   Device* device = call.device;
   auto launch = std::make_unique<KernelLaunch>(std::move(call), std::move(kernel), result->outputs, async);
   if (async) {
-    device->executor()->Enqueue(std::move(launch));
+    std::unique_ptr<Task> task = std::move(launch);
+    // Note [Running at issue]: a tiny op on an idle executor runs here.
+    if (!device->executor()->TryRunAtIssue(task)) device->executor()->Enqueue(std::move(task));
   } else {
     result->inline_task = std::move(launch);
   }

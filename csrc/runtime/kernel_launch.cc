@@ -30,18 +30,22 @@ bool KernelLaunch::WaitBeforeRun(const std::function<void()>& wake) {
 // runs a launch only if it cannot keep the reader from seeing a Ctrl-C for
 // long: no graph (a loop may run forever), no input still to wait for (a
 // value another device has not made yet), and at most this many elements
-// in and out (tens of microseconds of element-wise work).
-constexpr int64_t kCheapInlineElements = int64_t{1} << 16;
+// in and out (tens of microseconds of element-wise work). The thread that
+// issues a launch runs it only if it is far smaller (Note [Running at
+// issue]): about as long as issuing the next op, so little overlap is lost.
+constexpr int64_t kReaderInlineElements = int64_t{1} << 16;
+constexpr int64_t kIssuerInlineElements = int64_t{1} << 12;
 
-bool KernelLaunch::CheapToRunInline() const {
+bool KernelLaunch::CheapToRunInline(InlineRunner runner) const {
   if (RunsOnHost(op_)) return false;
+  const int64_t limit = runner == InlineRunner::kReader ? kReaderInlineElements : kIssuerInlineElements;
   int64_t elements = 0;
   for (const auto& h : inputs_) {
     if (!h->IsAvailable()) return false;
     elements += h->shape().NumElements();
   }
   for (const auto& h : outputs_) elements += h->shape().NumElements();
-  return elements <= kCheapInlineElements;
+  return elements <= limit;
 }
 
 void KernelLaunch::Run() {

@@ -38,8 +38,8 @@ class KernelLaunch final : public Task {
   // WaitBeforeRun did not get to are awaited here, blocking.
   void Run() override;
   // Small, bounded work: not a graph op, no input to wait for, and few
-  // elements in and out.
-  bool CheapToRunInline() const override;
+  // elements in and out (fewer for an issuer than for a reader).
+  bool CheapToRunInline(InlineRunner runner) const override;
 
  private:
   bool MustWaitFor(const TensorHandle& input) const {

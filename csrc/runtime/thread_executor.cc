@@ -98,10 +98,34 @@ bool ThreadExecutor::TryRunOne() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (running_task_.load(std::memory_order_relaxed) || queue_.empty()) return false;
-    if (!queue_.front()->CheapToRunInline()) return false;
+    if (!queue_.front()->CheapToRunInline(Task::InlineRunner::kReader)) return false;
     task = std::move(queue_.front());
     queue_.pop_front();
     queued_.fetch_sub(1, std::memory_order_relaxed);
+    running_task_.store(true, std::memory_order_relaxed);
+  }
+  RunTask(std::move(task));
+  return true;
+}
+
+// Note [Running at issue]: in async mode, a tiny op issued while its
+// device's executor has nothing queued or running gains nothing from the
+// queue: handing it over costs a launch record's trip through a locked
+// queue, and reading its value soon after costs a wait for the worker, both
+// more than the kernel itself. The issuing thread runs it at once instead,
+// as a reader would. It is still an async launch: its errors surface when
+// the value is read, like those of a queued launch. Only tasks far smaller
+// than a reader's limit qualify (a few microseconds of work), so that a
+// long run of medium-sized ops still overlaps the Python thread's dispatch
+// with the worker's kernels.
+bool ThreadExecutor::TryRunAtIssue(std::unique_ptr<Task>& task) {
+  if (!readers_may_run_ || queued_.load(std::memory_order_acquire) != 0 ||
+      running_task_.load(std::memory_order_relaxed) || !task->CheapToRunInline(Task::InlineRunner::kIssuer)) {
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (running_task_.load(std::memory_order_relaxed) || !queue_.empty()) return false;
     running_task_.store(true, std::memory_order_relaxed);
   }
   RunTask(std::move(task));

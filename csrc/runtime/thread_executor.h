@@ -20,8 +20,10 @@ namespace ember {
 // as events (Note [Event-driven waits]).
 //
 // With `readers_may_run`, a thread waiting for a value may run queued tasks
-// itself (TryRunOne, Note [Readers run queued work]); one task runs at a
-// time either way, so FIFO order holds.
+// itself (TryRunOne, Note [Readers run queued work]), and the thread
+// issuing a cheap task to an idle executor runs it at once (TryRunAtIssue,
+// Note [Running at issue]); one task runs at a time either way, so FIFO
+// order holds.
 class ThreadExecutor final : public Executor {
  public:
   explicit ThreadExecutor(std::string name, bool readers_may_run = false);
@@ -32,6 +34,7 @@ class ThreadExecutor final : public Executor {
   bool WaitIdleFor(std::chrono::milliseconds timeout) override;
   size_t QueueLength() const override { return queued_.load(std::memory_order_relaxed); }
   bool TryRunOne() override;
+  bool TryRunAtIssue(std::unique_ptr<Task>& task) override;
 
  private:
   void WorkerLoop();

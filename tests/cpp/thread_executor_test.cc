@@ -14,7 +14,7 @@ class FnTask : public Task {
  public:
   explicit FnTask(std::function<void()> fn, bool cheap = true) : fn_(std::move(fn)), cheap_(cheap) {}
   void Run() override { fn_(); }
-  bool CheapToRunInline() const override { return cheap_; }
+  bool CheapToRunInline(InlineRunner) const override { return cheap_; }
 
  private:
   std::function<void()> fn_;
@@ -149,6 +149,41 @@ TEST(ThreadExecutorTest, WorkerTakesOverAfterAReaderAndDrainsOnDestruction) {
     executor.TryRunOne();
   }
   EXPECT_EQ(ran.load(), 100);
+}
+
+// Note [Running at issue]: an idle executor lets the issuing thread run a
+// cheap task at once; a busy one, or a task that is not cheap, is queued
+// so that FIFO order holds.
+TEST(ThreadExecutorTest, IssuerRunsACheapTaskOnlyWhenTheExecutorIsIdle) {
+  ThreadExecutor executor("test", /*readers_may_run=*/true);
+  executor.WaitIdle();
+  std::thread::id ran_on;
+  std::unique_ptr<Task> cheap = std::make_unique<FnTask>([&] { ran_on = std::this_thread::get_id(); });
+  ASSERT_TRUE(executor.TryRunAtIssue(cheap));
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+  EXPECT_EQ(cheap, nullptr);
+
+  std::unique_ptr<Task> expensive = std::make_unique<FnTask>([] {}, /*cheap=*/false);
+  EXPECT_FALSE(executor.TryRunAtIssue(expensive));
+  EXPECT_NE(expensive, nullptr);
+
+  // While the worker runs a task, a cheap one must queue behind it.
+  std::atomic<bool> release{false};
+  std::vector<int> order;
+  executor.Enqueue(std::make_unique<FnTask>([&] {
+    while (!release.load()) std::this_thread::yield();
+    order.push_back(0);
+  }));
+  std::unique_ptr<Task> second = std::make_unique<FnTask>([&] { order.push_back(1); });
+  EXPECT_FALSE(executor.TryRunAtIssue(second));
+  executor.Enqueue(std::move(second));
+  release = true;
+  executor.WaitIdle();
+  EXPECT_EQ(order, (std::vector<int>{0, 1}));
+
+  ThreadExecutor strict("strict");  // readers_may_run=false: never inline
+  std::unique_ptr<Task> task = std::make_unique<FnTask>([] {});
+  EXPECT_FALSE(strict.TryRunAtIssue(task));
 }
 
 }  // namespace
