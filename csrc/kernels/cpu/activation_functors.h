@@ -7,6 +7,7 @@
 
 #include "kernels/cpu/eigen.h"
 #include "kernels/cpu/nn_kernels.h"
+#include "kernels/cpu/special_functors.h"
 #include "ops/attrs/nn.gen.h"
 
 namespace ember::cpu {
@@ -69,11 +70,9 @@ struct GeluFn {
       OutVec<T>(out, n) = T(0.5) * x * (T(1) + (k * (x + T(0.044715) * x.cube())).tanh());
       return;
     }
-    const T inv_sqrt2 = static_cast<T>(M_SQRT1_2);
-    for (int64_t i = 0; i < n; ++i) {
-      const T x = in[i];
-      out[i] = T(0.5) * x * (T(1) + std::erf(x * inv_sqrt2));
-    }
+    // Note [Vectorized erf] (special_functors.h).
+    const auto x = InVec<T>(in, n);
+    OutVec<T>(out, n) = T(0.5) * x * (T(1) + VectorErf(x * static_cast<T>(M_SQRT1_2)));
   }
 };
 

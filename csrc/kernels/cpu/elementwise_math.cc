@@ -3,6 +3,7 @@
 // half of the unary ops, apart from unary.cc so both compile in parallel.
 #include "kernels/cpu/elementwise_kernels.h"
 #include "kernels/cpu/functors.h"
+#include "kernels/cpu/special_functors.h"
 #include "kernels/cpu/registration.h"
 
 namespace ember::cpu {

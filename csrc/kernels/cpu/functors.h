@@ -191,22 +191,6 @@ struct AtanhFn {
   static constexpr double kCycles = 20;
   template <typename A> auto operator()(const A& a) const { return a.atanh(); }
 };
-// erf and erfc come from the C library: Eigen's versions need the
-// unsupported SpecialFunctions module, which is slow to compile.
-struct ErfFn {
-  static constexpr double kCycles = 20;
-  template <typename A> auto operator()(const A& a) const {
-    using T = typename A::Scalar;
-    return a.unaryExpr([](T x) { return static_cast<T>(std::erf(x)); });
-  }
-};
-struct ErfcFn {
-  static constexpr double kCycles = 20;
-  template <typename A> auto operator()(const A& a) const {
-    using T = typename A::Scalar;
-    return a.unaryExpr([](T x) { return static_cast<T>(std::erfc(x)); });
-  }
-};
 // log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|).
 struct SoftplusFn {
   static constexpr double kCycles = 40;

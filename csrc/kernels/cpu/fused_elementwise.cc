@@ -7,6 +7,7 @@
 #include "kernels/cpu/activation_functors.h"
 #include "kernels/cpu/elementwise_kernels.h"
 #include "kernels/cpu/functors.h"
+#include "kernels/cpu/special_functors.h"
 #include "kernels/cpu/registration.h"
 #include "ops/fused_program.h"
 
