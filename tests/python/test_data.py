@@ -153,6 +153,46 @@ def test_range_output_type_and_argument_errors():
         Dataset.range(3, output_type=ember.bool)
 
 
+def test_from_generator_converts_to_the_signature_and_restarts_per_pass():
+    calls = []
+
+    def gen(n, scale):
+        calls.append((int(n), float(scale)))
+        for i in range(int(n)):
+            yield np.arange(i + 1) * scale, i  # a ragged first component
+
+    signature = (ember.TensorSpec([None], ember.float32), ember.TensorSpec([], ember.int32))
+    ds = Dataset.from_generator(gen, args=(3, 0.5), output_signature=signature)
+    expected = [(np.arange(i + 1, dtype=np.float32) * 0.5, np.int32(i)) for i in range(3)]
+    assert_elements_equal(values(ds), expected)
+    assert_elements_equal(values(ds.prefetch(1)), expected)
+    assert calls == [(3, 0.5), (3, 0.5)]
+    assert ds.element_spec == signature
+    assert int(ds.cardinality()) == ember.data.UNKNOWN_CARDINALITY
+    assert_elements_equal(values(ds.padded_batch(2)), [
+        (np.array([[0, 0], [0, 0.5]], np.float32), np.array([0, 1], np.int32)),
+        (np.array([[0, 0.5, 1.0]], np.float32), np.array([2], np.int32))])
+    old_style = Dataset.from_generator(lambda: iter([{"a": 1}, {"a": 2}]), output_types={"a": ember.int64},
+                                       output_shapes={"a": []})
+    assert_elements_equal(values(old_style), [{"a": np.int64(1)}, {"a": np.int64(2)}])
+
+
+def test_from_generator_errors():
+    spec_ = ember.TensorSpec([2], ember.int32)
+    with pytest.raises(ember.errors.InvalidArgumentError, match="shape"):
+        list(Dataset.from_generator(lambda: iter([[1, 2, 3]]), output_signature=spec_))
+    with pytest.raises(TypeError, match="cannot be converted to int32"):
+        list(Dataset.from_generator(lambda: iter([[1.5, 2.0]]), output_signature=spec_))
+    with pytest.raises(TypeError, match="tuple of 2"):
+        list(Dataset.from_generator(lambda: iter([1]), output_signature=(spec_, spec_)))
+    with pytest.raises(TypeError, match="callable"):
+        Dataset.from_generator(iter([1]), output_signature=spec_)
+    with pytest.raises(TypeError, match="output_signature"):
+        Dataset.from_generator(lambda: iter([1]))
+    with pytest.raises(ValueError, match="output_shapes"):
+        Dataset.from_generator(lambda: iter([1]), output_types=ember.int32)
+
+
 def test_zip_pairs_elements_and_stops_at_the_shortest():
     a, b = Dataset.range(5), Dataset.from_tensor_slices(np.arange(3) * 10.0)
     assert_elements_equal(values(Dataset.zip(a, b)), [(np.int64(i), np.float64(10.0 * i)) for i in range(3)])
@@ -559,6 +599,27 @@ def test_as_numpy_iterator_gives_writable_numpy_values():
     array, scalar = got[0]
     assert isinstance(array, np.ndarray) and array.flags.writeable
     assert isinstance(scalar, np.int64)
+
+
+def test_cache_runs_its_input_once():
+    made = []
+
+    def record(v):
+        made.append(int(v))
+        return v * 2
+
+    ds = Dataset.range(4).map(record).cache()
+    assert ints(ds) == [0, 2, 4, 6]
+    assert ints(ds.shuffle(4, seed=1).repeat(3)) and sorted(ints(ds)) == [0, 2, 4, 6]
+    assert made == [0, 1, 2, 3]
+    partial = Dataset.range(4).map(record).cache()
+    made.clear()
+    assert ints(partial.take(2)) == [0, 2]
+    assert ints(partial) == [0, 2, 4, 6]  # a partial pass is not cached
+    assert made == [0, 1, 0, 1, 2, 3]
+    assert len(partial) == 4
+    with pytest.raises(NotImplementedError, match="in-memory"):
+        Dataset.range(3).cache("/tmp/cache")
 
 
 def test_reduce_and_get_single_element():

@@ -1,4 +1,4 @@
-"""Dataset sources (from_tensor_slices, from_tensors, range) and the stages that join
+"""Dataset sources (from_tensor_slices, from_tensors, range, from_generator) and the stages that join
 datasets (zip, concatenate)."""
 
 import numpy as np
@@ -152,3 +152,100 @@ class ConcatenateDataset(Dataset):
 
     def _element_spec(self):
         return self._spec
+
+
+def _signature(output_signature, output_types, output_shapes):
+    """from_generator's element spec, from output_signature or from output_types and output_shapes."""
+    if output_signature is not None:
+        if output_types is not None or output_shapes is not None:
+            raise TypeError("from_generator: give output_signature, or output_types and output_shapes, not both")
+        specs = _structure.flatten(output_signature)
+        if not specs or not all(isinstance(s, TensorSpec) for s in specs):
+            raise TypeError("from_generator: output_signature must be an ember.TensorSpec or a tuple or dict of "
+                            f"them, got {safe_repr(output_signature)}")
+        return output_signature
+    if output_types is None:
+        raise TypeError("from_generator: needs output_signature (or output_types and output_shapes)")
+    if output_shapes is None:
+        # tf.data would use shapes of unknown rank, which ember.TensorSpec cannot describe.
+        raise ValueError("from_generator: give output_shapes with output_types (shapes of unknown rank are not "
+                         "supported), or an output_signature of ember.TensorSpecs")
+    shapes = [output_shapes] if not _structure.is_structure(output_types) else _shapes_up_to(output_types, output_shapes)
+    types = _structure.flatten(output_types)
+    if len(shapes) != len(types):
+        raise ValueError("from_generator: output_shapes does not match the structure of output_types")
+    return _structure.pack(output_types, [TensorSpec(shape, dtype) for shape, dtype in zip(shapes, types)])
+
+
+def _shapes_up_to(types, shapes):
+    """The shapes in output_shapes, one per leaf of output_types (shapes are lists themselves)."""
+    if isinstance(types, dict):
+        if not isinstance(shapes, dict) or sorted(shapes, key=repr) != sorted(types, key=repr):
+            raise ValueError(f"from_generator: output_shapes must have the keys {sorted(types, key=repr)}")
+        return [s for k in sorted(types, key=repr) for s in _shapes_up_to(types[k], shapes[k])]
+    if isinstance(types, tuple):
+        if not isinstance(shapes, (tuple, list)) or len(shapes) != len(types):
+            raise ValueError(f"from_generator: output_shapes must hold {len(types)} shapes, got {safe_repr(shapes)}")
+        return [s for t, sh in zip(types, shapes) for s in _shapes_up_to(t, sh)]
+    return [shapes]
+
+
+def _conform(value, spec, path):
+    """A generated value as a tensor of spec's dtype and a shape that fits spec."""
+    from ember.errors import InvalidArgumentError
+    from ember.function import shape_fits
+    from ember.tensor import Tensor
+
+    where = f" (component {path})" if path else ""
+    if isinstance(value, Tensor):
+        tensor = value
+        if tensor.dtype != spec.dtype:
+            raise TypeError(f"from_generator: the generator yielded a {tensor.dtype.name} tensor where "
+                            f"{spec.dtype.name} was expected{where}")
+    else:
+        array = np.asarray(value)
+        target = np.dtype(spec.dtype.as_numpy_dtype)
+        if array.dtype != target and not np.can_cast(array.dtype, target, "same_kind"):
+            raise TypeError(f"from_generator: the generator yielded {safe_repr(value)} ({array.dtype}), which "
+                            f"cannot be converted to {spec.dtype.name}{where}")
+        tensor = convert_to_tensor(array.astype(target, copy=False))
+    if not shape_fits(spec.shape, tensor.shape):
+        raise InvalidArgumentError(f"from_generator: the generator yielded an element of shape {tensor.shape} "
+                                   f"where shape {spec.shape} was expected{where}")
+    return tensor
+
+
+def _conform_structure(value, spec, path=""):
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or sorted(value, key=repr) != sorted(spec, key=repr):
+            raise TypeError(f"from_generator: the generator yielded {safe_repr(value)} where a dict with the keys "
+                            f"{sorted(spec, key=repr)} was expected")
+        return {k: _conform_structure(value[k], spec[k], f"{path}[{k!r}]") for k in spec}
+    if isinstance(spec, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(spec):
+            raise TypeError(f"from_generator: the generator yielded {safe_repr(value)} where a tuple of "
+                            f"{len(spec)} was expected")
+        parts = [_conform_structure(v, s, f"{path}[{i}]") for i, (v, s) in enumerate(zip(value, spec))]
+        return type(spec)(*parts) if hasattr(type(spec), "_fields") else tuple(parts)
+    return _conform(value, spec, path)
+
+
+class GeneratorDataset(Dataset):
+    def __init__(self, generator, output_types, output_shapes, args, output_signature):
+        if not callable(generator):
+            raise TypeError(f"from_generator: generator must be a callable that returns an iterable, got "
+                            f"{safe_repr(generator)}")
+        self._generator = generator
+        self._signature = _signature(output_signature, output_types, output_shapes)
+        self._args = tuple(convert_to_tensor(a) for a in (args or ()))
+
+    def _iterate(self):
+        # As tf.data: the arguments reach the generator as NumPy values; each pass calls it anew.
+        for value in self._generator(*[np.array(a) for a in self._args]):
+            yield _conform_structure(value, self._signature)
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _element_spec(self):
+        return self._signature

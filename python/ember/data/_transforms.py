@@ -1,6 +1,7 @@
-"""Element-wise dataset stages: map, filter, enumerate, take, skip, repeat."""
+"""Element-wise dataset stages: map, filter, enumerate, take, skip, repeat, cache."""
 
 import itertools
+import threading
 
 import numpy as np
 
@@ -190,6 +191,37 @@ class RepeatDataset(Dataset):
         if self._count < 0:
             return INFINITE_CARDINALITY  # also for an unknown input, as tf.data says
         return n if n < 0 else n * self._count
+
+    def _element_spec(self):
+        return self._input.element_spec
+
+
+class CacheDataset(Dataset):
+    def __init__(self, input_dataset):
+        self._input = input_dataset
+        self._elements = None  # the first complete pass
+        self._lock = threading.Lock()
+
+    def _inputs(self):
+        return [self._input]
+
+    def _iterate(self):
+        with self._lock:
+            cached = self._elements
+        if cached is not None:
+            yield from cached
+            return
+        # A pass that stops early leaves nothing behind (tf.data discards partial caches too).
+        recorded = []
+        for element in self._input._iterate():
+            recorded.append(element)
+            yield element
+        with self._lock:
+            if self._elements is None:
+                self._elements = recorded
+
+    def _cardinality(self):
+        return self._input._cardinality()
 
     def _element_spec(self):
         return self._input.element_spec

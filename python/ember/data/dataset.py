@@ -42,8 +42,8 @@ def check_count(value, func, arg):
 class Dataset(abc.ABC):
     """A sequence of elements, each a tensor or a nested tuple or dict of tensors (``tf.data.Dataset``).
 
-    Make one with ``from_tensor_slices``, ``from_tensors``, ``range`` or
-    ``zip``; transformations (``map``, ``batch``, ``shuffle``, ...) return
+    Make one with ``from_tensor_slices``, ``from_tensors``, ``range``,
+    ``from_generator`` or ``zip``; transformations (``map``, ``batch``, ``shuffle``, ...) return
     new datasets. Iterate it with ``for element in dataset`` (each loop is
     a new pass over the data) or ``as_numpy_iterator()``.
     """
@@ -159,6 +159,16 @@ class Dataset(abc.ABC):
         return _sources.TensorDataset(tensors)
 
     @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
+                       name=None):
+        """Elements from a Python generator: ``generator(*args)`` is called at the start of each
+        pass and each value it yields is converted to ``output_signature`` (an
+        ``ember.TensorSpec`` or a tuple or dict of them; or ``output_types`` with
+        ``output_shapes``). A value of the wrong structure, dtype or shape raises."""
+        del name
+        return _sources.GeneratorDataset(generator, output_types, output_shapes, args, output_signature)
+
+    @staticmethod
     def range(*args, output_type=None, name=None):  # noqa: A003 - tf.data's name
         """``range(stop)``, ``range(start, stop)`` or ``range(start, stop, step)`` as scalars of
         ``output_type`` (int64 by default), like Python's range."""
@@ -189,6 +199,14 @@ class Dataset(abc.ABC):
         (same structure and dtypes; dims that differ become None)."""
         del name
         return _sources.ConcatenateDataset(self, dataset)
+
+    def cache(self, filename="", name=None):
+        """Keeps the elements of the first complete pass in memory and replays them on later
+        passes (the input runs once). Only the in-memory cache (``filename=""``) exists."""
+        del name
+        if filename != "":
+            raise NotImplementedError("cache: only the in-memory cache (filename='') is supported")
+        return _transforms.CacheDataset(self)
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
             use_unbounded_threadpool=False, name=None):
