@@ -55,5 +55,6 @@ from ember.linalg import norm, tensordot  # noqa: E402,F811 - TF-style argument 
 from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inputs)
 from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.initializers
 from ember import keras  # noqa: E402 - tf.keras.optimizers, tf.keras.initializers
+from ember import data  # noqa: E402 - tf.data: input pipelines
 
 __version__ = "0.1.0"

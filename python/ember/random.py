@@ -414,6 +414,27 @@ def _stateful_seed_now(seed, op):
     return _derive_seed((global_seed ^ _OP_SEED_KEY_SALT) & _MASK64, calls, seed & _MASK64)
 
 
+# Counter tag of the seed pairs behind tf.data-style shuffles (ember.data).
+_DATASET_SEED_TAG = 0xD1B54A32D192ED03
+
+
+def _dataset_seed(seed, op):
+    """The seed pair of a dataset op such as shuffle, fixed when the dataset is made.
+
+    TensorFlow's rule (tf.random.set_seed): with an op seed, the pair depends
+    only on (global seed, op seed), so two datasets given the same seed
+    shuffle alike and a program run twice gives the same orders; without
+    one, it is the global generator's next draw: a fixed sequence after
+    set_seed, fresh entropy otherwise."""
+    if seed is None:
+        return get_global_generator()._next_seeds()[0]
+    if not _is_int(seed):
+        raise TypeError(f"{op}: seed must be an int or None, got {safe_repr(seed)}")
+    with _global_lock:
+        global_seed = _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
+    return _derive_seed(global_seed & _MASK64, int(seed) & _MASK64, _DATASET_SEED_TAG)
+
+
 def uniform(shape, minval=0, maxval=None, dtype=float32, seed=None, name=None):
     """Uniform values in [minval, maxval) from the global generator (``tf.random.uniform``)."""
     return stateless_uniform(shape, _stateful_seed(seed, "uniform"), minval, maxval, dtype, name)
