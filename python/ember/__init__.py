@@ -44,6 +44,7 @@ from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember.control_flow import cond, while_loop  # noqa: E402
 from ember.printing import print  # noqa: E402,A004 - tf.print
+from ember._tensor_repr import get_printoptions, printoptions, set_printoptions  # noqa: E402 - NumPy's names
 
 _install_tensor_methods(Variable)
 

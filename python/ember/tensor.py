@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ember import _C, indexing
+from ember import _C, _tensor_repr, indexing
 
 
 class _TensorMethods:
@@ -69,13 +69,16 @@ class _TensorMethods:
             raise TypeError(f"only integer tensors can be used as an index, got {self.dtype.name}")
         return self._scalar(int)
 
+    # Note: repr and str never raise (ember/_tensor_repr.py): a failed
+    # op's tensor shows its error, a traced one that it is symbolic.
     def __repr__(self):
-        value = np.array2string(self._numpy(), separator=", ", threshold=100)
-        return (f"<ember.Tensor shape={self.shape} dtype={self.dtype.name} device={self.device} "
-                f"value={value}>")
+        return _tensor_repr.tensor_repr(self)
 
     def __str__(self):
-        return f"ember.Tensor({self._numpy()}, shape={self.shape}, dtype={self.dtype.name})"
+        return _tensor_repr.tensor_str(self)
+
+    def _repr_html_(self):
+        return _tensor_repr.tensor_html(self)
 
     def __format__(self, spec):
         if self.ndim == 0:

@@ -2,9 +2,8 @@
 
 import threading
 
-import numpy as np
 
-from ember import _C
+from ember import _C, _tensor_repr
 from ember.autodiff import tape as _autodiff_tape
 from ember.creation import convert_to_tensor
 from ember.function import current_trace as _current_trace
@@ -103,9 +102,8 @@ class Variable:
         return len(self._value)
 
     def __repr__(self):
-        value = np.array2string(self._value.numpy(), separator=", ", threshold=100)
         return (f"<ember.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name} "
-                f"device={self.device} value={value}>")
+                f"device={self.device} {_tensor_repr.value_field(self._value)}>")
 
     # --- Writing -----------------------------------------------------------
     def assign(self, value, use_locking=None, name=None, read_value=True):
