@@ -11,6 +11,7 @@
 #include "ops/kernel_guard.h"
 #include "ops/op_ids.gen.h"
 #include "ops/op_kernel.h"
+#include "runtime/profiler.h"
 #include "runtime/context.h"
 #include "runtime/device_copy.h"
 #include "runtime/kernel_run.h"
@@ -185,7 +186,7 @@ void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local)
   if (s.ok()) {
     KernelContext ctx(*node.op, info.device, node.attrs, &inputs, &outputs,
                       info.arg_starts.empty() ? nullptr : info.arg_starts.data());
-    s = RunKernelNoThrow(*info.kernel, ctx);
+    s = RunKernelRecorded(*info.kernel, ctx);
   }
   Complete(state, id, s, s.ok() ? &outputs : nullptr, local);
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "runtime/profiler.h"
+
 namespace ember {
 namespace {
 thread_local bool g_on_pool_thread = false;
@@ -40,6 +42,7 @@ void InterOpPool::Submit(std::function<void()> fn) {
 
 void InterOpPool::WorkerLoop() {
   g_on_pool_thread = true;
+  profiler::NameThisThread("inter-op pool");
   for (;;) {
     std::function<void()> fn;
     {

@@ -11,10 +11,12 @@
 #include "graph/tracer.h"
 #include "python/convert.h"
 #include "python/function_binding.h"
+#include "python/profiler_binding.h"
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
 #include "runtime/context.h"
 #include "runtime/execute.h"
+#include "runtime/profiler.h"
 
 namespace ember::python {
 namespace {
@@ -152,10 +154,9 @@ struct FlatInputs {
   }
 };
 
-}  // namespace
-
-PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* py_attrs,
-                    bool allow_donation) {
+// ExecuteOp without the profiler's dispatch span.
+PyObject* ExecuteOpUnrecorded(const OpDef& op, PyObject* const* py_args, PyObject* const* py_attrs,
+                              bool allow_donation) {
   AttrList attrs(op.attrs.size());
   for (size_t i = 0; i < op.attrs.size(); ++i) {
     if (py_attrs != nullptr) {
@@ -264,6 +265,19 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* 
 
   if (result.inline_task && !FinishSyncCall(op, result, ShouldReleaseGil(result, raw, n))) return nullptr;
   return WrapOutputs(op, result);
+}
+
+}  // namespace
+
+PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* py_attrs, bool allow_donation) {
+  if (!profiler::Enabled()) return ExecuteOpUnrecorded(op, py_args, py_attrs, allow_donation);
+  // Note [Profiler]: the dispatch span covers the whole call, from the
+  // Python arguments to the returned tensors (and, in sync mode, the kernel).
+  NameProfiledPythonThread();
+  profiler::DispatchSpan span(op.name);
+  PyObject* result = ExecuteOpUnrecorded(op, py_args, py_attrs, allow_donation);
+  if (result == nullptr) span.set_failed();
+  return result;
 }
 
 // WaitBeforeRun's wake-up for a task this thread runs itself: nothing to wake.

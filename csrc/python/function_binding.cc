@@ -13,9 +13,11 @@
 #include "graph/tracer.h"
 #include "python/convert.h"
 #include "python/execute_binding.h"
+#include "python/profiler_binding.h"
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
 #include "runtime/context.h"
+#include "runtime/profiler.h"
 
 namespace py = pybind11;
 
@@ -189,6 +191,8 @@ class PyGraphFunction {
   // One call_function op through Execute: the kernel cache holds the
   // instantiated graph, shape functions give the output shapes at once.
   py::list Run(std::vector<RefPtr<TensorHandle>> inputs) const {
+    if (profiler::Enabled()) NameProfiledPythonThread();
+    profiler::DispatchSpan span(GetOpDef(OpId::kCallFunction).name);  // Note [Profiler]
     ExecuteResult result;
     const AttrList attrs{AttrValue(id_->id)};
     const int num_inputs = static_cast<int>(inputs.size());

@@ -13,6 +13,7 @@
 #include "python/convert.h"
 #include "python/execute_binding.h"
 #include "python/function_binding.h"
+#include "python/profiler_binding.h"
 #include "python/tape_binding.h"
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
@@ -359,6 +360,7 @@ PYBIND11_MODULE(_C, m) {
   }, py::arg("value"), py::arg("dtype") = py::none());
   RegisterFunctionBindings(m);
   RegisterTapeBindings(m);
+  RegisterProfilerBindings(m);
   m.def("execute", &ExecuteByName, py::arg("op_name"), py::arg("inputs"), py::arg("attrs") = py::dict(),
         "Runs any registered op by name (the open domain): inputs in declaration order, attrs by name.");
 }

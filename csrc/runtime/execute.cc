@@ -13,6 +13,7 @@
 #include "runtime/kernel_run.h"
 #include "runtime/op_call.h"
 #include "runtime/placement.h"
+#include "runtime/profiler.h"
 #include "runtime/type_binding.h"
 
 namespace ember {
@@ -263,6 +264,11 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   const bool async = Context::Global().async();
   Device* device = call.device;
   auto launch = std::make_unique<KernelLaunch>(std::move(call), std::move(kernel), result->outputs, async);
+  if (profiler::Enabled()) {  // Note [Profiler]: the dispatch-to-kernel arrow
+    const uint64_t flow = profiler::NewFlow();
+    launch->set_profiler_flow(flow);
+    profiler::LastDispatchFlow() = flow;
+  }
   if (async) {
     std::unique_ptr<Task> task = std::move(launch);
     // Note [Running at issue]: a tiny op on an idle executor runs here.

@@ -1,6 +1,8 @@
 // This file implements KernelCache.
 #include "runtime/kernel_cache.h"
 
+#include "runtime/profiler.h"
+
 namespace ember {
 
 size_t KernelCache::KeyHash::operator()(const Key& k) const {
@@ -22,11 +24,13 @@ std::shared_ptr<const OpKernel> KernelCache::Lookup(const OpDef& op, Device* dev
       if (it->second.attrs == attrs) {
         lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
         hits_.fetch_add(1, std::memory_order_relaxed);
+        if (profiler::Enabled()) profiler::LastCacheHit() = true;
         return it->second.kernel;
       }
     }
   }
   misses_.fetch_add(1, std::memory_order_relaxed);
+  if (profiler::Enabled()) profiler::LastCacheHit() = false;
   KernelFactory factory = KernelRegistry::Global().Find(op.id, device->type(), type_key);
   if (factory == nullptr) {
     *status = NotFound("no kernel registered for device " + device->name());

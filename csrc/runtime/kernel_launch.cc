@@ -4,6 +4,7 @@
 #include "ops/kernel_guard.h"
 #include "runtime/context.h"
 #include "runtime/kernel_run.h"
+#include "runtime/profiler.h"
 
 namespace ember {
 
@@ -89,7 +90,8 @@ void KernelLaunch::RunGuarded() {
     KernelContext ctx(op_, device_, attrs_, &inputs, &outputs,
                       arg_starts_.empty() ? nullptr : arg_starts_.data());
     CancellationScope cancellation(error_sink_.get(), cancellation_epoch_);
-    s = RunKernelNoThrow(*kernel_, ctx);
+    if (flow_ != 0) profiler::CurrentFlow() = flow_;
+    s = RunKernelRecorded(*kernel_, ctx);
   }
   if (!s.ok()) {
     Fail(s.WithPrefix(std::string(op_.name) + ": "), /*kernel_error=*/true);

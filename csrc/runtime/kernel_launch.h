@@ -40,6 +40,7 @@ class KernelLaunch final : public Task {
   // Small, bounded work: not a graph op, no input to wait for, and few
   // elements in and out (fewer for an issuer than for a reader).
   bool CheapToRunInline(InlineRunner runner) const override;
+  void set_profiler_flow(uint64_t flow) { flow_ = flow; }
 
  private:
   bool MustWaitFor(const TensorHandle& input) const {
@@ -64,6 +65,7 @@ class KernelLaunch final : public Task {
   uint64_t sequence_ = 0;
   uint64_t cancellation_epoch_ = 0;  // Note [Cancellation]
   size_t next_wait_ = 0;  // inputs before it need no more waiting
+  uint64_t flow_ = 0;     // Note [Profiler]: joins the dispatch span to the kernel's
 };
 
 }  // namespace ember

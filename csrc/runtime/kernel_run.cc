@@ -4,6 +4,7 @@
 #include "ops/kernel_guard.h"
 #include "ops/op_ids.gen.h"
 #include "runtime/context.h"
+#include "runtime/profiler.h"
 
 namespace ember {
 
@@ -15,9 +16,9 @@ Status RunKernelNow(KernelRun& run) {
   KernelContext ctx(*run.op, run.device, run.attrs, &run.inputs, &run.outputs, run.arg_starts_or_null());
   // Graph nodes carry no sink of their own: they keep the scope of the
   // launch whose graph they belong to, when they run on its thread.
-  if (run.cancellation_sink == nullptr) return RunKernelNoThrow(*run.kernel, ctx);
+  if (run.cancellation_sink == nullptr) return RunKernelRecorded(*run.kernel, ctx);
   CancellationScope cancellation(run.cancellation_sink, run.cancellation_epoch);
-  return RunKernelNoThrow(*run.kernel, ctx);
+  return RunKernelRecorded(*run.kernel, ctx);
 }
 
 void RunKernel(std::shared_ptr<KernelRun> run, KernelDone done) {

@@ -1,6 +1,7 @@
 // This file implements ThreadExecutor.
 #include "runtime/thread_executor.h"
 
+#include "runtime/profiler.h"
 #include "runtime/spin.h"
 
 namespace ember {
@@ -133,6 +134,7 @@ bool ThreadExecutor::TryRunAtIssue(std::unique_ptr<Task>& task) {
 }
 
 void ThreadExecutor::WorkerLoop() {
+  profiler::NameThisThread(name_ + " executor");
   const auto has_work = [this] { return !queue_.empty() && !running_task_.load(std::memory_order_relaxed); };
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {

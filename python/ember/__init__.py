@@ -57,5 +57,6 @@ from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inp
 from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.initializers
 from ember import keras  # noqa: E402 - tf.keras.optimizers, tf.keras.initializers
 from ember import data  # noqa: E402 - tf.data: input pipelines
+from ember import profiler  # noqa: E402 - tf.profiler.experimental
 
 __version__ = "0.1.0"
