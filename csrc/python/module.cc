@@ -8,6 +8,7 @@
 
 #include "devices/cpu/cpu_device.h"
 #include "devices/sim/sim_device.h"
+#include "kernels/cpu/blas.h"
 #include "graph/tracer.h"
 #include "ops/op_kernel.h"
 #include "python/convert.h"
@@ -322,6 +323,30 @@ PYBIND11_MODULE(_C, m) {
     std::vector<std::pair<std::string, std::string>> out;
     for (Device* d : DeviceManager::Global().devices()) out.emplace_back(d->name(), DeviceTypeName(d->type()));
     return out;
+  });
+  m.def("_build_info", [] {
+    // Read by ember.config.build_info(), which documents the keys.
+    const cpu::BlasInfo blas = cpu::GetBlasInfo();
+    py::dict info;
+    info["blas"] = blas.library;
+    info["blas_version"] = blas.version;
+    info["blas_config"] = blas.config;
+    info["blas_threads_per_call"] = blas.threads;
+    info["eigen_version"] = cpu::EigenVersion();
+    int intra_op_threads = 0;
+    for (Device* d : DeviceManager::Global().devices()) {
+      if (auto* cpu = dynamic_cast<CpuDevice*>(d)) {
+        intra_op_threads = cpu->num_intra_op_threads();
+        break;
+      }
+    }
+    info["intra_op_threads"] = intra_op_threads;
+#ifdef EMBER_WITH_CUDA
+    info["is_cuda_build"] = true;
+#else
+    info["is_cuda_build"] = false;
+#endif
+    return info;
   });
   m.def("set_device_policy", [](const std::string& policy) {
     if (policy == "silent") return Context::Global().set_device_policy(DevicePolicy::kSilent);

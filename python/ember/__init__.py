@@ -9,7 +9,13 @@ follow TensorFlow's public API::
     print(y.numpy())
 """
 
-from ember import _C
+try:
+    from ember import _C
+except ImportError as _error:  # OpenBLAS outside the rpath's reach: ember/_blas.py
+    from ember._blas import preload_openblas
+
+    preload_openblas(_error)
+    from ember import _C
 from ember import errors
 
 # Runtime errors are raised as ember.errors classes, in StatusCode order

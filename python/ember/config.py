@@ -214,3 +214,24 @@ class _Optimizer:
 
 
 optimizer = _Optimizer()
+
+
+def build_info():
+    """How this build of Ember was made, as a dict (in the spirit of
+    ``tf.sysconfig.get_build_info()``):
+
+    - ``blas``: the library behind float32/float64/complex64 GEMM, which also
+      computes convolutions (im2col + GEMM): ``'OpenBLAS'`` when built with
+      the scipy-openblas32 wheel, else ``'Eigen'``.
+    - ``blas_version``, ``blas_config``: its version and build configuration.
+    - ``blas_threads_per_call``: threads the library itself uses per call
+      (1 with OpenBLAS: Ember's intra-op pool splits products into tiles).
+    - ``eigen_version``: the Eigen headers, which compute everything else and
+      products too small to pay for a BLAS call.
+    - ``intra_op_threads``: threads of the CPU device's intra-op pool
+      (``EMBER_NUM_THREADS``; one per hardware thread by default).
+    - ``is_cuda_build``: whether the CUDA device runtime was compiled in.
+    """
+    info = dict(_C._build_info())
+    info["conv_backend"] = f"im2col + {info['blas']} GEMM"
+    return info

@@ -8,6 +8,7 @@
 
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "kernels/cpu/blas.h"
 #include "ops/op_kernel.h"
 #include "runtime/thread_executor.h"
 
@@ -65,6 +66,7 @@ void InitCpuDevice() {
     for (int i = 1; devices != nullptr && i < std::atoi(devices); ++i) {
       DeviceManager::Global().Add(std::make_unique<CpuDevice>(i, first));
     }
+    cpu::ConfigureBlasThreads();  // Note [BLAS GEMM]
     KernelRegistry& registry = KernelRegistry::Global();
     RegisterCpuElementwiseKernels(registry);
     RegisterCpuReductionKernels(registry);

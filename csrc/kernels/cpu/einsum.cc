@@ -193,18 +193,12 @@ Operand<T> Contract(const KernelContext& ctx, Operand<T>&& a, Operand<T>&& b, co
   const T* a_data = lhs.data();
   const T* b_data = rhs.data();
   T* c_data = c.owned.data();
-  const int64_t m = dims.m;
-  const double row_cycles = 2.0 * static_cast<double>(dims.k * dims.n) + 1;
-  cpu::ParallelFor(ctx, num_batches * m, row_cycles, [&](int64_t first, int64_t last) {
-    while (first < last) {
-      const int64_t batch_index = first / m;
-      const int64_t row_begin = first % m;
-      const int64_t row_end = std::min(m, row_begin + (last - first));
-      cpu::MatmulRows<T>(a_data + batch_index * m * dims.k, b_data + batch_index * dims.k * dims.n,
-                         c_data + batch_index * m * dims.n, dims, row_begin, row_end);
-      first += row_end - row_begin;
-    }
-  });
+  cpu::ParallelMatmul<T>(
+      &ctx.device_context(), dims, num_batches,
+      [](int64_t first, int64_t last, auto&& fn) {
+        for (int64_t o = first; o < last; ++o) fn(o, o, o);
+      },
+      a_data, b_data, c_data, nullptr);
   return c;
 }
 

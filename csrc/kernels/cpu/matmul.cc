@@ -1,6 +1,5 @@
 // This file implements the batched, broadcasting matmul CPU kernel and
 // RegisterCpuMatmulKernels (which also registers tensordot.cc's kernel).
-#include <algorithm>
 #include <vector>
 
 #include "devices/cpu/cpu_device.h"
@@ -15,26 +14,6 @@ namespace ember::cpu {
 namespace {
 
 Shape BatchShape(const Shape& s) { return Shape(s.data(), s.rank() - 2); }
-
-// c[o] = op(a[ia]) * op(b[ib]) for each batch o of the plan, rows spread
-// over the pool; `scratch` is MatmulRowsTo's, as large as c.
-template <typename T>
-void BatchedProduct(const KernelContext& ctx, const BroadcastPlan& batches, const MatmulDims& dims,
-                    const ComputeType<T>* a, const ComputeType<T>* b, T* c, ComputeType<T>* scratch) {
-  const int64_t m = dims.m;
-  const int64_t a_size = dims.m * dims.k;
-  const int64_t b_size = dims.k * dims.n;
-  const int64_t c_size = dims.m * dims.n;
-  const double row_cycles = 2.0 * static_cast<double>(dims.k * dims.n) + 1;
-  ParallelFor(ctx, batches.num_elements * m, row_cycles, [&](int64_t first, int64_t last) {
-    ForEachBroadcastElement(batches, first / m, (last + m - 1) / m, [&](int64_t o, int64_t ia, int64_t ib) {
-      const int64_t row_begin = std::max(first - o * m, int64_t{0});
-      const int64_t row_end = std::min(last - o * m, m);
-      MatmulRowsTo<T>(a + ia * a_size, b + ib * b_size, c + o * c_size,
-                      kIsWidened<T> ? scratch + o * c_size : nullptr, dims, row_begin, row_end);
-    });
-  });
-}
 
 template <typename T>
 class MatmulKernel final : public OpKernel {
@@ -58,16 +37,18 @@ class MatmulKernel final : public OpKernel {
     dims.transpose_b = transpose_b_;
     if (c.NumElements() == 0) return Status::OK();
 
-    // Work units are output rows across all batches, so one large product
-    // and many small ones both spread over the pool.
+    // Note [Matmul tiles]: one large product and many small ones both
+    // spread over the pool.
     const BroadcastPlan batches = MakeBroadcastPlan(BatchShape(a.shape()), BatchShape(b.shape()),
                                                     BatchShape(c.shape()));
     // Note [Half compute]: float16 and bfloat16 operands are widened whole
     // and multiplied by the float32 GEMM; c_scratch holds its result.
     std::vector<ComputeType<T>> a_wide, b_wide, c_scratch(kIsWidened<T> ? c.NumElements() : 0);
-    BatchedProduct<T>(ctx, batches, dims, AsComputeType(a.data<T>(), a.NumElements(), &a_wide),
-                      AsComputeType(b.data<T>(), b.NumElements(), &b_wide), c.data<T>(),
-                      c_scratch.data());
+    ParallelMatmul<T>(
+        &ctx.device_context(), dims, batches.num_elements,
+        [&](int64_t first, int64_t last, auto&& fn) { ForEachBroadcastElement(batches, first, last, fn); },
+        AsComputeType(a.data<T>(), a.NumElements(), &a_wide), AsComputeType(b.data<T>(), b.NumElements(), &b_wide),
+        c.data<T>(), c_scratch.data());
     return Status::OK();
   }
 

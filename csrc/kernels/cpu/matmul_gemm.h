@@ -1,13 +1,16 @@
-// This file declares MatmulRows, the Eigen GEMM call behind the matmul,
-// tensordot and einsum kernels. It is explicitly instantiated in
+// This file declares MatmulTile, the GEMM call behind the matmul, tensordot,
+// einsum and convolution kernels, and ParallelMatmul, which splits products
+// over the intra-op pool. MatmulTile is explicitly instantiated in
 // matmul_gemm_{f32,f64,i32,i64,c64}.cc so that GEMM compiles once per dtype,
 // in parallel.
 #pragma once
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 
 #include "kernels/cpu/compute_type.h"
+#include "kernels/cpu/parallel.h"
 
 namespace ember::cpu {
 
@@ -16,34 +19,106 @@ struct MatmulDims {
   bool transpose_a, transpose_b;
 };
 
-// Writes rows [row_begin, row_end) of one product c = op(a) * op(b), where a
-// is stored [m, k] (or [k, m] if transpose_a) and b is [k, n] (or [n, k]),
-// all row-major and contiguous.
+// Rows [row_begin, row_end) and columns [col_begin, col_end) of c.
+struct MatmulTileRange {
+  int64_t row_begin, row_end, col_begin, col_end;
+};
+
+// Writes one tile of one product c = op(a) * op(b), where a is stored
+// [m, k] (or [k, m] if transpose_a) and b is [k, n] (or [n, k]), all
+// row-major and contiguous. Large float32/float64/complex64 tiles go to
+// BLAS when the build has it (Note [BLAS GEMM] in blas.h), others to Eigen.
 template <typename T>
-void MatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t row_begin,
-                int64_t row_end);
+void MatmulTile(const T* a, const T* b, T* c, const MatmulDims& dims, const MatmulTileRange& tile);
 
-extern template void MatmulRows<float>(const float*, const float*, float*, const MatmulDims&, int64_t, int64_t);
-extern template void MatmulRows<double>(const double*, const double*, double*, const MatmulDims&, int64_t, int64_t);
-extern template void MatmulRows<int32_t>(const int32_t*, const int32_t*, int32_t*, const MatmulDims&, int64_t, int64_t);
-extern template void MatmulRows<int64_t>(const int64_t*, const int64_t*, int64_t*, const MatmulDims&, int64_t, int64_t);
-extern template void MatmulRows<std::complex<float>>(const std::complex<float>*, const std::complex<float>*,
-                                                     std::complex<float>*, const MatmulDims&, int64_t, int64_t);
+extern template void MatmulTile<float>(const float*, const float*, float*, const MatmulDims&, const MatmulTileRange&);
+extern template void MatmulTile<double>(const double*, const double*, double*, const MatmulDims&,
+                                        const MatmulTileRange&);
+extern template void MatmulTile<int32_t>(const int32_t*, const int32_t*, int32_t*, const MatmulDims&,
+                                         const MatmulTileRange&);
+extern template void MatmulTile<int64_t>(const int64_t*, const int64_t*, int64_t*, const MatmulDims&,
+                                         const MatmulTileRange&);
+extern template void MatmulTile<std::complex<float>>(const std::complex<float>*, const std::complex<float>*,
+                                                     std::complex<float>*, const MatmulDims&, const MatmulTileRange&);
 
-// MatmulRows for a c of element type T whose operands a and b are already
-// ComputeType<T> (Note [Half compute]): float16 and bfloat16 rows are
-// computed by the float32 GEMM into the same rows of `scratch` (laid out like
+// Rows [row_begin, row_end) of c, all columns.
+template <typename T>
+void MatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t row_begin, int64_t row_end) {
+  MatmulTile<T>(a, b, c, dims, MatmulTileRange{row_begin, row_end, 0, dims.n});
+}
+
+// MatmulTile for a c of element type T whose operands a and b are already
+// ComputeType<T> (Note [Half compute]): float16 and bfloat16 tiles are
+// computed by the float32 GEMM into the same tile of `scratch` (laid out like
 // c) and rounded once into c. Other types write c directly; scratch is unused.
+template <typename T>
+void MatmulTileTo(const ComputeType<T>* a, const ComputeType<T>* b, T* c, ComputeType<T>* scratch,
+                  const MatmulDims& dims, const MatmulTileRange& tile) {
+  if constexpr (kIsWidened<T>) {
+    MatmulTile(a, b, scratch, dims, tile);
+    for (int64_t r = tile.row_begin; r < tile.row_end; ++r) {
+      const int64_t first = r * dims.n + tile.col_begin;
+      ConvertSpan(scratch + first, c + first, tile.col_end - tile.col_begin);
+    }
+  } else {
+    MatmulTile(a, b, c, dims, tile);
+  }
+}
+
 template <typename T>
 void MatmulRowsTo(const ComputeType<T>* a, const ComputeType<T>* b, T* c, ComputeType<T>* scratch,
                   const MatmulDims& dims, int64_t row_begin, int64_t row_end) {
-  if constexpr (kIsWidened<T>) {
-    MatmulRows(a, b, scratch, dims, row_begin, row_end);
-    const int64_t first = row_begin * dims.n;
-    ConvertSpan(scratch + first, c + first, (row_end - row_begin) * dims.n);
-  } else {
-    MatmulRows(a, b, c, dims, row_begin, row_end);
-  }
+  MatmulTileTo<T>(a, b, c, scratch, dims, MatmulTileRange{row_begin, row_end, 0, dims.n});
+}
+
+// Note [Matmul tiles]
+// A batch of products is split into batches * row_parts * col_parts tiles,
+// the pool's unit of work. With at least as many products as threads each
+// product is one tile. Otherwise each product is cut along its longer side
+// (rows when m >= n) into about threads / batches tiles: a GEMM packs its
+// operands once per call, and cutting the longer side re-reads the smaller
+// operand, not the larger one. Cutting rows only, as before, made each
+// thread of the [64, 784] x [784, 512] MLP product pack all of b, which was
+// slower on two threads than on one.
+struct MatmulSplit {
+  int64_t row_parts = 1, col_parts = 1;
+
+  int64_t tiles() const { return row_parts * col_parts; }
+  MatmulTileRange Tile(const MatmulDims& dims, int64_t t) const;
+};
+MatmulSplit PlanMatmulSplit(const MatmulDims& dims, int64_t batches, int threads);
+
+// Computes products o in [0, batches): c[o] = op(a[ia]) * op(b[ib]), where
+// for_batches(first, last, fn) calls fn(o, ia, ib) for each o in
+// [first, last). a, b and c (and scratch, for widened T) hold whole
+// products of dims' sizes back to back. Tiles run on `device`'s pool.
+template <typename T, typename BatchFn>
+void ParallelMatmul(const DeviceContext* device, const MatmulDims& dims, int64_t batches, BatchFn&& for_batches,
+                    const ComputeType<T>* a, const ComputeType<T>* b, T* c, ComputeType<T>* scratch) {
+  const MatmulSplit split = PlanMatmulSplit(dims, batches, NumThreads(device));
+  const int64_t tiles = split.tiles();
+  const int64_t a_size = dims.m * dims.k, b_size = dims.k * dims.n, c_size = dims.m * dims.n;
+  const double tile_cycles = 2.0 * static_cast<double>(dims.m * dims.n) * static_cast<double>(dims.k) / tiles + 1;
+  ParallelFor(device, batches * tiles, tile_cycles, [&](int64_t first, int64_t last) {
+    for_batches(first / tiles, (last + tiles - 1) / tiles, [&](int64_t o, int64_t ia, int64_t ib) {
+      const int64_t t_end = std::min(last - o * tiles, tiles);
+      for (int64_t t = std::max(first - o * tiles, int64_t{0}); t < t_end; ++t) {
+        MatmulTileTo<T>(a + ia * a_size, b + ib * b_size, c + o * c_size,
+                        kIsWidened<T> ? scratch + o * c_size : nullptr, dims, split.Tile(dims, t));
+      }
+    });
+  });
+}
+
+// ParallelMatmul of one product.
+template <typename T>
+void ParallelMatmul(const DeviceContext* device, const MatmulDims& dims, const ComputeType<T>* a,
+                    const ComputeType<T>* b, T* c, ComputeType<T>* scratch = nullptr) {
+  ParallelMatmul<T>(
+      device, dims, 1, [](int64_t first, int64_t last, auto&& fn) {
+        for (int64_t o = first; o < last; ++o) fn(o, o, o);
+      },
+      a, b, c, scratch);
 }
 
 }  // namespace ember::cpu

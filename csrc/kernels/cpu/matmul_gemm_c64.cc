@@ -1,10 +1,10 @@
-// This file instantiates MatmulRows for complex64 (one dtype per file: GEMM is the
+// This file instantiates MatmulTile for complex64 (one dtype per file: GEMM is the
 // slowest code to compile, so the dtypes compile in parallel).
 #include "kernels/cpu/matmul_gemm_impl.h"
 
 namespace ember::cpu {
 
-template void MatmulRows<std::complex<float>>(const std::complex<float>*, const std::complex<float>*,
-                                              std::complex<float>*, const MatmulDims&, int64_t, int64_t);
+template void MatmulTile<std::complex<float>>(const std::complex<float>*, const std::complex<float>*,
+                                              std::complex<float>*, const MatmulDims&, const MatmulTileRange&);
 
 }  // namespace ember::cpu

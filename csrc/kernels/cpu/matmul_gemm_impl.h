@@ -1,57 +1,71 @@
-// This file defines MatmulRows; include it only from the .cc files that
+// This file defines MatmulTile; include it only from the .cc files that
 // instantiate it (matmul_gemm_*.cc).
 #pragma once
 
 #include <type_traits>
 
+#include "kernels/cpu/blas.h"
 #include "kernels/cpu/eigen.h"
 #include "kernels/cpu/matmul_gemm.h"
 
 namespace ember::cpu {
 
 template <typename T>
-void EigenMatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t row_begin,
-                     int64_t row_end) {
+void EigenMatmulTile(const T* a, const T* b, T* c, const MatmulDims& dims, const MatmulTileRange& tile) {
   using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const int64_t m = dims.m, k = dims.k, n = dims.n;
-  const int64_t rows = row_end - row_begin;
-  Eigen::Map<Matrix> out(c + row_begin * n, rows, n);
-  if (k == 0) {
-    out.setZero();
-    return;
-  }
+  const int64_t rows = tile.row_end - tile.row_begin, cols = tile.col_end - tile.col_begin;
+  Eigen::Map<Matrix, 0, Eigen::OuterStride<>> out(c + tile.row_begin * n + tile.col_begin, rows, cols,
+                                                  Eigen::OuterStride<>(n));
   Eigen::Map<const Matrix> lhs(a, dims.transpose_a ? k : m, dims.transpose_a ? m : k);
   Eigen::Map<const Matrix> rhs(b, dims.transpose_b ? n : k, dims.transpose_b ? k : n);
   if (!dims.transpose_a) {
-    const auto lhs_rows = lhs.middleRows(row_begin, rows);
+    const auto lhs_rows = lhs.middleRows(tile.row_begin, rows);
     if (!dims.transpose_b) {
-      out.noalias() = lhs_rows * rhs;
+      out.noalias() = lhs_rows * rhs.middleCols(tile.col_begin, cols);
     } else {
-      out.noalias() = lhs_rows * rhs.transpose();
+      out.noalias() = lhs_rows * rhs.middleRows(tile.col_begin, cols).transpose();
     }
   } else {
-    const auto lhs_rows = lhs.middleCols(row_begin, rows).transpose();
+    const auto lhs_rows = lhs.middleCols(tile.row_begin, rows).transpose();
     if (!dims.transpose_b) {
-      out.noalias() = lhs_rows * rhs;
+      out.noalias() = lhs_rows * rhs.middleCols(tile.col_begin, cols);
     } else {
-      out.noalias() = lhs_rows * rhs.transpose();
+      out.noalias() = lhs_rows * rhs.middleRows(tile.col_begin, cols).transpose();
     }
   }
 }
 
 template <typename T>
-void MatmulRows(const T* a, const T* b, T* c, const MatmulDims& dims, int64_t row_begin,
-                int64_t row_end) {
+void MatmulTile(const T* a, const T* b, T* c, const MatmulDims& dims, const MatmulTileRange& tile) {
+  const int64_t rows = tile.row_end - tile.row_begin, cols = tile.col_end - tile.col_begin;
+  if (rows <= 0 || cols <= 0) return;
+  if (dims.k == 0) {
+    for (int64_t r = tile.row_begin; r < tile.row_end; ++r) {
+      std::fill(c + r * dims.n + tile.col_begin, c + r * dims.n + tile.col_end, T(0));
+    }
+    return;
+  }
+  if constexpr (kBlasType<T>) {
+    if (rows * cols * dims.k >= kBlasMinVolume) {
+      // The tile's rows of op(a) and columns of op(b), as strided views.
+      const T* a_tile = dims.transpose_a ? a + tile.row_begin : a + tile.row_begin * dims.k;
+      const T* b_tile = dims.transpose_b ? b + tile.col_begin * dims.k : b + tile.col_begin;
+      BlasGemm<T>(dims.transpose_a, dims.transpose_b, rows, cols, dims.k, a_tile, dims.transpose_a ? dims.m : dims.k,
+                  b_tile, dims.transpose_b ? dims.k : dims.n, c + tile.row_begin * dims.n + tile.col_begin, dims.n);
+      return;
+    }
+  }
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
     // Note [Wrapping integer arithmetic] (wrapping.h): signed overflow is
     // undefined, so integer products run on the unsigned type of the same
     // width, whose wrap-around gives the two's-complement result that
     // TensorFlow and NumPy compute.
     using U = std::make_unsigned_t<T>;
-    EigenMatmulRows<U>(reinterpret_cast<const U*>(a), reinterpret_cast<const U*>(b), reinterpret_cast<U*>(c), dims,
-                       row_begin, row_end);
+    EigenMatmulTile<U>(reinterpret_cast<const U*>(a), reinterpret_cast<const U*>(b), reinterpret_cast<U*>(c), dims,
+                       tile);
   } else {
-    EigenMatmulRows<T>(a, b, c, dims, row_begin, row_end);
+    EigenMatmulTile<T>(a, b, c, dims, tile);
   }
 }
 

@@ -34,6 +34,43 @@ Status ConvWindow(const Shape& spatial_source, int64_t k_h, int64_t k_w, const s
                                  false, w);
 }
 
+// Writes the im2col rows of output pixels [p0, p1) of image b, group g, to
+// col ([p1 - p0, k_h * k_w * cin_g], in the HWIO filter's flattening order).
+template <typename T>
+void GatherPatches(const T* x, const Window2D& w, int64_t b, int64_t g, int64_t cin_g, int64_t p0, int64_t p1,
+                   T* col) {
+  const int64_t k = w.k_h * w.k_w * cin_g;
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t py = p / w.out_w, px = p % w.out_w;
+    T* dst = col + (p - p0) * k;
+    for (int64_t ky = 0; ky < w.k_h; ++ky) {
+      const int64_t iy = py * w.stride_h - w.pad_top + ky * w.dilation_h;
+      for (int64_t kx = 0; kx < w.k_w; ++kx, dst += cin_g) {
+        const int64_t ix = px * w.stride_w - w.pad_left + kx * w.dilation_w;
+        if (iy < 0 || iy >= w.in_h || ix < 0 || ix >= w.in_w) {
+          std::fill(dst, dst + cin_g, T(0));
+        } else {
+          std::memcpy(dst, x + ((b * w.in_h + iy) * w.in_w + ix) * w.channels + g * cin_g, cin_g * sizeof(T));
+        }
+      }
+    }
+  }
+}
+
+// Note [Conv2d blocks]
+// The im2col matrix of a large image is gathered a block of rows at a time,
+// each block a [rows, K] matrix that stays in cache while its GEMM reads
+// it, so no full im2col buffer exists. A block has at least
+// kMinConvBlockRows rows: a GEMM with fewer rows spends much of its time
+// packing the [K, out_channels] filter. Blocks are shared out in whole
+// rounds over the pool's threads. When an image has fewer blocks than there
+// are threads (small images with deep channels, such as ResNet's 7x7x512
+// layers), its whole im2col matrix is small; it is gathered once and its
+// GEMM is split into tiles instead (Note [Matmul tiles]).
+constexpr int64_t kMinConvBlockRows = 128;
+
+int64_t ConvBlockRows(int64_t k) { return std::max(kMinConvBlockRows, kColBlockElements / std::max<int64_t>(k, 1)); }
+
 // Note [Conv2d plan]
 // Computed in NHWC (NCHW is transpose-copied in and out). Output pixels
 // of one image and one group are split into blocks of rows; each block's
@@ -53,10 +90,7 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
 
   if (w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 && groups == 1 && w.pad_top == 0 &&
       w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0) {
-    const MatmulDims dims{n_img * m, c, cout, false, false};
-    ParallelFor(device, n_img * m, 2.0 * c * cout, [&](int64_t first, int64_t last) {
-      MatmulRows<T>(x, f, y, dims, first, last);
-    });
+    ParallelMatmul<T>(device, MatmulDims{n_img * m, c, cout, false, false}, x, f, y);
     return;
   }
 
@@ -104,13 +138,27 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
     }
     filters = packed.data();
   }
-  // Rows per block: bounded by the scratch budget, and small enough that
-  // there are a few blocks per thread even for one small image.
-  int64_t rows = std::max<int64_t>(1, std::min<int64_t>(m, kColBlockElements / std::max<int64_t>(k, 1)));
+  // Note [Conv2d blocks]
   const int64_t images = n_img * groups;
-  if (images < 16) rows = std::min(rows, std::max<int64_t>(4, (m * images + 15) / 16));
-  rows = std::min(rows, m);
-  const int64_t blocks = (m + rows - 1) / rows;
+  const int threads = NumThreads(device);
+  int64_t blocks = (m + ConvBlockRows(k) - 1) / ConvBlockRows(k);
+  if (groups == 1 && images * blocks < threads) {
+    // Too few blocks to share: gather each image whole, then split its one
+    // GEMM into tiles across the pool.
+    std::vector<T> col(m * k);
+    for (int64_t b = 0; b < n_img; ++b) {
+      ParallelFor(device, m, kCheapOpCycles * k, [&](int64_t first, int64_t last) {
+        GatherPatches(x, w, b, 0, cin_g, first, last, col.data() + first * k);
+      });
+      ParallelMatmul<T>(device, MatmulDims{m, k, cout, false, false}, col.data(), f, y + b * m * cout);
+    }
+    return;
+  }
+  // Whole rounds of blocks over the pool, with rows shared out evenly.
+  const int64_t rounds = (images * blocks + threads - 1) / threads;
+  blocks = std::min(m, (rounds * threads + images - 1) / images);
+  const int64_t rows = (m + blocks - 1) / blocks;
+  blocks = (m + rows - 1) / rows;
   ParallelFor(device, images * blocks, 2.0 * rows * k * cout_g, [&](int64_t first, int64_t last) {
     std::vector<T> col(rows * k);
     std::vector<T> tmp(groups > 1 ? rows * cout_g : 0);
@@ -118,21 +166,7 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
       const int64_t image = unit / blocks, blk = unit % blocks;
       const int64_t b = image / groups, g = image % groups;
       const int64_t p0 = blk * rows, p1 = std::min(m, p0 + rows);
-      for (int64_t p = p0; p < p1; ++p) {
-        const int64_t py = p / ow, px = p % ow;
-        T* dst = col.data() + (p - p0) * k;
-        for (int64_t ky = 0; ky < w.k_h; ++ky) {
-          const int64_t iy = py * w.stride_h - w.pad_top + ky * w.dilation_h;
-          for (int64_t kx = 0; kx < kw_n; ++kx, dst += cin_g) {
-            const int64_t ix = px * w.stride_w - w.pad_left + kx * w.dilation_w;
-            if (iy < 0 || iy >= h || ix < 0 || ix >= wd) {
-              std::fill(dst, dst + cin_g, T(0));
-            } else {
-              std::memcpy(dst, x + ((b * h + iy) * wd + ix) * c + g * cin_g, cin_g * sizeof(T));
-            }
-          }
-        }
-      }
+      GatherPatches(x, w, b, g, cin_g, p0, p1, col.data());
       const int64_t n_rows = p1 - p0;
       const MatmulDims dims{n_rows, k, cout_g, false, false};
       if (groups == 1) {
@@ -206,11 +240,7 @@ void Conv2dTransposeNhwc(const DeviceContext* device, const T* in, const T* f, T
   const int64_t k = w.k_h * w.k_w * cout;
   std::vector<T> cols(ih * iw * k);
   for (int64_t b = 0; b < w.batch; ++b) {
-    const MatmulDims dims{ih * iw, cin, k, false, true};
-    const T* x = in + b * ih * iw * cin;
-    ParallelFor(device, ih * iw, 2.0 * cin * k, [&](int64_t first, int64_t last) {
-      MatmulRows<T>(x, f, cols.data(), dims, first, last);
-    });
+    ParallelMatmul<T>(device, MatmulDims{ih * iw, cin, k, false, true}, in + b * ih * iw * cin, f, cols.data());
     T* y = out + b * oh * ow * cout;
     ParallelFor(device, oh, 1.0 * ow * w.k_h * w.k_w * cout, [&](int64_t first, int64_t last) {
       for (int64_t py = first; py < last; ++py) {

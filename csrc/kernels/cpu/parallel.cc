@@ -12,6 +12,10 @@
 
 namespace ember::cpu {
 
+int NumThreads(const DeviceContext* device) {
+  return device == nullptr || device->cpu_pool == nullptr ? 1 : device->cpu_pool->numThreads();
+}
+
 void ParallelForOnPool(const DeviceContext* device, int64_t n, double cycles_per_unit, const RangeFn& fn) {
   // Note [Device context]: the device hands CPU-style kernels its pool.
   const Eigen::ThreadPoolDevice& pool = *device->cpu_pool;

@@ -23,6 +23,9 @@ using RangeFn = std::function<void(int64_t first, int64_t last)>;
 // Out of line: the only caller of Eigen::ThreadPoolDevice::parallelFor.
 void ParallelForOnPool(const DeviceContext* device, int64_t n, double cycles_per_unit, const RangeFn& fn);
 
+// Threads of `device`'s intra-op pool; 1 without a pool.
+int NumThreads(const DeviceContext* device);
+
 // Calls fn(first, last) on disjoint ranges covering [0, n), possibly
 // concurrently, on `device`'s intra-op pool (null, or no pool: inline).
 template <typename Fn>

@@ -76,10 +76,7 @@ class TensordotKernel final : public OpKernel {
     const C* b_in = AsComputeType(b.data<T>(), b.NumElements(), &b_wide);
     const C* a_data = Permuted(&ctx.device_context(), a_in, a.shape(), a_perm, &a_scratch);
     const C* b_data = Permuted(&ctx.device_context(), b_in, b.shape(), b_perm, &b_scratch);
-    const double row_cycles = 2.0 * static_cast<double>(dims.k * dims.n) + 1;
-    ParallelFor(ctx, dims.m, row_cycles, [&](int64_t first, int64_t last) {
-      MatmulRowsTo<T>(a_data, b_data, out, c_scratch.data(), dims, first, last);
-    });
+    ParallelMatmul<T>(&ctx.device_context(), dims, a_data, b_data, out, c_scratch.data());
     return Status::OK();
   }
 

@@ -1,0 +1,50 @@
+# The optional BLAS library behind float32/float64 GEMM: OpenBLAS from the
+# scipy-openblas32 wheel (a build requirement and a runtime dependency in
+# pyproject.toml), found through the package's own helpers. Without it the
+# Eigen GEMM is used (docs/performance.md, "GEMM and convolution").
+#
+# EMBER_WITH_OPENBLAS: AUTO (the default: on when the wheel is found), ON
+# (an error when it is not) or OFF.
+set(EMBER_WITH_OPENBLAS "AUTO" CACHE STRING "Use OpenBLAS from the scipy-openblas32 wheel for GEMM: ON, OFF or AUTO")
+set(EMBER_OPENBLAS_ENABLED OFF)
+add_library(ember_blas INTERFACE)
+if(EMBER_WITH_OPENBLAS)
+  execute_process(
+    COMMAND ${Python_EXECUTABLE} -c
+            "import os, scipy_openblas32 as s; print(s.get_include_dir()); print(os.path.join(s.get_lib_dir(), s.get_library(True))); print(s.__version__)"
+    OUTPUT_VARIABLE EMBER_OPENBLAS_INFO OUTPUT_STRIP_TRAILING_WHITESPACE
+    RESULT_VARIABLE EMBER_OPENBLAS_RESULT ERROR_QUIET)
+  if(EMBER_OPENBLAS_RESULT EQUAL 0)
+    string(REPLACE "\n" ";" EMBER_OPENBLAS_INFO "${EMBER_OPENBLAS_INFO}")
+    list(GET EMBER_OPENBLAS_INFO 0 EMBER_OPENBLAS_INCLUDE)
+    list(GET EMBER_OPENBLAS_INFO 1 EMBER_OPENBLAS_LIBRARY)
+    list(GET EMBER_OPENBLAS_INFO 2 EMBER_OPENBLAS_VERSION)
+    if(EXISTS ${EMBER_OPENBLAS_INCLUDE}/cblas.h AND EXISTS ${EMBER_OPENBLAS_LIBRARY})
+      set(EMBER_OPENBLAS_ENABLED ON)
+    endif()
+  endif()
+endif()
+if(EMBER_WITH_OPENBLAS STREQUAL "ON" AND NOT EMBER_OPENBLAS_ENABLED)
+  message(FATAL_ERROR "EMBER_WITH_OPENBLAS=ON, but the scipy-openblas32 package was not found: `pip install scipy-openblas32`")
+endif()
+if(EMBER_OPENBLAS_ENABLED)
+  add_library(ember_openblas SHARED IMPORTED)
+  set_target_properties(ember_openblas PROPERTIES IMPORTED_LOCATION ${EMBER_OPENBLAS_LIBRARY})
+  target_include_directories(ember_blas SYSTEM INTERFACE ${EMBER_OPENBLAS_INCLUDE})
+  target_link_libraries(ember_blas INTERFACE ember_openblas)
+  target_compile_definitions(ember_blas INTERFACE EMBER_WITH_OPENBLAS
+                             EMBER_OPENBLAS_WHEEL_VERSION="${EMBER_OPENBLAS_VERSION}")
+  message(STATUS "Ember GEMM: OpenBLAS ${EMBER_OPENBLAS_VERSION} (${EMBER_OPENBLAS_LIBRARY})")
+else()
+  message(STATUS "Ember GEMM: Eigen (scipy-openblas32 not used)")
+endif()
+
+# Installed layout: site-packages/ember/_C*.so next to
+# site-packages/scipy_openblas32/lib/libscipy_openblas.so. When the two land
+# in different site-packages directories, ember/_blas.py preloads the
+# library by its soname before _C is imported.
+function(ember_set_blas_rpath target)
+  if(EMBER_OPENBLAS_ENABLED)
+    set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/../scipy_openblas32/lib")
+  endif()
+endfunction()
