@@ -21,6 +21,13 @@ if(EMBER_WITH_OPENBLAS)
     list(GET EMBER_OPENBLAS_INFO 2 EMBER_OPENBLAS_VERSION)
     if(EXISTS ${EMBER_OPENBLAS_INCLUDE}/cblas.h AND EXISTS ${EMBER_OPENBLAS_LIBRARY})
       set(EMBER_OPENBLAS_ENABLED ON)
+      # Note [Stable dependency paths] (cmake/StableCopy.cmake): the wheel's
+      # headers and library, from copies in the build tree.
+      get_filename_component(EMBER_OPENBLAS_LIBRARY_DIR ${EMBER_OPENBLAS_LIBRARY} DIRECTORY)
+      get_filename_component(EMBER_OPENBLAS_LIBRARY_NAME ${EMBER_OPENBLAS_LIBRARY} NAME)
+      ember_stable_copy(openblas-include "${EMBER_OPENBLAS_VERSION}" "${EMBER_OPENBLAS_INCLUDE}" EMBER_OPENBLAS_INCLUDE)
+      ember_stable_copy(openblas-lib "${EMBER_OPENBLAS_VERSION}" "${EMBER_OPENBLAS_LIBRARY_DIR}" EMBER_OPENBLAS_LIBRARY_DIR)
+      set(EMBER_OPENBLAS_LIBRARY ${EMBER_OPENBLAS_LIBRARY_DIR}/${EMBER_OPENBLAS_LIBRARY_NAME})
     endif()
   endif()
 endif()
