@@ -84,7 +84,7 @@ class _TensorMethods:
             raise ValueError("The truth value of an array with more than one element is ambiguous. "
                              "Use a.any() or a.all()")
         if array.size == 0:
-            raise ValueError("The truth value of an empty tensor is ambiguous")
+            raise ValueError("The truth value of an empty tensor is ambiguous: bool() needs one element")
         return bool(array.reshape(()))
 
     def __index__(self):
