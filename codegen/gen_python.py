@@ -11,7 +11,7 @@ _PY_TYPES = {
     "int": "int",
     "float": "float",
     "string": "str",
-    "list(int)": "Sequence[int]",
+    "list(int)": "Union[int, Sequence[int]]",  # an int is one axis (attr_convert.cc)
     "dtype": "DTypeLike",
 }
 

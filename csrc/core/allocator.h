@@ -109,10 +109,18 @@ class Buffer : public RefCounted {
  public:
   // Returns null if the allocator failed.
   static RefPtr<Buffer> Allocate(Allocator* allocator, size_t bytes, Stream* stream = nullptr);
+  // Note [Foreign buffers]: host memory that another library owns (a
+  // DLPack import). The buffer never frees it; when its last reference
+  // goes it calls `release(context)` instead, on whichever thread drops
+  // that reference. Ember only reads foreign memory: donation (Note [Buffer
+  // donation] in runtime/kernel_launch.cc) never hands it to an output, so
+  // read-only producer data stays unwritten.
+  static RefPtr<Buffer> WrapForeign(void* data, size_t bytes, void (*release)(void* context), void* context);
 
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
   Allocator* allocator() const { return allocator_; }
+  bool foreign() const { return release_ != nullptr; }
 
  private:
   Buffer(Allocator* allocator, void* data, size_t bytes)
@@ -122,6 +130,8 @@ class Buffer : public RefCounted {
   Allocator* allocator_;
   void* data_;
   size_t bytes_;
+  void (*release_)(void*) = nullptr;  // set for foreign buffers
+  void* release_context_ = nullptr;
 };
 
 }  // namespace ember

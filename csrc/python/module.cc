@@ -12,6 +12,7 @@
 #include "graph/tracer.h"
 #include "ops/op_kernel.h"
 #include "python/convert.h"
+#include "python/dlpack_binding.h"
 #include "python/execute_binding.h"
 #include "python/function_binding.h"
 #include "python/profiler_binding.h"
@@ -386,6 +387,7 @@ PYBIND11_MODULE(_C, m) {
   RegisterFunctionBindings(m);
   RegisterTapeBindings(m);
   RegisterProfilerBindings(m);
+  RegisterDLPackBindings(m);
   m.def("execute", &ExecuteByName, py::arg("op_name"), py::arg("inputs"), py::arg("attrs") = py::dict(),
         "Runs any registered op by name (the open domain): inputs in declaration order, attrs by name.");
 }

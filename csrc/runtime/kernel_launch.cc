@@ -177,7 +177,10 @@ void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> o
 // NumPy view of it would add one), and (c) no gradient tape saved the
 // input for its backward pass. On a device with a stream, kernels
 // still queued hold references to their inputs, so the count also proves
-// that no queued kernel reads the buffer.
+// that no queued kernel reads the buffer. (d) The buffer is Ember's own: a
+// foreign buffer (Note [Foreign buffers] in core/allocator.h) belongs to
+// the library that lent it, which may still read it or have marked it
+// read-only.
 Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
   outputs->reserve(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
@@ -185,7 +188,7 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
     int k = op_.reusable_input;
     if (i == 0 && k >= 0 && !op_.output_is_view && (donated_mask_ >> k) & 1u && !inputs_[k]->saved()) {
       const Tensor& in = inputs[k];
-      if (in.dtype() == out.dtype() && in.shape() == out.shape() && in.buffer() &&
+      if (in.dtype() == out.dtype() && in.shape() == out.shape() && in.buffer() && !in.buffer()->foreign() &&
           in.buffer()->RefCount() == 2) {
         outputs->emplace_back(out.dtype(), out.shape(), in.buffer());
         continue;

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ember import _C, _tensor_repr, indexing
+from ember import _C, _tensor_repr, dlpack, indexing
 
 
 class _TensorMethods:
@@ -26,10 +26,23 @@ class _TensorMethods:
         return self._numpy()
 
     def __array__(self, dtype=None, copy=None):
+        """NumPy's conversion protocol, with NumPy 2's ``copy``: None shares
+        the buffer when it can (a read-only view), True always copies (a
+        writable array), False never copies and raises ValueError when a copy
+        is needed (another dtype, or a tensor outside host memory)."""
+        if copy is False and self.__dlpack_device__()[0] != dlpack.DLDeviceType.kDLCPU:
+            raise ValueError(f"converting a tensor on {self.device} to NumPy needs a copy to the host, "
+                             "but copy=False")
         array = self._numpy()
         if dtype is not None and np.dtype(dtype) != array.dtype:
+            if copy is False:
+                raise ValueError(f"converting a {self.dtype.name} tensor to NumPy {np.dtype(dtype)} needs a copy, "
+                                 "but copy=False")
             return array.astype(dtype)
         return array.copy() if copy else array
+
+    __dlpack__ = dlpack._dlpack
+    __dlpack_device__ = dlpack._dlpack_device
 
     @property
     def rank(self):
@@ -61,13 +74,26 @@ class _TensorMethods:
     def __int__(self):
         return self._scalar(int)
 
+    def __complex__(self):
+        return self._scalar(complex)
+
     def __bool__(self):
-        return self._scalar(bool)
+        # As tf.Tensor (which asks NumPy): one element decides; more are ambiguous.
+        array = self._numpy()
+        if array.size > 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                             "Use a.any() or a.all()")
+        if array.size == 0:
+            raise ValueError("The truth value of an empty tensor is ambiguous: bool() needs one element")
+        return bool(array.reshape(()))
 
     def __index__(self):
-        if not self.dtype.is_integer:
-            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype.name}")
-        return self._scalar(int)
+        # As NumPy and tf.Tensor: only an integer scalar is an index (not a
+        # one-element vector, not a bool).
+        if not self.dtype.is_integer or self.ndim != 0:
+            raise TypeError(f"only integer scalar tensors can be converted to a scalar index, "
+                            f"got a {self.dtype.name} tensor of shape {self.shape}")
+        return int(self._numpy())
 
     # Note: repr and str never raise (ember/_tensor_repr.py): a failed
     # op's tensor shows its error, a traced one that it is symbolic.

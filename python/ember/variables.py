@@ -86,6 +86,15 @@ class Variable:
     def __array__(self, dtype=None, copy=None):
         return self._value.__array__(dtype, copy)
 
+    def __dlpack__(self, **kwargs):
+        return self._value.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
+
+    def __complex__(self):
+        return complex(self._value)
+
     def __float__(self):
         return float(self._value)
 

@@ -117,7 +117,7 @@ def test_python_docstrings(py):
 def test_stubs(py):
     stub = py["ops.pyi"]
     compile(stub, "ops.pyi", "exec")
-    assert ("def reduce_sum(input_tensor: TensorLike, axis: Optional[Sequence[int]] = ..., "
+    assert ("def reduce_sum(input_tensor: TensorLike, axis: Optional[Union[int, Sequence[int]]] = ..., "
             "keepdims: bool = ..., name: Optional[str] = ...) -> Tensor: ...") in stub
     assert "def cast(x: TensorLike, dtype: DTypeLike, name: Optional[str] = ...)" in stub
     assert "alpha: float = ..., count: int = ..., mode: str = ..." in stub
