@@ -10,7 +10,7 @@ described in docs/architecture.md ("Errors").
 __all__ = [
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "NotFoundError",
     "ResourceExhaustedError", "FailedPreconditionError", "OutOfRangeError", "UnimplementedError",
-    "InternalError",
+    "InternalError", "OperatorNotAllowedInGraphError",
 ]
 
 # The numeric codes of tf.errors (and of absl::StatusCode).
@@ -93,3 +93,10 @@ class UnimplementedError(OpError, NotImplementedError):
 class InternalError(OpError, RuntimeError):
     """An invariant of the runtime broke: a bug in Ember; please report it."""
     error_code = INTERNAL
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation that needs a tensor's value (``if tensor:``,
+    ``float(tensor)``) was applied to a symbolic tensor inside
+    ``@ember.function``, as in TensorFlow. The message names the line and the
+    op to use instead (``ember.cond``, ``ember.while_loop``)."""

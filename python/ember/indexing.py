@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from ember import _C
+from ember import _C, _graph_checks
 from ember.runtime import composite
 
 Tensor = _C.Tensor  # ember.tensor imports this module while it sets Tensor up
@@ -242,4 +242,6 @@ def iterate(tensor):
     """Tensor.__iter__: the slices along the first dim (a 0-d tensor raises at once)."""
     if tensor.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
+    if tensor.shape[0] is None:
+        _graph_checks.reject_symbolic(tensor, "iterate")
     return (getitem(tensor, i) for i in range(tensor.shape[0]))

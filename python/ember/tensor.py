@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ember import _C, _tensor_repr, dlpack, indexing
+from ember import _C, _graph_checks, _tensor_repr, dlpack, indexing
 
 
 class _TensorMethods:
@@ -62,6 +62,7 @@ class _TensorMethods:
         return indexing.iterate(self)
 
     def _scalar(self, kind):
+        _graph_checks.reject_symbolic(self, "number")
         array = self._numpy()
         if array.size != 1:
             raise ValueError(f"only a tensor with one element can be converted to {kind.__name__}, "
@@ -78,6 +79,7 @@ class _TensorMethods:
         return self._scalar(complex)
 
     def __bool__(self):
+        _graph_checks.reject_symbolic(self, "bool")
         # As tf.Tensor (which asks NumPy): one element decides; more are ambiguous.
         array = self._numpy()
         if array.size > 1:
@@ -90,6 +92,7 @@ class _TensorMethods:
     def __index__(self):
         # As NumPy and tf.Tensor: only an integer scalar is an index (not a
         # one-element vector, not a bool).
+        _graph_checks.reject_symbolic(self, "number")
         if not self.dtype.is_integer or self.ndim != 0:
             raise TypeError(f"only integer scalar tensors can be converted to a scalar index, "
                             f"got a {self.dtype.name} tensor of shape {self.shape}")
