@@ -40,7 +40,8 @@ class Task {
   // work]), or the thread issuing the task (Note [Running at issue]).
   enum class InlineRunner { kReader, kIssuer };
   // True if the task is short and bounded enough for `runner` to run it:
-  // that thread then cannot notice a KeyboardInterrupt until it returns.
+  // that thread then cannot notice a KeyboardInterrupt until it returns. A
+  // cheap task has no event to wait for (WaitBeforeRun returns false).
   virtual bool CheapToRunInline(InlineRunner runner) const {
     (void)runner;
     return false;

@@ -34,12 +34,17 @@ void ThreadExecutor::Enqueue(std::unique_ptr<Task> task) {
 
 void ThreadExecutor::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
+  ++idle_waiters_;
   idle_cv_.wait(lock, [this] { return queue_.empty() && !running_task_.load(); });
+  --idle_waiters_;
 }
 
 bool ThreadExecutor::WaitIdleFor(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  return idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && !running_task_.load(); });
+  ++idle_waiters_;
+  const bool idle = idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && !running_task_.load(); });
+  --idle_waiters_;
+  return idle;
 }
 
 namespace {
@@ -68,13 +73,13 @@ void ThreadExecutor::WaitForEvents(Task& task) {
   }
 }
 
-void ThreadExecutor::RunTask(std::unique_ptr<Task> task) {
-  WaitForEvents(*task);
+void ThreadExecutor::RunTask(std::unique_ptr<Task> task, bool inputs_ready) {
+  if (!inputs_ready) WaitForEvents(*task);
   task->Run();
   task.reset();  // release buffers before reporting idle
   std::lock_guard<std::mutex> lock(mu_);
   running_task_.store(false, std::memory_order_relaxed);
-  if (queue_.empty()) idle_cv_.notify_all();
+  if (idle_waiters_ > 0 && queue_.empty()) idle_cv_.notify_all();
   // A reader ran this one: the sleeping worker takes the next (or stops).
   if (sleeping_ && (!queue_.empty() || stopping_)) work_cv_.notify_all();
 }
@@ -105,7 +110,7 @@ bool ThreadExecutor::TryRunOne() {
     queued_.fetch_sub(1, std::memory_order_relaxed);
     running_task_.store(true, std::memory_order_relaxed);
   }
-  RunTask(std::move(task));
+  RunTask(std::move(task), /*inputs_ready=*/true);  // a cheap task waits for nothing
   return true;
 }
 
@@ -129,7 +134,7 @@ bool ThreadExecutor::TryRunAtIssue(std::unique_ptr<Task>& task) {
     if (running_task_.load(std::memory_order_relaxed) || !queue_.empty()) return false;
     running_task_.store(true, std::memory_order_relaxed);
   }
-  RunTask(std::move(task));
+  RunTask(std::move(task), /*inputs_ready=*/true);  // a cheap task waits for nothing
   return true;
 }
 

@@ -39,9 +39,10 @@ class ThreadExecutor final : public Executor {
  private:
   void WorkerLoop();
   void WaitForEvents(Task& task);
-  // Runs a task taken from the queue (running_task_ set), then clears
-  // running_task_ and wakes whoever waits for it.
-  void RunTask(std::unique_ptr<Task> task);
+  // Runs a task taken from the queue (running_task_ set), after waiting for
+  // its events unless `inputs_ready`, then clears running_task_ and wakes
+  // whoever waits for it.
+  void RunTask(std::unique_ptr<Task> task, bool inputs_ready = false);
 
   std::string name_;
   std::mutex mu_;
@@ -55,6 +56,7 @@ class ThreadExecutor final : public Executor {
   bool stopping_ = false;
   bool sleeping_ = false;  // the worker waits on work_cv_ (guarded by mu_)
   bool woken_ = false;     // a parked task's event happened (guarded by mu_)
+  int idle_waiters_ = 0;   // threads in WaitIdle/WaitIdleFor (guarded by mu_)
   std::atomic<size_t> queued_{0};  // queue_.size(), readable without mu_
   std::thread worker_;
 };
