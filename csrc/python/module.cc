@@ -245,6 +245,12 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_variable_type", [](py::object cls) {
     SetVariableType(reinterpret_cast<PyTypeObject*>(cls.ptr()));
   });
+  m.def("_set_shape_type", [](py::object cls) {
+    if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), &PyTuple_Type)) {
+      throw py::type_error("_set_shape_type: expected a tuple subclass");
+    }
+    SetShapeType(reinterpret_cast<PyTypeObject*>(cls.ptr()));
+  });
   m.def("_set_dtype_objects", [](py::tuple objects) {
     std::vector<PyObject*> raw;
     for (auto o : objects) raw.push_back(o.ptr());

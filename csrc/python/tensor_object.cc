@@ -15,6 +15,9 @@ namespace {
 
 PyTypeObject* g_tensor_type = nullptr;
 PyObject* g_dtype_objects[kNumDTypes] = {};
+// ember.TensorShape, a tuple subclass (python/ember/_tensor_shape.py); null
+// until ember/__init__.py registers it, when shapes are plain tuples.
+PyTypeObject* g_shape_type = nullptr;
 
 void TensorDealloc(PyObject* self) {
   PyTensor* t = reinterpret_cast<PyTensor*>(self);
@@ -23,9 +26,15 @@ void TensorDealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
+// Note [TensorShape as a tuple]: Tensor.shape is an ember.TensorShape, a
+// tuple subclass, so it compares, hashes, pickles, unpacks and indexes like
+// the tuple it used to be, and adds TensorFlow's methods (as_list, rank,
+// merge_with, ...). It is allocated directly with the subclass's tp_alloc
+// and filled like a tuple (the layout is the same), so the getter costs no
+// Python-level call.
 PyObject* GetShape(PyObject* self, void*) {
   const Shape& shape = HandleOf(self)->shape();
-  PyObject* tuple = PyTuple_New(shape.rank());
+  PyObject* tuple = g_shape_type ? g_shape_type->tp_alloc(g_shape_type, shape.rank()) : PyTuple_New(shape.rank());
   if (!tuple) return nullptr;
   for (int i = 0; i < shape.rank(); ++i) {
     PyObject* d = shape.dim(i) < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(shape.dim(i));
@@ -47,7 +56,7 @@ PyObject* GetDevice(PyObject* self, void*) {
 }
 
 PyGetSetDef kGetSets[] = {
-    {"shape", GetShape, nullptr, "The static shape, as a tuple of ints (known without waiting).", nullptr},
+    {"shape", GetShape, nullptr, "The static shape, an ember.TensorShape (a tuple of ints or None; known without waiting).", nullptr},
     {"ndim", GetNdim, nullptr, "The rank.", nullptr},
     {"dtype", GetDType, nullptr, "The element type, an ember.DType.", nullptr},
     {"device", GetDevice, nullptr, "The device holding the value, e.g. 'cpu:0'.", nullptr},
@@ -118,7 +127,7 @@ bool InitTensorType(PyObject* module) {
       {Py_tp_getset, kGetSets},
       {Py_tp_methods, kMethods},
       {Py_tp_new, reinterpret_cast<void*>(TensorNew)},
-      {Py_tp_doc, const_cast<char*>("A handle to a (possibly pending) value; see python/ember/tensor.py.")},
+      {Py_tp_doc, const_cast<char*>("A handle to a (possibly pending) value; see python/ember/_tensor.py.")},
   };
   // x + y and friends (Note [Operator slots]).
   slots.insert(slots.end(), TensorOperatorSlots().begin(), TensorOperatorSlots().end());
@@ -141,6 +150,11 @@ void SetDTypeObjects(PyObject* const* objects, int n) {
     Py_XINCREF(objects[i]);
     g_dtype_objects[i] = objects[i];
   }
+}
+
+void SetShapeType(PyTypeObject* type) {
+  Py_XINCREF(type);
+  g_shape_type = type;
 }
 
 PyObject* DTypeObject(DType dtype) { return g_dtype_objects[static_cast<int>(dtype)]; }

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ember import _C, indexing
+from ember import _C, _indexing as indexing
 
 
 class _TensorMethods:
@@ -31,6 +31,10 @@ class _TensorMethods:
             return array.astype(dtype)
         return array.copy() if copy else array
 
+    def get_shape(self):
+        """The static shape, an ember.TensorShape (the same as ``shape``)."""
+        return self.shape
+
     @property
     def rank(self):
         return self.ndim
@@ -42,7 +46,7 @@ class _TensorMethods:
 
     def __getitem__(self, key):
         """NumPy-style indexing: ints, slices, ``...``, ``None``, integer arrays, boolean masks
-        (see ember/indexing.py). Returns a new tensor."""
+        (see ember/_indexing.py). Returns a new tensor."""
         return indexing.getitem(self, key)
 
     def __iter__(self):
