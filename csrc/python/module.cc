@@ -13,6 +13,7 @@
 #include "python/convert.h"
 #include "python/execute_binding.h"
 #include "python/function_binding.h"
+#include "python/shape_object.h"
 #include "python/tape_binding.h"
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
@@ -204,6 +205,7 @@ PYBIND11_MODULE(_C, m) {
     throw py::error_already_set();
   }
   if (!InitTensorType(m.ptr())) throw py::error_already_set();
+  if (!InitShapeType(m.ptr())) throw py::error_already_set();
   {
     py::list names;
     for (const char* const* n = kTensorOperatorMethods; *n != nullptr; ++n) names.append(*n);
@@ -246,9 +248,7 @@ PYBIND11_MODULE(_C, m) {
     SetVariableType(reinterpret_cast<PyTypeObject*>(cls.ptr()));
   });
   m.def("_set_shape_type", [](py::object cls) {
-    if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), &PyTuple_Type)) {
-      throw py::type_error("_set_shape_type: expected a tuple subclass");
-    }
+    if (!IsShapeClass(cls.ptr())) throw py::type_error("_set_shape_type: expected a subclass of _C._ShapeTuple");
     SetShapeType(reinterpret_cast<PyTypeObject*>(cls.ptr()));
   });
   m.def("_set_dtype_objects", [](py::tuple objects) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "python/numpy_api.h"
+#include "python/shape_object.h"
 #include "python/status_to_python.h"
 #include "python/tensor_operators.h"
 #include "runtime/context.h"
@@ -15,9 +16,6 @@ namespace {
 
 PyTypeObject* g_tensor_type = nullptr;
 PyObject* g_dtype_objects[kNumDTypes] = {};
-// ember.TensorShape, a tuple subclass (python/ember/_tensor_shape.py); null
-// until ember/__init__.py registers it, when shapes are plain tuples.
-PyTypeObject* g_shape_type = nullptr;
 
 void TensorDealloc(PyObject* self) {
   PyTensor* t = reinterpret_cast<PyTensor*>(self);
@@ -29,19 +27,10 @@ void TensorDealloc(PyObject* self) {
 // Note [TensorShape as a tuple]: Tensor.shape is an ember.TensorShape, a
 // tuple subclass, so it compares, hashes, pickles, unpacks and indexes like
 // the tuple it used to be, and adds TensorFlow's methods (as_list, rank,
-// merge_with, ...). It is allocated directly with the subclass's tp_alloc
-// and filled like a tuple (the layout is the same), so the getter costs no
-// Python-level call.
-PyObject* GetShape(PyObject* self, void*) {
-  const Shape& shape = HandleOf(self)->shape();
-  PyObject* tuple = g_shape_type ? g_shape_type->tp_alloc(g_shape_type, shape.rank()) : PyTuple_New(shape.rank());
-  if (!tuple) return nullptr;
-  for (int i = 0; i < shape.rank(); ++i) {
-    PyObject* d = shape.dim(i) < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(shape.dim(i));
-    PyTuple_SET_ITEM(tuple, i, d);
-  }
-  return tuple;
-}
+// merge_with, ...) in Python. Its C base (_ShapeTuple, shape_object.cc)
+// keeps indexing and == at tuple speed, and the getter allocates it
+// directly, without a Python-level call.
+PyObject* GetShape(PyObject* self, void*) { return ShapeToPython(HandleOf(self)->shape()); }
 
 PyObject* GetNdim(PyObject* self, void*) { return PyLong_FromLong(HandleOf(self)->shape().rank()); }
 
@@ -150,11 +139,6 @@ void SetDTypeObjects(PyObject* const* objects, int n) {
     Py_XINCREF(objects[i]);
     g_dtype_objects[i] = objects[i];
   }
-}
-
-void SetShapeType(PyTypeObject* type) {
-  Py_XINCREF(type);
-  g_shape_type = type;
 }
 
 PyObject* DTypeObject(DType dtype) { return g_dtype_objects[static_cast<int>(dtype)]; }

@@ -43,8 +43,6 @@ bool AwaitHandle(TensorHandle* handle);
 
 // Registration from python/ember at import (new references are kept).
 void SetDTypeObjects(PyObject* const* objects, int n);
-// The tuple subclass Tensor.shape returns (Note [TensorShape as a tuple]).
-void SetShapeType(PyTypeObject* type);
 
 // The ember.DType object for `dtype` (borrowed), registered from Python.
 PyObject* DTypeObject(DType dtype);

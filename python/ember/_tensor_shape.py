@@ -1,15 +1,18 @@
 """ember.TensorShape: the static shape of a tensor, a tuple of ints and None (tf.TensorShape).
 
 Note [TensorShape as a tuple] (csrc/python/tensor_object.cc): a TensorShape
-is a tuple subclass, so ``x.shape == (2, 3)``, ``a, b = x.shape``,
-``x.shape + (1,)``, hashing and pickling behave as they did when Tensor.shape
-was a plain tuple. On top it has TensorFlow's methods. An unknown dim is
-None; a shape of unknown rank (``TensorShape(None)``) is the subclass
-_UnknownRankShape, which holds no dims.
+is a tuple subclass (through _C._ShapeTuple, csrc/python/shape_object.cc),
+so ``x.shape == (2, 3)``, ``a, b = x.shape``, ``x.shape + (1,)``, hashing
+and pickling behave as they did when Tensor.shape was a plain tuple. On top
+it has TensorFlow's methods. An unknown dim is None; a shape of unknown rank
+(``TensorShape(None)``) is the subclass _UnknownRankShape, which holds no
+dims.
 """
 
 import numbers
 import operator
+
+from ember import _C
 
 
 def _dim(value):
@@ -29,8 +32,12 @@ def _dim(value):
     return value
 
 
-class TensorShape(tuple):
-    """The static shape of a tensor: a tuple whose entries are ints or None (unknown)."""
+class TensorShape(_C._ShapeTuple):
+    """The static shape of a tensor: a tuple whose entries are ints or None (unknown).
+
+    Indexing (``shape[i]`` an int or None, ``shape[a:b]`` a TensorShape) and ``==`` (with
+    tuples, lists and shapes) are the C base's, so they cost what a tuple's do.
+    """
 
     __slots__ = ()
 
@@ -78,35 +85,11 @@ class TensorShape(tuple):
 
     # --- Tuple behaviour that returns shapes ------------------------------------
 
-    def __getitem__(self, key):
-        if isinstance(key, slice):
-            return TensorShape(tuple.__getitem__(self, key))
-        return tuple.__getitem__(self, key)
-
     def __add__(self, other):
         return self.concatenate(other)
 
     def __radd__(self, other):
         return as_shape(other).concatenate(self)
-
-    def __eq__(self, other):
-        if type(other) is tuple:
-            return tuple.__eq__(self, other)
-        if not isinstance(other, (tuple, list)):
-            return NotImplemented
-        try:
-            other = as_shape(other)
-        except (TypeError, ValueError):
-            return NotImplemented
-        if type(other) is _UnknownRankShape:
-            return False
-        return tuple.__eq__(self, other)
-
-    def __ne__(self, other):
-        result = self.__eq__(other)
-        return result if result is NotImplemented else not result
-
-    __hash__ = tuple.__hash__
 
     def __repr__(self):
         return f"TensorShape({list(self)})"
@@ -146,7 +129,7 @@ class TensorShape(tuple):
         return TensorShape(tuple.__add__(tuple(self), tuple(other)))
 
     def with_rank(self, rank):
-        """This shape if it has (or may have) the given rank; ValueError otherwise."""
+        """This shape if it has the given rank; ValueError otherwise."""
         if len(self) != rank:
             raise ValueError(f"Shape {self} must have rank {rank}")
         return self
