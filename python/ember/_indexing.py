@@ -171,6 +171,11 @@ def _basic(tensor, entries):
 def _normalized_index(index, size):
     """An int64 index array with negatives wrapped, or IndexError; tensors are wrapped by ops."""
     ops = _get_ops()
+    if size is None:  # a traced tensor's unknown dim: gather checks the range when it runs
+        if isinstance(index.value, Tensor) or (index.value < 0).any():
+            raise IndexError("indexing an unknown dim (a traced tensor's None dim) takes non-negative NumPy "
+                             "or list indices")
+        return index.value
     if isinstance(index.value, Tensor):
         t = index.value
         negative = ops.cast(ops.less(t, 0), t.dtype)

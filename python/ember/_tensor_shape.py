@@ -91,6 +91,9 @@ class TensorShape(_C._ShapeTuple):
     def __radd__(self, other):
         return as_shape(other).concatenate(self)
 
+    def __bool__(self):  # TensorFlow's: a known shape is true, even a scalar's ()
+        return True
+
     def __repr__(self):
         return f"TensorShape({list(self)})"
 
@@ -197,6 +200,9 @@ class _UnknownRankShape(TensorShape):
         return True
 
     __hash__ = tuple.__hash__
+
+    def __bool__(self):
+        return False
 
     def __repr__(self):
         return "TensorShape(None)"

@@ -89,6 +89,10 @@ class Variable:
     ndim = property(lambda self: self._value.ndim)
     device = property(lambda self: self._value.device)
 
+    def get_shape(self):
+        """The shape, an ember.TensorShape (the same as ``shape``)."""
+        return self.shape
+
     # --- Reading -----------------------------------------------------------
     def read_value(self):
         """The current value as a Tensor (later assignments do not change it)."""

@@ -172,6 +172,11 @@ def test_unknown_rank_shape():
         len(s)
 
 
+def test_tensor_shape_truth_is_tensorflows():
+    assert ember.constant(1.0).shape and ember.TensorShape([]) and ember.zeros([2]).shape
+    assert not ember.TensorShape(None)
+
+
 def test_tensor_shape_construction():
     assert ember.TensorShape([]) == () and ember.TensorShape([]).rank == 0
     assert ember.TensorShape(3) == (3,)
@@ -209,6 +214,22 @@ def test_indexing_symbolic_tensor_with_unknown_dim():
     np.testing.assert_array_equal(column.numpy(), [2.0, 4.0, 6.0])
 
 
+def test_array_indexing_symbolic_tensor_with_unknown_dim():
+    @ember.function(input_signature=[ember.TensorSpec((None, 2))])
+    def f(x):
+        return x[[2, 0]]
+
+    np.testing.assert_array_equal(f(ember.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).numpy(),
+                                  [[5.0, 6.0], [1.0, 2.0]])
+
+    @ember.function(input_signature=[ember.TensorSpec((None, 2))])
+    def g(x):
+        return x[[-1]]
+
+    with pytest.raises(IndexError, match="non-negative"):
+        g(ember.constant([[1.0, 2.0]]))
+
+
 def test_indexing_symbolic_tensor_out_of_range_fails_when_run():
     @ember.function(input_signature=[ember.TensorSpec((None, 2))])
     def f(x):
@@ -226,6 +247,12 @@ def test_variable_getitem_reads_like_a_tensor():
     np.testing.assert_array_equal(v[:, 1].numpy(), [2.0, 5.0])
     np.testing.assert_array_equal((v[1] * 2.0).numpy(), [8.0, 10.0, 12.0])
     assert v[0].shape == (3,) and v[0][1].numpy() == 2.0
+
+
+def test_variable_shape_is_a_tensor_shape():
+    v = ember.Variable(np.zeros((2, 3), np.float32))
+    assert isinstance(v.shape, ember.TensorShape) and v.get_shape() == (2, 3)
+    assert isinstance(v[0].shape, ember.TensorShape) and v[0].shape.as_list() == [3]
 
 
 def test_variable_slice_is_a_snapshot():
