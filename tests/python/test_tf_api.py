@@ -177,6 +177,13 @@ def test_tensor_shape_truth_is_tensorflows():
     assert not ember.TensorShape(None)
 
 
+def test_tensor_shape_is_a_nest_leaf():
+    s = ember.zeros([2, 3]).shape
+    assert ember.nest.flatten([s, (1, 2)]) == [s, 1, 2]
+    assert not ember.nest.is_nested(s)
+    assert ember.nest.map_structure(lambda v: v, {"a": s})["a"] is s
+
+
 def test_tensor_shape_construction():
     assert ember.TensorShape([]) == () and ember.TensorShape([]).rank == 0
     assert ember.TensorShape(3) == (3,)
