@@ -156,7 +156,8 @@ PyArrayObject* ListToArray(PyObject* obj) {
     const char kind = PyArray_DESCR(reinterpret_cast<PyArrayObject*>(array))->kind;
     Py_DECREF(array);
     if (kind == 'U' || kind == 'S') {
-      PyErr_SetString(PyExc_TypeError, "string tensors are not supported: cannot convert a list of strings to a tensor");
+      PyErr_SetString(PyExc_TypeError,
+                      "string tensors are not supported: cannot convert a list of strings to a tensor");
     } else {
       PyErr_SetString(PyExc_TypeError, "cannot convert a list of mixed or non-numeric values to a tensor");
     }

@@ -45,7 +45,8 @@ PyObject* GetDevice(PyObject* self, void*) {
 }
 
 PyGetSetDef kGetSets[] = {
-    {"shape", GetShape, nullptr, "The static shape, an ember.TensorShape (a tuple of ints or None; known without waiting).", nullptr},
+    {"shape", GetShape, nullptr, "The static shape, an ember.TensorShape (ints and None; known without waiting).",
+     nullptr},
     {"ndim", GetNdim, nullptr, "The rank.", nullptr},
     {"dtype", GetDType, nullptr, "The element type, an ember.DType.", nullptr},
     {"device", GetDevice, nullptr, "The device holding the value, e.g. 'cpu:0'.", nullptr},

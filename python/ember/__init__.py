@@ -38,9 +38,9 @@ from ember._generated import *  # noqa: E402,F401,F403
 from ember._generated.ops import _install_tensor_methods  # noqa: E402
 
 _install_tensor_methods(Tensor)
-from ember._movement import linspace, one_hot, ones_like, pad, range, split, zeros_like  # noqa: E402,A004 - TF signatures over the generated ops
-
-from ember._indexing import boolean_mask, gather, where  # noqa: E402,F811 - TF signatures over the ops
+# Hand-written wrappers with TensorFlow's signatures replace these generated ops:
+from ember._movement import linspace, one_hot, ones_like, pad, range, split, zeros_like  # noqa: E402,A004
+from ember._indexing import boolean_mask, gather, where  # noqa: E402,F811
 from ember._name_scope import get_current_name_scope, name_scope  # noqa: E402
 from ember._variables import Variable  # noqa: E402
 from ember.autodiff import GradientTape, UnconnectedGradients, custom_gradient  # noqa: E402
