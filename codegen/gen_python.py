@@ -103,11 +103,15 @@ def _op_view(op: Op) -> dict:
         "docstring": docstring(op),
         "call_args": "".join(", " + a for a in args),
         "returns": _returns(op),
+        "output_tuple": op.output_tuple,
+        "output_names": [o.name for o in op.outputs],
     }
 
 
 def _returns(op: Op) -> str:
     """The stub's return type: a list output is a list of tensors."""
+    if op.output_tuple:
+        return "tuple[Tensor, ...]"
     kinds = ["list[Tensor]" if o.is_list else "Tensor" for o in op.outputs]
     return kinds[0] if len(kinds) == 1 else f"tuple[{', '.join(kinds)}]"
 

@@ -149,9 +149,7 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("gather_nd", 2, 2, (AttrReq("batch_dims", "int", False),)),
     ShapeFnSpec("scatter_nd", 2, 2, (AttrReq("shape", "list(int)", False),)),
     ShapeFnSpec("tensor_scatter_nd_update", 3, 3),
-    ShapeFnSpec("one_hot", 1, 1, (AttrReq("depth", "int", False), AttrReq("on_value", "float", True),
-                                  AttrReq("off_value", "float", True), AttrReq("axis", "int", True)),
-                extra_attrs=True),
+    ShapeFnSpec("one_hot", 3, 3, (AttrReq("depth", "int", False), AttrReq("axis", "int", True))),
     ShapeFnSpec("shape_vector", 1, 1, extra_attrs=True),
     ShapeFnSpec("scalar", 0, None, extra_attrs=True),
     ShapeFnSpec("range", 0, 0, (AttrReq("start", "float", False), AttrReq("limit", "float", False),
@@ -267,6 +265,10 @@ class Op:
     # in python/ember/_grads/<family>.py, "none" for an op that is not
     # differentiable, or None while nobody has declared one yet.
     grad: Optional[str] = None
+    # The Python wrapper returns its outputs as a namedtuple of this name
+    # with the outputs' names as fields (TensorFlow's TopKV2(values,
+    # indices)); None returns a plain tuple.
+    output_tuple: Optional[str] = None
 
     @property
     def camel(self) -> str:
@@ -482,7 +484,7 @@ def _dtype_list(f: _File, value: Any, line: int, what: str) -> tuple[str, ...]:
 
 _OP_KEYS = {"name", "summary", "doc", "inputs", "outputs", "type_vars", "attrs", "shape_fn",
             "python", "tensor_methods", "reusable_input", "output_is_view", "signature", "arg_docs",
-            "wrapper_signature", "stateful", "grad"}
+            "wrapper_signature", "stateful", "grad", "output_tuple"}
 _OP_REQUIRED = {"name", "summary", "outputs", "shape_fn", "python"}
 
 
@@ -716,13 +718,21 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
             raise err("grad", f"grad {grad!r} must name a function in python/ember/_grads/{family}.py, "
                               "or be 'none'")
 
+    output_tuple = m.get("output_tuple")
+    if output_tuple is not None:
+        f.expect(output_tuple, str, m.key_lines["output_tuple"], f"{what}: 'output_tuple'")
+        if not output_tuple.isidentifier() or keyword.iskeyword(output_tuple):
+            raise err("output_tuple", f"output_tuple {output_tuple!r} must be a Python identifier")
+        if len(outputs) < 2 or any(o.is_list for o in outputs):
+            raise err("output_tuple", "output_tuple needs two or more outputs and no list output")
+
     return Op(name=name, family=family, summary=summary.strip(), doc=doc.strip(),
               inputs=inputs, outputs=outputs, type_vars=tuple(type_vars), attrs=attrs,
               shape_fn=shape_fn, python_names=tuple(py), tensor_methods=tuple(methods),
               reusable_input=reusable, output_is_view=output_is_view, signature=signature,
               arg_docs=tuple((k, " ".join(v.split())) for k, v in arg_docs.items()),
               loc=f.loc(m.key_lines["name"]), wrapper_signature=wrapper_signature, stateful=stateful,
-              grad=grad)
+              grad=grad, output_tuple=output_tuple)
 
 
 def _parse_attrs(f: _File, m: YMap, what: str, err) -> tuple[Attr, ...]:

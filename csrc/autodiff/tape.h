@@ -32,7 +32,7 @@ namespace ember {
 // records that trace's symbolic ops, so the backward pass becomes part
 // of the graph. The backward pass itself (walking the kept calls in
 // reverse and calling each op's gradient function) is Python:
-// python/ember/autodiff/tape.py.
+// python/ember/autodiff/_tape.py.
 //
 // One thread uses a tape at a time (ember.GradientTape is thread-local,
 // as in TensorFlow).

@@ -153,8 +153,14 @@ PyArrayObject* ListToArray(PyObject* obj) {
   if (!array) return nullptr;
   DType d;
   if (!ListArrayDType(reinterpret_cast<PyArrayObject*>(array), &d)) {
+    const char kind = PyArray_DESCR(reinterpret_cast<PyArrayObject*>(array))->kind;
     Py_DECREF(array);
-    PyErr_SetString(PyExc_TypeError, "cannot convert a list of mixed or non-numeric values to a tensor");
+    if (kind == 'U' || kind == 'S') {
+      PyErr_SetString(PyExc_TypeError,
+                      "string tensors are not supported: cannot convert a list of strings to a tensor");
+    } else {
+      PyErr_SetString(PyExc_TypeError, "cannot convert a list of mixed or non-numeric values to a tensor");
+    }
     return nullptr;
   }
   return reinterpret_cast<PyArrayObject*>(array);
@@ -204,6 +210,16 @@ bool CheckListTarget(PyArrayObject* array, DType d) {
   return true;
 }
 
+// TensorFlow has string tensors; Ember does not, and says so.
+void SetCannotConvertError(PyObject* obj) {
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "string tensors are not supported: cannot convert a value of type %s to a tensor",
+                 Py_TYPE(obj)->tp_name);
+    return;
+  }
+  PyErr_Format(PyExc_TypeError, "cannot convert a value of type %s to a tensor", Py_TYPE(obj)->tp_name);
+}
+
 }  // namespace
 
 bool ClassifyValue(PyObject* obj, InputTypeInfo* info) {
@@ -236,7 +252,7 @@ bool ClassifyValue(PyObject* obj, InputTypeInfo* info) {
     *info = {DType::kBool, true, KindOf(d)};
     return true;
   }
-  PyErr_Format(PyExc_TypeError, "cannot convert a value of type %s to a tensor", Py_TYPE(obj)->tp_name);
+  SetCannotConvertError(obj);
   return false;
 }
 
@@ -276,7 +292,7 @@ bool ConvertValue(PyObject* obj, const DType* dtype, RefPtr<TensorHandle>* out) 
     Py_DECREF(array);
     return ok;
   }
-  PyErr_Format(PyExc_TypeError, "cannot convert a value of type %s to a tensor", Py_TYPE(obj)->tp_name);
+  SetCannotConvertError(obj);
   return false;
 }
 

@@ -16,6 +16,7 @@
 #include "python/execute_binding.h"
 #include "python/function_binding.h"
 #include "python/profiler_binding.h"
+#include "python/shape_object.h"
 #include "python/tape_binding.h"
 #include "python/status_to_python.h"
 #include "python/tensor_object.h"
@@ -207,6 +208,7 @@ PYBIND11_MODULE(_C, m) {
     throw py::error_already_set();
   }
   if (!InitTensorType(m.ptr())) throw py::error_already_set();
+  if (!InitShapeType(m.ptr())) throw py::error_already_set();
   {
     py::list names;
     for (const char* const* n = kTensorOperatorMethods; *n != nullptr; ++n) names.append(*n);
@@ -247,6 +249,10 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_set_variable_type", [](py::object cls) {
     SetVariableType(reinterpret_cast<PyTypeObject*>(cls.ptr()));
+  });
+  m.def("_set_shape_type", [](py::object cls) {
+    if (!IsShapeClass(cls.ptr())) throw py::type_error("_set_shape_type: expected a subclass of _C._ShapeTuple");
+    SetShapeType(reinterpret_cast<PyTypeObject*>(cls.ptr()));
   });
   m.def("_set_dtype_objects", [](py::tuple objects) {
     std::vector<PyObject*> raw;

@@ -106,6 +106,11 @@ void SetUnsupportedNumpyDTypeError(PyArray_Descr* descr) {
     }
     PyErr_Clear();
   }
+  if (descr != nullptr && (descr->kind == 'U' || descr->kind == 'S')) {
+    PyErr_Format(PyExc_TypeError, "string tensors are not supported: cannot convert NumPy dtype %s to a tensor",
+                 name.c_str());
+    return;
+  }
   PyErr_Format(PyExc_TypeError,
                "unsupported NumPy dtype %s; ember supports bool, float16, bfloat16, float32, float64, "
                "int8, int16, int32, int64, uint8, complex64",

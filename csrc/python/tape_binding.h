@@ -1,5 +1,5 @@
 // This file declares the Python binding of the gradient tape's recording
-// half (python/ember/autodiff/tape.py drives it; Note [Gradient tape]).
+// half (python/ember/autodiff/_tape.py drives it; Note [Gradient tape]).
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "python/numpy_api.h"
+#include "python/shape_object.h"
 #include "python/status_to_python.h"
 #include "python/tensor_operators.h"
 #include "runtime/context.h"
@@ -23,16 +24,13 @@ void TensorDealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-PyObject* GetShape(PyObject* self, void*) {
-  const Shape& shape = HandleOf(self)->shape();
-  PyObject* tuple = PyTuple_New(shape.rank());
-  if (!tuple) return nullptr;
-  for (int i = 0; i < shape.rank(); ++i) {
-    PyObject* d = shape.dim(i) < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(shape.dim(i));
-    PyTuple_SET_ITEM(tuple, i, d);
-  }
-  return tuple;
-}
+// Note [TensorShape as a tuple]: Tensor.shape is an ember.TensorShape, a
+// tuple subclass, so it compares, hashes, pickles, unpacks and indexes like
+// the tuple it used to be, and adds TensorFlow's methods (as_list, rank,
+// merge_with, ...) in Python. Its C base (_ShapeTuple, shape_object.cc)
+// keeps indexing and == at tuple speed, and the getter allocates it
+// directly, without a Python-level call.
+PyObject* GetShape(PyObject* self, void*) { return ShapeToPython(HandleOf(self)->shape()); }
 
 PyObject* GetNdim(PyObject* self, void*) { return PyLong_FromLong(HandleOf(self)->shape().rank()); }
 
@@ -47,7 +45,8 @@ PyObject* GetDevice(PyObject* self, void*) {
 }
 
 PyGetSetDef kGetSets[] = {
-    {"shape", GetShape, nullptr, "The static shape, as a tuple of ints (known without waiting).", nullptr},
+    {"shape", GetShape, nullptr, "The static shape, an ember.TensorShape (ints and None; known without waiting).",
+     nullptr},
     {"ndim", GetNdim, nullptr, "The rank.", nullptr},
     {"dtype", GetDType, nullptr, "The element type, an ember.DType.", nullptr},
     {"device", GetDevice, nullptr, "The device holding the value, e.g. 'cpu:0'.", nullptr},
@@ -118,7 +117,7 @@ bool InitTensorType(PyObject* module) {
       {Py_tp_getset, kGetSets},
       {Py_tp_methods, kMethods},
       {Py_tp_new, reinterpret_cast<void*>(TensorNew)},
-      {Py_tp_doc, const_cast<char*>("A handle to a (possibly pending) value; see python/ember/tensor.py.")},
+      {Py_tp_doc, const_cast<char*>("A handle to a (possibly pending) value; see python/ember/_tensor.py.")},
   };
   // x + y and friends (Note [Operator slots]).
   slots.insert(slots.end(), TensorOperatorSlots().begin(), TensorOperatorSlots().end());

@@ -11,7 +11,7 @@
 namespace ember::python {
 
 // The Python object owns one reference to its handle. The type holds the
-// metadata getters and _numpy(); python/ember/tensor.py installs the
+// metadata getters and _numpy(); python/ember/_tensor.py installs the
 // pure-Python methods (repr, __array__, ...) and the generated operators
 // on the same type, so there is no Python subclass on the per-op path.
 struct PyTensor {

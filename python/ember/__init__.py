@@ -27,29 +27,34 @@ _C._set_error_classes((
 from ember.dtypes import (  # noqa: A004
     ALL_DTYPES as _ALL_DTYPES, DType, as_dtype, bfloat16, bool, complex64, float16, float32, float64, int8,
     int16, int32, int64, uint8)
-from ember.tensor import Tensor
+from ember._tensor import Tensor
 
 _C._set_dtype_objects(_ALL_DTYPES)  # in C++ enum order
+from ember._tensor_shape import TensorShape  # noqa: E402
+
+_C._set_shape_type(TensorShape)  # Tensor.shape's type (Note [TensorShape as a tuple])
 
 from ember import config  # noqa: E402
-from ember.creation import constant, convert_to_tensor  # noqa: E402
+from ember._creation import constant, convert_to_tensor  # noqa: E402
 from ember.device import device, list_devices  # noqa: E402
-from ember.runtime import execute, sync  # noqa: E402
+from ember._runtime import execute, sync  # noqa: E402
 
 # Generated op bindings (codegen/ from op_defs/): ember.add, ember.matmul, ...
 from ember._generated import *  # noqa: E402,F401,F403
 from ember._generated.ops import _install_tensor_methods  # noqa: E402
 
 _install_tensor_methods(Tensor)
-from ember.movement import ones_like, pad, range, split, zeros_like  # noqa: E402,A004 - TF signatures over the generated ops
-
-from ember.variables import Variable  # noqa: E402
+# Hand-written wrappers with TensorFlow's signatures replace these generated ops:
+from ember._movement import linspace, one_hot, ones_like, pad, range, split, zeros_like  # noqa: E402,A004
+from ember._indexing import boolean_mask, gather, where  # noqa: E402,F811
+from ember._name_scope import get_current_name_scope, name_scope  # noqa: E402
+from ember._variables import Variable  # noqa: E402
 from ember.autodiff import GradientTape, UnconnectedGradients, custom_gradient  # noqa: E402
 from ember import nest  # noqa: E402
 from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
-from ember.control_flow import cond, while_loop  # noqa: E402
-from ember.printing import print  # noqa: E402,A004 - tf.print
+from ember._control_flow import cond, while_loop  # noqa: E402
+from ember._printing import print  # noqa: E402,A004 - tf.print
 from ember._tensor_repr import get_printoptions, printoptions, set_printoptions  # noqa: E402 - NumPy's names
 
 _install_tensor_methods(Variable)
@@ -65,6 +70,8 @@ from ember import keras  # noqa: E402 - tf.keras.optimizers, tf.keras.initialize
 from ember import data  # noqa: E402 - tf.data: input pipelines
 from ember import profiler  # noqa: E402 - tf.profiler.experimental
 from ember import experimental  # noqa: E402 - tf.experimental.dlpack
-from ember.dlpack import from_dlpack  # noqa: E402 - the array API's from_dlpack
+from ember._dlpack import from_dlpack  # noqa: E402 - the array API's from_dlpack
+
+newaxis = None  # tf.newaxis: x[ember.newaxis] adds a dim of length 1
 
 __version__ = "0.1.0"

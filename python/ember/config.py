@@ -5,7 +5,7 @@
 """
 
 from ember import _C
-from ember._checks import check_int, check_str
+from ember._checks import check_int as _check_int, check_str as _check_str
 
 
 def set_async(enabled):
@@ -35,7 +35,7 @@ def set_device_policy(policy):
     ``'silent'`` (the default) copies it, and the placement log shows the
     copy; ``'warn'`` copies it and prints a line to stderr; ``'explicit'``
     raises ``InvalidArgumentError`` instead. ``None`` restores the default."""
-    _C.set_device_policy("silent" if policy is None else check_str(policy, "set_device_policy", "policy"))
+    _C.set_device_policy("silent" if policy is None else _check_str(policy, "set_device_policy", "policy"))
 
 
 def get_device_policy():
@@ -64,7 +64,7 @@ class LogicalDevice(PhysicalDevice):
 
 
 def _devices(device_type, prefix, cls):
-    want = None if device_type is None else check_str(device_type, "list_devices", "device_type").upper()
+    want = None if device_type is None else _check_str(device_type, "list_devices", "device_type").upper()
     out = []
     for name, kind in _C._device_info():
         kind = kind.upper()
@@ -100,7 +100,7 @@ def clear_kernel_cache():
 def set_kernel_cache_capacity(capacity):
     """Bounds the kernel cache to ``capacity`` kernels (least recently used
     ones are evicted; 4096 by default)."""
-    _C.set_kernel_cache_capacity(check_int(capacity, "set_kernel_cache_capacity", "capacity", minimum=0,
+    _C.set_kernel_cache_capacity(_check_int(capacity, "set_kernel_cache_capacity", "capacity", minimum=0,
                                            maximum=2**62))
 
 
@@ -124,7 +124,7 @@ def memory_stats(device="cpu:0"):
     ``bytes_reserved`` (held from the system: in use plus the cache of a
     caching allocator), ``num_allocs`` (allocations so far) and
     ``limit_bytes`` (0: no limit)."""
-    return _C.memory_stats(check_str(device, "memory_stats", "device"))
+    return _C.memory_stats(_check_str(device, "memory_stats", "device"))
 
 
 def get_memory_info(device="cpu:0"):
@@ -137,20 +137,20 @@ def get_memory_info(device="cpu:0"):
 def empty_cache(device="cpu:0"):
     """Returns the device allocator's cached, unused memory to the system
     (memory of live tensors stays)."""
-    _C.empty_cache(check_str(device, "empty_cache", "device"))
+    _C.empty_cache(_check_str(device, "empty_cache", "device"))
 
 
 def set_memory_limit(device, limit_bytes):
     """Caps what ``device``'s allocator holds at ``limit_bytes`` (``None`` or
     0: no limit). An allocation past it first empties the cache, then fails
     with ``ResourceExhaustedError`` naming the op."""
-    limit = 0 if limit_bytes is None else check_int(limit_bytes, "set_memory_limit", "limit_bytes", minimum=0,
+    limit = 0 if limit_bytes is None else _check_int(limit_bytes, "set_memory_limit", "limit_bytes", minimum=0,
                                                      maximum=2**62)
-    _C.set_memory_limit(check_str(device, "set_memory_limit", "device"), limit)
+    _C.set_memory_limit(_check_str(device, "set_memory_limit", "device"), limit)
 
 
 def reset_peak_memory_stats(device="cpu:0"):
-    _C.reset_peak_memory_stats(check_str(device, "reset_peak_memory_stats", "device"))
+    _C.reset_peak_memory_stats(_check_str(device, "reset_peak_memory_stats", "device"))
 
 
 def set_trace_cache_capacity(capacity):

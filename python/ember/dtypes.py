@@ -4,11 +4,11 @@ bfloat16 values cross to and from NumPy as ``ml_dtypes.bfloat16`` arrays
 (the ml_dtypes package registers that dtype with NumPy).
 """
 
-import builtins
+import builtins as _builtins
 
-import numpy as np
+import numpy as _np
 
-from ember._checks import safe_repr
+from ember._checks import safe_repr as _safe_repr
 
 try:
     import ml_dtypes as _ml_dtypes
@@ -25,9 +25,9 @@ class DType:
         self.name = name
         self._code = code  # the C++ enum value (csrc/core/dtype.h)
         try:
-            self._numpy = None if numpy_dtype is None else np.dtype(numpy_dtype)
+            self._numpy = None if numpy_dtype is None else _np.dtype(numpy_dtype)
         except (TypeError, ValueError, RecursionError):
-            raise TypeError(f"DType: cannot interpret {safe_repr(numpy_dtype)} as a NumPy dtype") from None
+            raise TypeError(f"DType: cannot interpret {_safe_repr(numpy_dtype)} as a NumPy dtype") from None
         self._kind = kind  # "b", "i", "u", "f" or "c", as NumPy's dtype.kind
         self._size = size
 
@@ -83,43 +83,43 @@ class DType:
 
 # The order matches the C++ enum DType (csrc/core/dtype.h): new dtypes are
 # appended, so existing codes never change.
-bool = DType("bool", 0, np.bool_, "b", 1)  # noqa: A001 - TensorFlow's name
-int32 = DType("int32", 1, np.int32, "i", 4)
-int64 = DType("int64", 2, np.int64, "i", 8)
-float32 = DType("float32", 3, np.float32, "f", 4)
-float64 = DType("float64", 4, np.float64, "f", 8)
-float16 = DType("float16", 5, np.float16, "f", 2)
+bool = DType("bool", 0, _np.bool_, "b", 1)  # noqa: A001 - TensorFlow's name
+int32 = DType("int32", 1, _np.int32, "i", 4)
+int64 = DType("int64", 2, _np.int64, "i", 8)
+float32 = DType("float32", 3, _np.float32, "f", 4)
+float64 = DType("float64", 4, _np.float64, "f", 8)
+float16 = DType("float16", 5, _np.float16, "f", 2)
 bfloat16 = DType("bfloat16", 6, None if _ml_dtypes is None else _ml_dtypes.bfloat16, "f", 2)
-int8 = DType("int8", 7, np.int8, "i", 1)
-int16 = DType("int16", 8, np.int16, "i", 2)
-uint8 = DType("uint8", 9, np.uint8, "u", 1)
-complex64 = DType("complex64", 10, np.complex64, "c", 8)
+int8 = DType("int8", 7, _np.int8, "i", 1)
+int16 = DType("int16", 8, _np.int16, "i", 2)
+uint8 = DType("uint8", 9, _np.uint8, "u", 1)
+complex64 = DType("complex64", 10, _np.complex64, "c", 8)
 
 ALL_DTYPES = (bool, int32, int64, float32, float64, float16, bfloat16, int8, int16, uint8, complex64)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64})
 
 
-def as_dtype(value):
+def as_dtype(type_value):
     """Converts a DType, name, NumPy dtype or Python type to an ember DType."""
-    if isinstance(value, DType):
-        return value
-    if isinstance(value, str):
-        if value in _BY_NAME:
-            return _BY_NAME[value]
-        raise TypeError(f"unknown dtype {safe_repr(value)}; expected one of {sorted(_BY_NAME)}")
-    if value is builtins.bool:
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, str):
+        if type_value in _BY_NAME:
+            return _BY_NAME[type_value]
+        raise TypeError(f"unknown dtype {_safe_repr(type_value)}; expected one of {sorted(_BY_NAME)}")
+    if type_value is _builtins.bool:
         return bool
-    if value is builtins.int:
+    if type_value is _builtins.int:
         return int32
-    if value is builtins.float:
+    if type_value is _builtins.float:
         return float32
-    if value is builtins.complex:
+    if type_value is _builtins.complex:
         return complex64
     try:
-        name = np.dtype(value).name
+        name = _np.dtype(type_value).name
     except (TypeError, ValueError, RecursionError):  # NumPy recurses into nested lists
         name = None
     if name in _BY_NAME:
         return _BY_NAME[name]
-    raise TypeError(f"cannot interpret {safe_repr(value)} as an ember dtype")
+    raise TypeError(f"cannot interpret {_safe_repr(type_value)} as an ember dtype")

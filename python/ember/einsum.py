@@ -2,7 +2,7 @@
 generated op, which takes the operands as one list (op_defs/einsum.yaml)."""
 
 from ember._generated import ops as _ops
-from ember.runtime import composite
+from ember._runtime import composite
 
 
 @composite

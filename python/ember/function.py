@@ -15,9 +15,10 @@ from ember._checks import check_int, check_str, safe_repr
 import numpy as np
 
 from ember import _C
-from ember.autodiff import tape as _autodiff_tape
+from ember.autodiff import _tape as _autodiff_tape
+from ember._tensor_shape import TensorShape
 from ember.dtypes import as_dtype, float32
-from ember.tensor import Tensor
+from ember._tensor import Tensor
 
 _C._set_package_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
 
@@ -75,8 +76,8 @@ class TensorSpec:
             raise ValueError("TensorSpec: shapes of unknown rank are not supported; give a tuple with None dims")
         if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
             raise TypeError(f"TensorSpec: shape must be a sequence of ints and Nones, got {safe_repr(shape)}")
-        self.shape = tuple(None if d is None else check_int(d, "TensorSpec", "a shape dim", minimum=0)
-                           for d in shape)
+        self.shape = TensorShape(tuple(None if d is None else check_int(d, "TensorSpec", "a shape dim", minimum=0)
+                                       for d in shape))
         try:
             self.dtype = as_dtype(dtype)
         except (TypeError, ValueError) as e:
@@ -135,7 +136,7 @@ def _is_tensor_like(value):
 
 
 def _is_variable(value):
-    from ember.variables import Variable
+    from ember._variables import Variable
 
     return isinstance(value, Variable)
 
@@ -769,10 +770,11 @@ def _describe_value(value):
     return repr(value)
 
 
-def function(func=None, input_signature=None, reduce_retracing=False, name=None, jit_compile=None,
-             autograph=None):
+def function(func=None, input_signature=None, autograph=None, jit_compile=None, reduce_retracing=False,
+             name=None):
     """Compiles a Python function into graphs (``tf.function``); usable as ``@ember.function``
-    or ``@ember.function(input_signature=[...])``."""
+    or ``@ember.function(input_signature=[...])``. The parameters are in tf.function's order;
+    name (an ember extension) comes after them."""
     def wrap(f):
         return Function(f, input_signature=input_signature, reduce_retracing=reduce_retracing, name=name,
                         jit_compile=jit_compile, autograph=autograph)

@@ -9,13 +9,13 @@ makes that reproducible too). The random values come from the stateless
 random ops, so they are the same on every device and thread count.
 """
 
-import math
+import math as _math
 
-import numpy as np
+import numpy as _np
 
-from ember import random as _random
-from ember.creation import convert_to_tensor
-from ember.dtypes import as_dtype, float32
+from ember import _random
+from ember._creation import convert_to_tensor as _convert_to_tensor
+from ember.dtypes import as_dtype as _as_dtype, float32 as _float32
 
 # Keras' truncated-normal correction: the stddev of a unit normal truncated
 # to [-2, 2] is 0.87962566103423978, so dividing by it restores the scale.
@@ -30,7 +30,7 @@ def _fans(shape):
         return 1, 1
     if len(shape) == 1:
         return shape[0], shape[0]
-    receptive = int(np.prod(shape[:-2], dtype=np.int64)) if len(shape) > 2 else 1
+    receptive = int(_np.prod(shape[:-2], dtype=_np.int64)) if len(shape) > 2 else 1
     return shape[-2] * receptive, shape[-1] * receptive
 
 
@@ -50,7 +50,7 @@ class Initializer:
 
 class _Random(Initializer):
     def __init__(self, seed=None):
-        if seed is not None and not isinstance(seed, (int, np.integer)):
+        if seed is not None and not isinstance(seed, (int, _np.integer)):
             raise TypeError(f"{type(self).__name__}: seed must be an int or None, got {seed!r}")
         self.seed = None if seed is None else int(seed)
         self._generator = None if seed is None else _random.Generator.from_seed(self.seed)
@@ -65,7 +65,7 @@ class _Random(Initializer):
 
 
 def _float_dtype(dtype, who):
-    dtype = float32 if dtype is None else as_dtype(dtype)
+    dtype = _float32 if dtype is None else _as_dtype(dtype)
     if not dtype.is_floating:
         raise ValueError(f"{who}: expected a floating dtype, got {dtype.name}")
     return dtype
@@ -74,13 +74,13 @@ def _float_dtype(dtype, who):
 class Zeros(Initializer):
     def __call__(self, shape, dtype=None):
         from ember import zeros
-        return zeros(list(shape), dtype=float32 if dtype is None else dtype)
+        return zeros(list(shape), dtype=_float32 if dtype is None else dtype)
 
 
 class Ones(Initializer):
     def __call__(self, shape, dtype=None):
         from ember import ones
-        return ones(list(shape), dtype=float32 if dtype is None else dtype)
+        return ones(list(shape), dtype=_float32 if dtype is None else dtype)
 
 
 class Constant(Initializer):
@@ -89,7 +89,7 @@ class Constant(Initializer):
 
     def __call__(self, shape, dtype=None):
         from ember import broadcast_to
-        value = convert_to_tensor(self.value, dtype=float32 if dtype is None else dtype)
+        value = _convert_to_tensor(self.value, dtype=_float32 if dtype is None else dtype)
         return broadcast_to(value, list(shape))
 
     def get_config(self):
@@ -158,12 +158,12 @@ class VarianceScaling(_Random):
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         variance = self.scale / max(1.0, fan)
         if self.distribution == "uniform":
-            limit = math.sqrt(3.0 * variance)
+            limit = _math.sqrt(3.0 * variance)
             return self._draw("uniform", shape, dtype, minval=-limit, maxval=limit)
         if self.distribution == "untruncated_normal":
-            return self._draw("normal", shape, dtype, mean=0.0, stddev=math.sqrt(variance))
+            return self._draw("normal", shape, dtype, mean=0.0, stddev=_math.sqrt(variance))
         return self._draw("truncated_normal", shape, dtype, mean=0.0,
-                          stddev=math.sqrt(variance) / _TRUNCATED_STDDEV)
+                          stddev=_math.sqrt(variance) / _TRUNCATED_STDDEV)
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}

@@ -1,21 +1,21 @@
 """The ember.linalg namespace: the generated bindings (op_defs/linalg.yaml)
 plus TensorFlow-style argument handling for norm and tensordot."""
 
-import math
+import math as _math
 
 from ember._generated import ops as _ops
-from ember.runtime import composite
+from ember._runtime import composite as _composite
 from ember._generated.linalg import *  # noqa: F401,F403
 from ember._generated.linalg import __all__ as _generated_all
 
 __all__ = sorted(set(_generated_all) | {"norm", "tensordot"})
 from ember.einsum import einsum  # noqa: E402,F401 - tf.einsum's (equation, *inputs)
 
-_ORDS = {1: "1", 2: "2", math.inf: "inf", "1": "1", "2": "2", "inf": "inf", "euclidean": "euclidean",
+_ORDS = {1: "1", 2: "2", _math.inf: "inf", "1": "1", "2": "2", "inf": "inf", "euclidean": "euclidean",
          "fro": "fro"}
 
 
-@composite
+@_composite
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
     """Vector norms (ord 1, 2, inf, 'euclidean') and the Frobenius norm ('fro', two axes).
 
@@ -29,7 +29,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     return _ops.norm(tensor, ord_name, axis, bool(keepdims))
 
 
-@composite
+@_composite
 def tensordot(a, b, axes, name=None):
     """Contracts ``axes`` of a with those of b (``tf.tensordot``).
 

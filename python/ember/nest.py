@@ -1,9 +1,12 @@
 """ember.nest: nested structures of lists, tuples, namedtuples and dicts (``tf.nest``).
 
-Leaves are everything else. Dicts flatten in sorted key order, as in
-TensorFlow, so a structure and the flat list line up the same way in
-every call.
+Leaves are everything else, including an ember.TensorShape (a tuple
+subclass, but a single value to TensorFlow's nest too). Dicts flatten in
+sorted key order, as in TensorFlow, so a structure and the flat list line
+up the same way in every call.
 """
+
+from ember._tensor_shape import TensorShape as _TensorShape
 
 
 def _is_namedtuple(value):
@@ -11,7 +14,7 @@ def _is_namedtuple(value):
 
 
 def is_nested(value):
-    return isinstance(value, (list, tuple, dict))
+    return isinstance(value, (list, tuple, dict)) and not isinstance(value, _TensorShape)
 
 
 def _children(value):

@@ -8,15 +8,16 @@ fused_batch_norm, embedding_lookup) are built from existing ops.
 """
 
 from ember._generated import ops as _ops
-from ember._checks import check_str
-from ember.runtime import composite
+from ember._checks import check_str as _check_str
+from ember._runtime import composite as _composite
 from ember._generated.nn import *  # noqa: F401,F403
 from ember._generated.nn import __all__ as _generated_all
 
-from ember.random import dropout  # noqa: E402,F401 - built from the random ops
+from ember._random import dropout  # noqa: E402,F401 - built from the random ops
 
-__all__ = sorted(set(_generated_all) | {"batch_normalization", "depthwise_conv2d", "dropout",
-                                         "embedding_lookup", "fused_batch_norm"})
+__all__ = sorted(set(_generated_all) | {"avg_pool", "avg_pool1d", "batch_normalization", "depthwise_conv2d",
+                                         "dropout", "embedding_lookup", "fused_batch_norm", "max_pool",
+                                         "max_pool1d", "sigmoid_cross_entropy_with_logits"})
 
 
 def _padding_attrs(op, padding):
@@ -68,6 +69,114 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
     return _ops.avg_pool2d(input, ksize, strides, padding, data_format, explicit)
 
 
+def _pool_window(value, n, channels_first, what):
+    """ksize or strides for n spatial dims from an int, a list of 1, n or n + 2 ints."""
+    values = [value] if isinstance(value, int) else [int(v) for v in value]
+    if len(values) == 1:
+        return values * n
+    if len(values) == n:
+        return values
+    if len(values) == n + 2:
+        return values[2:] if channels_first else values[1:-1]
+    raise ValueError(f"{what} must be an int or a list of 1, {n} or {n + 2} ints, got {value!r}")
+
+
+def _pool(op, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """max_pool / avg_pool for any input rank: 4-D runs the 2-D op, 3-D (1-D pooling) runs it on
+    a height-1 image."""
+    import ember
+
+    input = ember.convert_to_tensor(input)  # noqa: A001
+    rank = input.ndim
+    if rank not in (3, 4, 5):
+        raise ValueError(f"{name}: input must have rank 3, 4 or 5 (1-D, 2-D or 3-D pooling), got shape {input.shape}")
+    if rank == 5:
+        raise NotImplementedError(f"{name}: 3-D pooling (a rank-5 input) is not implemented in ember")
+    n = rank - 2
+    default = "NWC" if n == 1 else "NHWC"
+    data_format = _check_str(data_format or default, name, "data_format")
+    channels_first = data_format.startswith("NC")
+    ksize = _pool_window(ksize, n, channels_first, f"{name}: ksize")
+    strides = _pool_window(strides, n, channels_first, f"{name}: strides")
+    if n == 2:
+        return op(input, ksize, strides, padding, data_format)
+    if data_format not in ("NWC", "NCW"):
+        raise ValueError(f"{name}: data_format for 1-D pooling must be 'NWC' or 'NCW', got {data_format!r}")
+    if not isinstance(padding, str):  # 3 [before, after] pairs: add the height dim's
+        pairs = [list(p) for p in padding]
+        padding = pairs[:2] + [[0, 0]] + pairs[2:] if channels_first else pairs[:1] + [[0, 0]] + pairs[1:]
+    axis = 2 if channels_first else 1
+    out = op(_ops.expand_dims(input, axis), [1] + ksize, [1] + strides, padding,
+             "NCHW" if channels_first else "NHWC")
+    return _ops.squeeze(out, [axis])
+
+
+@_composite
+def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """The maximum over windows, for 1-D (rank-3 input, 'NWC' / 'NCW') or 2-D (rank 4) pooling
+    (``tf.nn.max_pool``). ksize and strides are an int or a list of 1, N or N + 2 ints; 3-D
+    pooling is not implemented."""
+    return _pool(max_pool2d, input, ksize, strides, padding, data_format, "max_pool")
+
+
+@_composite
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """The average over windows (padding not counted), for 1-D or 2-D pooling (``tf.nn.avg_pool``)."""
+    return _pool(avg_pool2d, input, ksize, strides, padding, data_format, "avg_pool")
+
+
+@_composite
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """1-D max pooling of a rank-3 input (``tf.nn.max_pool1d``)."""
+    return _pool(max_pool2d, _require_rank(input, 3, "max_pool1d"), ksize, strides, padding, data_format,
+                 "max_pool1d")
+
+
+@_composite
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """1-D average pooling of a rank-3 input (``tf.nn.avg_pool1d``)."""
+    return _pool(avg_pool2d, _require_rank(input, 3, "avg_pool1d"), ksize, strides, padding, data_format,
+                 "avg_pool1d")
+
+
+def _require_rank(x, rank, what):
+    import ember
+
+    x = ember.convert_to_tensor(x)
+    if x.ndim != rank:
+        raise ValueError(f"{what}: input must have rank {rank}, got shape {x.shape}")
+    return x
+
+
+@_composite
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Element-wise logistic loss of logits x against labels z in [0, 1]
+    (``tf.nn.sigmoid_cross_entropy_with_logits``).
+
+    Computed as max(x, 0) - x * z + log(1 + exp(-|x|)), which never overflows; labels and
+    logits must have the same shape. Differentiable in both.
+    """
+    import ember
+
+    del name
+    if labels is None or logits is None:
+        raise ValueError("sigmoid_cross_entropy_with_logits: both labels and logits must be given")
+    logits = ember.convert_to_tensor(logits, dtype_hint=ember.float32)
+    labels = ember.convert_to_tensor(labels, dtype_hint=logits.dtype)
+    if labels.dtype != logits.dtype:
+        raise TypeError(f"sigmoid_cross_entropy_with_logits: labels ({labels.dtype.name}) and logits "
+                        f"({logits.dtype.name}) must have the same dtype")
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"sigmoid_cross_entropy_with_logits: logits and labels must have the same shape, "
+                         f"got {logits.shape} and {labels.shape}")
+    # Like TensorFlow, select with where (not relu / abs) so the gradient at x = 0 is -z + 0.5.
+    zeros = ember.zeros_like(logits)
+    positive = ember.greater_equal(logits, zeros)
+    relu_logits = ember.where(positive, logits, zeros)
+    neg_abs_logits = ember.where(positive, -logits, logits)
+    return relu_logits - logits * labels + ember.math.log1p(ember.exp(neg_abs_logits))
+
+
 def scaled_dot_product_attention(query, key, value, mask=None, scale=None, name=None):
     """softmax(query @ key^T * scale + mask) @ value.
 
@@ -78,7 +187,7 @@ def scaled_dot_product_attention(query, key, value, mask=None, scale=None, name=
     return _ops.scaled_dot_product_attention(query, key, value, True if mask is None else mask, scale)
 
 
-@composite
+@_composite
 def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
     """Depthwise 2-D convolution: filter [height, width, in_channels, channel_multiplier].
 
@@ -88,7 +197,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     import ember
 
     del name
-    data_format = check_str(data_format or "NHWC", "depthwise_conv2d", "data_format")
+    data_format = _check_str(data_format or "NHWC", "depthwise_conv2d", "data_format")
     input = ember.convert_to_tensor(input)  # noqa: A001
     filter = ember.convert_to_tensor(filter, dtype_hint=input.dtype)  # noqa: A001
     if filter.ndim != 4 or input.ndim != 4:
@@ -123,7 +232,7 @@ def _in_compute_dtype(x, *values):
     return widen(x), [None if v is None else widen(v) for v in values], lambda y: ember.cast(y, dtype)
 
 
-@composite
+@_composite
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting (as TensorFlow's).
 
@@ -140,7 +249,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return narrow(x * inv + shift)
 
 
-@composite
+@_composite
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None):
     """Batch normalization of a 4-D x over its channel dim; returns (y, batch_mean, batch_variance).
@@ -187,7 +296,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     return narrow(x * inv + shift), batch_mean, out_var
 
 
-@composite
+@_composite
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """Looks up rows of params (a tensor) by ids: ember.gather(params, ids, axis=0)."""
     import ember

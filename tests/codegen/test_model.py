@@ -153,6 +153,36 @@ def test_unknown_key(tmp_path):
            "pyhton", "unknown key 'pyhton'")
 
 
+def test_output_tuple_needs_several_outputs(tmp_path):
+    _error(tmp_path, _edit("    python: [good]", "    python: [good]\n    output_tuple: Good"),
+           "output_tuple", "output_tuple needs two or more outputs")
+
+
+_TWO_OUTPUTS = """\
+ops:
+  - name: pair
+    summary: An op with two outputs.
+    inputs: [x: T]
+    outputs: [values: T, indices: int32]
+    type_vars: {T: numeric}
+    attrs:
+      - {name: k, type: int, default: 1}
+      - {name: sorted, type: bool, default: true}
+    shape_fn: top_k
+    python: [pair]
+    output_tuple: Pair
+"""
+
+
+def test_output_tuple_must_be_identifier(tmp_path):
+    _error(tmp_path, _edit("output_tuple: Pair", "output_tuple: 2Pair", _TWO_OUTPUTS), "output_tuple",
+           "must be a Python identifier")
+
+
+def test_output_tuple_parses(tmp_path):
+    assert _load(tmp_path, _TWO_OUTPUTS).op("pair").output_tuple == "Pair"
+
+
 def test_tensor_method_arity(tmp_path):
     text = _edit("    python: [good]", "    python: [good]\n    tensor_methods: [__neg__]")
     _error(tmp_path, text, "__neg__", "needs an op with 1 input(s)")

@@ -132,6 +132,13 @@ TEST(MovementShapeFnsTest, StridedSlice) {
   ExpectError(RunStridedSlice({5, 6}, {0}, {5}, {0}), "strides[0] must be non-zero");
   ExpectError(RunStridedSlice({5, 6}, {7}, {8}, {1}, 0, 0, 0, 0, 1),
               "slice index 7 of dimension 0 out of bounds for shape [5, 6]");
+  // A traced input's unknown dim (Note [Unknown dims in strided_slice]): a
+  // shrunk index is checked when the graph runs; a slice's length is unknown.
+  constexpr int64_t kU = Shape::kUnknownDim;
+  EXPECT_SHAPE(RunStridedSlice({kU, 2}, {-1}, {0}, {1}, 0, 0, 0, 0, 1), {2});
+  EXPECT_SHAPE(RunStridedSlice({kU, 2}, {1}, {0}, {1}, 0, 1), {kU, 2});
+  EXPECT_SHAPE(RunStridedSlice({2, kU}, {0, 1}, {1, 2}, {1, 1}, 0, 0, 0, 0, 3), {});
+  ExpectError(RunStridedSlice({kU, 2}, {0}, {1}, {0}), "strides[0] must be non-zero");
 }
 
 TEST(MovementShapeFnsTest, Gather) {

@@ -64,7 +64,9 @@ def ref_tensor_scatter_nd_update(tensor, indices, updates):
     return out
 
 
-def ref_one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype="float32"):
+def ref_one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None):
+    if dtype is None:
+        dtype = np.asarray(on_value).dtype if on_value is not None else np.float32
     eye = np.eye(depth, dtype=np.float64)
     valid = (indices >= 0) & (indices < depth)
     hot = np.where(valid[..., None], eye[np.clip(indices, 0, max(depth - 1, 0))] if depth else
@@ -211,8 +213,10 @@ def tensor_scatter_nd_update_samples(dtype, rng):
 
 def one_hot_samples(dtype, rng):
     yield Sample("basic", (np.array([0, 2, -1, 5], np.int32), 4), {"dtype": dtype})
+    # on_value / off_value as NumPy scalars of dtype: the output takes their dtype.
+    on, off = np.ones((), np.dtype(dtype))[()], np.zeros((), np.dtype(dtype))[()]
     yield Sample("values_axis0", (np.array([[1, 0], [2, 2]], np.int64), 3),
-                 {"on_value": 1, "off_value": 0, "axis": 0, "dtype": dtype})
+                 {"on_value": on, "off_value": off, "axis": 0})
     yield Sample("scalar", (np.array(1, np.int32), 3), {"dtype": dtype})
     yield Sample("large", (_index(rng, 70, (1000,)), 70), {"dtype": dtype})
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.autodiff import registry
+from ember.autodiff import _registry as registry
 from op_db import OP_DB, samples_for
 
 MAX_ELEMENTS = 400  # finite differences cost two calls per input element

@@ -251,7 +251,7 @@ def test_sync_in_one_thread_does_not_raise_another_threads_errors():
 
 
 def test_a_composite_that_raises_leaves_no_orphan_error():
-    @ember.runtime.composite
+    @ember._runtime.composite
     def composite():
         _failing_value()
         raise ValueError("the composite failed")

@@ -1,4 +1,4 @@
-"""Tensor.__getitem__ and __iter__ against NumPy indexing (python/ember/indexing.py)."""
+"""Tensor.__getitem__ and __iter__ against NumPy indexing (python/ember/_indexing.py)."""
 
 import numpy as np
 import pytest

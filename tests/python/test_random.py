@@ -40,7 +40,7 @@ def test_reference_philox_known_answers():
 
 
 def test_python_layer_philox_matches_reference():
-    from ember.random import _philox4x32
+    from ember._random import _philox4x32
     words = philox_blocks((0x299F31D0A4093822, 0x0370734413198A2E), [0x85A308D3243F6A88])[0]
     assert _philox4x32((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0)) == \
         tuple(int(w) for w in words)

@@ -120,17 +120,16 @@ class GatherNdKernel final : public OpKernel {
   GatherNdAttrs attrs_;
 };
 
-// out[o, d, i] = indices[o, i] == d ? on : off, with the depth dim d at axis.
+// out[o, d, i] = indices[o, i] == d ? on_value : off_value, with the depth dim d at axis.
 template <typename T>
 class OneHotKernel final : public OpKernel {
  public:
-  explicit OneHotKernel(const KernelInit& init)
-      : attrs_(init.attrs),
-        on_(FromDouble<T>(attrs_.on_value.value_or(1.0))),
-        off_(FromDouble<T>(attrs_.off_value.value_or(0.0))) {}
+  explicit OneHotKernel(const KernelInit& init) : attrs_(init.attrs) {}
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& indices = ctx.input(0);
+    // Scalar inputs of T, so int64 values keep every bit (a float attr did not).
+    const T on = ctx.input(1).data<T>()[0], off = ctx.input(2).data<T>()[0];
     const int rank = indices.rank();
     const int axis = static_cast<int>(!attrs_.axis || *attrs_.axis == -1 ? rank : *attrs_.axis);
     int64_t outer = 1;
@@ -139,7 +138,6 @@ class OneHotKernel final : public OpKernel {
     const int64_t inner = outer > 0 ? count / outer : 0;
     const int64_t depth = attrs_.depth;
     T* out = ctx.output(0).data<T>();
-    const T on = on_, off = off_;
     ParallelFor(ctx, outer, static_cast<double>(depth * inner) + 1, [&](int64_t first, int64_t last) {
       for (int64_t o = first; o < last; ++o) {
         T* block = out + o * depth * inner;
@@ -155,8 +153,6 @@ class OneHotKernel final : public OpKernel {
 
  private:
   OneHotAttrs attrs_;
-  T on_;
-  T off_;
 };
 
 template <typename... Ts>

@@ -92,6 +92,10 @@ Status SliceView(const Shape& in, const std::vector<int64_t>& begin,
   return Status::OK();
 }
 
+// Note [Unknown dims in strided_slice]: while tracing, an input dim may be
+// unknown. A shrunk index into it is checked when the graph runs (the shape
+// function runs again then, with the real shape); a slice of it has an
+// unknown length. The view is only meaningful for known shapes.
 Status StridedSliceView(const Shape& in, const StridedSliceSpec& spec, StridedView* view,
                         Shape* final_shape) {
   const int n = static_cast<int>(spec.begin.size());
@@ -142,6 +146,13 @@ Status StridedSliceView(const Shape& in, const StridedSliceSpec& spec, StridedVi
     const int64_t dim = in.dim(d);
     const int64_t stride = spec.strides ? (*spec.strides)[i] : 1;
     if (stride == 0) return InvalidArgument("strides[" + Str(i) + "] must be non-zero");
+    if (dim == Shape::kUnknownDim) {
+      // A traced input's unknown dim (Note [Unknown dims in strided_slice]).
+      if (!bit(spec.shrink_axis_mask, i)) out.AddDim(Shape::kUnknownDim);
+      view->dims[d] = 0;
+      ++d;
+      continue;
+    }
     if (bit(spec.shrink_axis_mask, i)) {
       int64_t idx = bit(spec.begin_mask, i) ? 0 : spec.begin[i];
       if (idx < 0) idx += dim;
@@ -583,7 +594,13 @@ Status OneHot(ShapeContext& ctx) {
   const Shape& in = ctx.input_shape(0);
   const int64_t depth = ctx.attr(0).as_int();
   if (depth < 0) return InvalidArgument("depth must be non-negative, got " + Str(depth));
-  int64_t axis = ctx.attr(3).is_none() ? -1 : ctx.attr(3).as_int();
+  for (int i : {1, 2}) {
+    if (ctx.input_shape(i).rank() != 0) {
+      return InvalidArgument(std::string(i == 1 ? "on_value" : "off_value") + " must be a scalar, got shape " +
+                             ctx.input_shape(i).ToString());
+    }
+  }
+  int64_t axis = ctx.attr(1).is_none() ? -1 : ctx.attr(1).as_int();
   if (axis < -1 || axis > in.rank()) {
     return InvalidArgument("axis " + Str(axis) + " must be -1 or in [0, " + Str(in.rank()) + "]");
   }

@@ -110,7 +110,7 @@ Status Gather(ShapeContext& ctx);                 // params, indices; axis, batc
 Status GatherNd(ShapeContext& ctx);               // params, indices; batch_dims
 Status ScatterNd(ShapeContext& ctx);              // indices, updates; shape
 Status TensorScatterNdUpdate(ShapeContext& ctx);  // tensor, indices, updates
-Status OneHot(ShapeContext& ctx);                 // indices; depth, on, off, axis
+Status OneHot(ShapeContext& ctx);                 // indices, on_value, off_value; depth, axis
 Status ShapeVector(ShapeContext& ctx);            // [rank of input 0] (shape)
 Status Scalar(ShapeContext& ctx);                 // [] (size, rank)
 Status Range(ShapeContext& ctx);                  // attrs start, limit, delta

@@ -116,7 +116,8 @@ def layer_normalization(op, grad):
 def sparse_softmax_cross_entropy_with_logits(op, grad):
     labels, logits = op.inputs
     probs = ops.softmax(logits, axis=-1)
-    onehot = ops.one_hot(labels, int(logits.shape[-1]), dtype=logits.dtype)
+    onehot = ops.one_hot(labels, int(logits.shape[-1]), ops.ones([], dtype=logits.dtype),
+                         ops.zeros([], dtype=logits.dtype))
     return [None, ops.multiply(ops.subtract(probs, onehot), ops.expand_dims(grad, -1))]
 
 

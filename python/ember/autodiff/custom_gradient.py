@@ -3,8 +3,8 @@
 import functools
 
 from ember import nest
-from ember.autodiff import tape as _tape
-from ember.tensor import Tensor
+from ember.autodiff import _tape
+from ember._tensor import Tensor
 
 
 def custom_gradient(f=None):

@@ -10,6 +10,6 @@ docs/data.md for what differs from tf.data.
 
 from ember.data import experimental
 from ember.data._iterator import Iterator
-from ember.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from ember.data._dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 
 __all__ = ["AUTOTUNE", "Dataset", "INFINITE_CARDINALITY", "Iterator", "UNKNOWN_CARDINALITY", "experimental"]

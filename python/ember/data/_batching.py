@@ -7,11 +7,11 @@ import numpy as np
 from ember._checks import safe_repr
 from ember._generated import ops as _ops
 from ember.data import _structure
-from ember.data.dataset import UNKNOWN_CARDINALITY, Dataset
+from ember.data._dataset import UNKNOWN_CARDINALITY, Dataset
 from ember.errors import InvalidArgumentError
 from ember.function import TensorSpec
-from ember.movement import pad
-from ember.tensor import Tensor
+from ember._movement import pad
+from ember._tensor import Tensor
 
 
 def _columns(chunk, what):

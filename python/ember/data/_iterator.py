@@ -13,7 +13,7 @@ iterate outside the function and call it once per element.
 
 import threading
 
-from ember.data.dataset import INFINITE_CARDINALITY
+from ember.data._dataset import INFINITE_CARDINALITY
 from ember.errors import OutOfRangeError
 from ember.function import current_trace, init_scope
 

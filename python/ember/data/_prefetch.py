@@ -15,7 +15,7 @@ import queue
 import threading
 import weakref
 
-from ember.data.dataset import AUTOTUNE, Dataset
+from ember.data._dataset import AUTOTUNE, Dataset
 
 AUTOTUNE_BUFFER_SIZE = 2  # what AUTOTUNE picks; tf.data tunes it as it runs
 _POLL_SECONDS = 0.05  # how often a blocked producer checks the stop event

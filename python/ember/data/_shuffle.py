@@ -1,7 +1,7 @@
 """Dataset.shuffle: tf.data's buffered shuffle, with its seed rules.
 
 Note [Shuffle seeds]: the dataset takes one seed pair when it is made
-(random._dataset_seed: from the op seed and the global seed, or the global
+(_random._dataset_seed: from the op seed and the global seed, or the global
 generator's next draw). Pass number e over the dataset (a new iterator, or
 the next pass of a repeat after it) draws its random indices from a NumPy
 PCG64 stream seeded with (pair, e), so a seeded pipeline gives the same
@@ -14,8 +14,8 @@ import threading
 
 import numpy as np
 
-from ember import random as _random
-from ember.data.dataset import UNKNOWN_CARDINALITY, Dataset
+from ember import _random
+from ember.data._dataset import UNKNOWN_CARDINALITY, Dataset
 
 _MASK64 = (1 << 64) - 1
 

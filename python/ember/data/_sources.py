@@ -4,9 +4,9 @@ datasets (zip, concatenate)."""
 import numpy as np
 
 from ember._checks import check_int, safe_repr
-from ember.creation import convert_to_tensor
+from ember._creation import convert_to_tensor
 from ember.data import _structure
-from ember.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from ember.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from ember.dtypes import as_dtype, int64
 from ember.function import TensorSpec
 
@@ -194,7 +194,7 @@ def _conform(value, spec, path):
     """A generated value as a tensor of spec's dtype and a shape that fits spec."""
     from ember.errors import InvalidArgumentError
     from ember.function import shape_fits
-    from ember.tensor import Tensor
+    from ember._tensor import Tensor
 
     where = f" (component {path})" if path else ""
     if isinstance(value, Tensor):

@@ -9,9 +9,9 @@ order of ``ember.nest``) and keep their own key order when packed again.
 """
 
 from ember._checks import safe_repr
-from ember.creation import convert_to_tensor
+from ember._creation import convert_to_tensor
 from ember.function import TensorSpec
-from ember.tensor import Tensor
+from ember._tensor import Tensor
 
 
 def is_structure(value):

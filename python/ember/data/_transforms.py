@@ -6,12 +6,12 @@ import threading
 import numpy as np
 
 from ember._checks import safe_repr
-from ember.creation import convert_to_tensor
+from ember._creation import convert_to_tensor
 from ember.data import _structure
-from ember.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from ember.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from ember.dtypes import int64
 from ember.function import Function, TensorSpec
-from ember.tensor import Tensor
+from ember._tensor import Tensor
 
 
 def _check_callable(fn, func, arg):

@@ -1,5 +1,5 @@
 """ember.experimental.dlpack: TensorFlow's ``tf.experimental.dlpack``."""
 
-from ember.dlpack import from_dlpack, to_dlpack
+from ember._dlpack import from_dlpack, to_dlpack
 
 __all__ = ["from_dlpack", "to_dlpack"]

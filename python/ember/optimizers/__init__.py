@@ -9,7 +9,7 @@ training step traced into ``@ember.function`` keeps stepping on every call.
 """
 
 from ember.optimizers import schedules
-from ember.optimizers.optimizer import SGD, Adam, AdamW, Optimizer
+from ember.optimizers._optimizer import SGD, Adam, AdamW, Optimizer
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "schedules", "get"]
 

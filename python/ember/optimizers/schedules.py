@@ -5,11 +5,11 @@ The step may be a Python int or a scalar tensor (an optimizer passes its
 every call); the result is a float or a float32 tensor accordingly.
 """
 
-import math
+import math as _math
 
 
 def _is_tensor(step):
-    from ember.tensor import Tensor
+    from ember._tensor import Tensor
     return isinstance(step, Tensor)
 
 
@@ -24,7 +24,7 @@ def _floor(x):
     if _is_tensor(x):
         from ember._generated import ops
         return ops.floor(x)
-    return math.floor(x)
+    return _math.floor(x)
 
 
 class LearningRateSchedule:
@@ -73,7 +73,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     def __call__(self, step):
         if _is_tensor(step):
             from ember._generated import ops
-            from ember.creation import constant
+            from ember._creation import constant
             result = constant(self.values[-1], dtype="float32")
             for boundary, value in reversed(list(zip(self.boundaries, self.values))):
                 result = ops.where(ops.less_equal(step, boundary), constant(value, dtype="float32"), result)
@@ -99,10 +99,10 @@ class CosineDecay(LearningRateSchedule):
         if _is_tensor(step):
             from ember._generated import ops
             p = ops.minimum(_float_step(step), float(self.decay_steps)) / self.decay_steps
-            cosine = (ops.cos(p * math.pi) + 1.0) * 0.5
+            cosine = (ops.cos(p * _math.pi) + 1.0) * 0.5
         else:
             p = min(float(step), self.decay_steps) / self.decay_steps
-            cosine = 0.5 * (1 + math.cos(math.pi * p))
+            cosine = 0.5 * (1 + _math.cos(_math.pi * p))
         return ((1 - self.alpha) * cosine + self.alpha) * self.initial_learning_rate
 
     def get_config(self):

@@ -181,7 +181,7 @@ def stop(save=True):
             raise RuntimeError("profiler.stop: the profiler is not recording; call ember.profiler.start() first")
         path, start_ns = _session
     try:
-        from ember.runtime import sync
+        from ember._runtime import sync
         sync()
     except Exception:  # noqa: BLE001 - a failed op's error was (or will be) reported where its value is read
         pass

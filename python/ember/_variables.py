@@ -1,11 +1,14 @@
 """ember.Variable: a mutable tensor that lives on one device."""
 
+import operator
 import threading
+
+import numpy as np
 
 
 from ember import _C, _tensor_repr
-from ember.autodiff import tape as _autodiff_tape
-from ember.creation import convert_to_tensor
+from ember.autodiff import _tape as _autodiff_tape
+from ember._creation import convert_to_tensor
 from ember.function import current_trace as _current_trace
 
 
@@ -22,7 +25,22 @@ class Variable:
 
     _next_id = 0
 
-    def __init__(self, initial_value, trainable=True, name=None, dtype=None, shape=None):
+    def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None,
+                 variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None,
+                 aggregation=None, shape=None):
+        # tf.Variable's parameters, in its order. caching_device, synchronization and
+        # aggregation only matter to TensorFlow's graph and distribution machinery.
+        del caching_device, synchronization, aggregation
+        if initial_value is None:
+            raise ValueError("Variable: initial_value must be given")
+        for what, value in (("variable_def", variable_def), ("import_scope", import_scope),
+                            ("constraint", constraint)):
+            if value is not None:
+                raise NotImplementedError(f"Variable: {what} is not supported")
+        if not validate_shape:
+            raise NotImplementedError("Variable: validate_shape=False (a variable whose shape can change) is "
+                                      "not supported")
+        trainable = True if trainable is None else trainable
         if _current_trace() is not None:
             raise RuntimeError("Variable: cannot create a variable while ember.function traces; create it "
                                "outside the function (e.g. on first use, before calling it)")
@@ -46,7 +64,7 @@ class Variable:
     # assignments made by the traced code update only the trace's view; the
     # call writes the final value back (ConcreteFunction._call_flat).
     # Note [Variables on tapes]: a read inside an active GradientTape makes
-    # the value read watched (python/ember/autodiff/tape.py); the count
+    # the value read watched (python/ember/autodiff/_tape.py); the count
     # keeps that to one global load when no tape is active anywhere.
     @property
     def _value(self):
@@ -71,6 +89,10 @@ class Variable:
     shape = property(lambda self: self._value.shape)
     ndim = property(lambda self: self._value.ndim)
     device = property(lambda self: self._value.device)
+
+    def get_shape(self):
+        """The shape, an ember.TensorShape (the same as ``shape``)."""
+        return self.shape
 
     # --- Reading -----------------------------------------------------------
     def read_value(self):
@@ -109,6 +131,15 @@ class Variable:
 
     def __len__(self):
         return len(self._value)
+
+    def __getitem__(self, key):
+        """Reads a slice like a tensor (``v[0]``, ``v[1:3]``, ``v[:, 0]``); the result also has
+        ``assign``, ``assign_add`` and ``assign_sub``, which write that slice of the variable
+        (TensorFlow's strided-slice assignment)."""
+        return _VariableSlice(self, key)
+
+    def __iter__(self):
+        return iter(self._value)
 
     def __repr__(self):
         return (f"<ember.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name} "
@@ -153,6 +184,113 @@ class Variable:
     # variables unhashable, like tensors.
     __hash__ = None
     __array_priority__ = 100
+
+
+class _VariableSlice(Variable):
+    """``variable[key]``: the slice's value when it was taken, used like a tensor (ops unwrap
+    it through ``_value``, as they do a variable), plus assignment into that slice of the
+    variable. It is not itself a variable: it owns no value and never changes.
+
+    Only basic keys (ints, slices, ``...``, None) can be assigned, as in TensorFlow.
+    """
+
+    def __init__(self, variable, key):  # noqa: super().__init__ would create a variable
+        self._variable = variable
+        self._key = key
+        self._name = variable.name
+        self._trainable = False
+        self._slice_value = variable.read_value()[key]
+
+    @property
+    def _value(self):
+        return self._slice_value
+
+    def __getitem__(self, key):  # a slice of the slice is a plain tensor, as in TensorFlow
+        return self._slice_value[key]
+
+    def __repr__(self):
+        return repr(self._slice_value)
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        """Writes value (broadcast to the slice's shape) into the slice; returns the variable."""
+        del use_locking, name
+        return self._write(lambda old: value, "assign", read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        del use_locking, name
+        return self._write(lambda old: _ops().add(old, delta), "assign_add", read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        del use_locking, name
+        return self._write(lambda old: _ops().subtract(old, delta), "assign_sub", read_value)
+
+    def _write(self, new_slice, what, read_value):
+        ops = _ops()
+        var = self._variable
+        coords = _slice_coordinates(var.shape, self._key, what)
+        with var._lock:  # read-modify-write of the whole value
+            current = var._value
+            old = current[self._key]
+            new = convert_to_tensor(_read(new_slice(old)), dtype=var.dtype)
+            try:
+                new = ops.broadcast_to(new, list(old.shape))
+            except (ValueError, TypeError):
+                raise ValueError(f"{what}: value of shape {new.shape} cannot be assigned to a slice of shape "
+                                 f"{old.shape}") from None
+            updates = ops.reshape(new, list(coords.shape[:-1]))
+            var._set_value(var._kept_on_error(ops.tensor_scatter_nd_update(current, coords, updates)))
+        return var if read_value else None
+
+
+def _slice_coordinates(shape, key, what):
+    """The int64 coordinates [n_0, ..., n_{r-1}, r] of the elements `key` selects: one list of
+    indices per variable dim (an int keeps its dim as a list of one). Row-major order of the
+    grid is the order of the slice's elements, so a slice reshaped to the grid's leading shape
+    lines up with it."""
+    if any(d is None for d in shape):
+        raise ValueError(f"{what}: sliced assignment needs a known shape, got {shape}")
+    key = key if isinstance(key, tuple) else (key,)
+    for k in key:
+        if not (k is None or k is Ellipsis or isinstance(k, slice) or _is_int(k)):
+            raise TypeError(f"{what}: sliced assignment supports ints, slices, '...' and None (a strided slice), "
+                            f"got {k!r}")
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    real = [k for k in key if k is not None and k is not Ellipsis]
+    if len(real) > len(shape):
+        raise IndexError(f"too many indices for a variable of rank {len(shape)}")
+    if Ellipsis not in key:
+        key = key + (Ellipsis,)
+    lists, dim = [], 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            for _ in range(len(shape) - len(real)):
+                lists.append(np.arange(shape[dim]))
+                dim += 1
+            continue
+        size = shape[dim]
+        if isinstance(k, slice):
+            lists.append(np.arange(size)[k])
+        else:
+            i = int(k)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {size}")
+            lists.append(np.array([i % size]))
+        dim += 1
+    grid = np.meshgrid(*lists, indexing="ij") if lists else []
+    return np.stack(grid, axis=-1).astype(np.int64) if lists else np.zeros((0,), np.int64)
+
+
+def _is_int(k):
+    if isinstance(k, (bool, np.bool_)):
+        return False
+    try:
+        operator.index(k)
+    except TypeError:
+        return False
+    return True
 
 
 def _read(value):

@@ -14,7 +14,7 @@ import abc
 import numpy as np
 
 from ember._checks import check_int, safe_repr
-from ember.creation import convert_to_tensor
+from ember._creation import convert_to_tensor
 from ember.data import _structure
 
 # tf.data's sentinels: AUTOTUNE for buffer sizes and parallelism, and the

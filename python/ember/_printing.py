@@ -8,7 +8,7 @@ import numpy as np
 from ember._checks import check_str, safe_repr
 
 from ember.function import current_trace
-from ember.tensor import Tensor
+from ember._tensor import Tensor
 
 
 def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001 - TF's name
@@ -34,7 +34,7 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
         raise TypeError(f"print: summarize must be an int, got {safe_repr(summarize)}")
     check_str(sep, "print", "sep")
     check_str(end, "print", "end")
-    from ember.variables import Variable
+    from ember._variables import Variable
 
     parts, tensors = [], []
     for value in inputs:

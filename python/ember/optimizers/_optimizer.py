@@ -12,7 +12,7 @@ def _ops():
 
 
 def _variable_type():
-    from ember.variables import Variable
+    from ember._variables import Variable
     return Variable
 
 
@@ -53,10 +53,10 @@ class Optimizer:
         self._learning_rate = value if callable(value) else float(value)
 
     def _scalar(self, value, dtype):
-        from ember.tensor import Tensor
+        from ember._tensor import Tensor
         if isinstance(value, Tensor):  # a schedule's value
             return _ops().cast(value, dtype) if value.dtype != dtype else value
-        from ember.creation import constant
+        from ember._creation import constant
         return constant(np.asarray(value, dtype=dtype.as_numpy_dtype))
 
     def _lr(self, dtype):

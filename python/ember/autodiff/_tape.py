@@ -19,8 +19,8 @@ import threading
 import numpy as np
 
 from ember import _C, nest
-from ember.autodiff import registry
-from ember.tensor import Tensor
+from ember.autodiff import _registry as registry
+from ember._tensor import Tensor
 
 
 class UnconnectedGradients(enum.Enum):
@@ -53,7 +53,7 @@ def variable_read(variable, value):
 
 
 def _is_variable(value):
-    from ember.variables import Variable
+    from ember._variables import Variable
     return isinstance(value, Variable)
 
 
@@ -431,7 +431,7 @@ def _as_target(value):
 
 
 def _constant_like(array, like):
-    from ember.creation import constant
+    from ember._creation import constant
     from ember.device import device
     with device(like.device):
         return constant(array, dtype=like.dtype)
@@ -439,7 +439,7 @@ def _constant_like(array, like):
 
 def _initial_grad(target, weight):
     from ember import ones_like
-    from ember.creation import convert_to_tensor
+    from ember._creation import convert_to_tensor
     if weight is None:
         return ones_like(target)
     w = weight if isinstance(weight, Tensor) else convert_to_tensor(weight, dtype=target.dtype)

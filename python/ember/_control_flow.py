@@ -6,9 +6,9 @@ import contextlib
 import numpy as np
 
 from ember import _C
-from ember.autodiff import tape as _autodiff_tape
+from ember.autodiff import _tape as _autodiff_tape
 from ember.function import SubTrace, TensorSpec, current_trace, shape_fits
-from ember.tensor import Tensor
+from ember._tensor import Tensor
 
 
 def _is_symbolic(value):

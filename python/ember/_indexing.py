@@ -17,16 +17,16 @@ import operator
 import numpy as np
 
 from ember import _C, _graph_checks
-from ember.runtime import composite
+from ember._runtime import composite
 
-Tensor = _C.Tensor  # ember.tensor imports this module while it sets Tensor up
+Tensor = _C.Tensor  # ember._tensor imports this module while it sets Tensor up
 
 _ops = None
 
 
 def _get_ops():
     global _ops
-    if _ops is None:  # the generated bindings import after ember.tensor
+    if _ops is None:  # the generated bindings import after ember._tensor
         from ember._generated import ops
         _ops = ops
     return _ops
@@ -121,6 +121,10 @@ def _expand(tensor, key):
 
 
 def _check_int(n, size, axis):
+    """n wrapped into [0, size), or IndexError. With an unknown size (a symbolic dim) n is
+    returned as is: strided_slice wraps a negative index and checks the range when it runs."""
+    if size is None:
+        return n
     if not -size <= n < size:
         raise IndexError(f"index {n} is out of bounds for axis {axis} with size {size}")
     return n + size if n < 0 else n
@@ -138,7 +142,7 @@ def _basic(tensor, entries):
             masks["end_mask"] |= bit
         elif kind == "int":
             b = _check_int(v, tensor.shape[dim], dim)
-            e, s = b + 1, 1
+            e, s = (0, 1) if b == -1 else (b + 1, 1)
             masks["shrink_axis_mask"] |= bit
         elif v is Ellipsis:
             b, e, s = 0, 0, 1
@@ -167,6 +171,11 @@ def _basic(tensor, entries):
 def _normalized_index(index, size):
     """An int64 index array with negatives wrapped, or IndexError; tensors are wrapped by ops."""
     ops = _get_ops()
+    if size is None:  # a traced tensor's unknown dim: gather checks the range when it runs
+        if isinstance(index.value, Tensor) or (index.value < 0).any():
+            raise IndexError("indexing an unknown dim (a traced tensor's None dim) takes non-negative NumPy "
+                             "or list indices")
+        return index.value
     if isinstance(index.value, Tensor):
         t = index.value
         negative = ops.cast(ops.less(t, 0), t.dtype)
@@ -245,3 +254,80 @@ def iterate(tensor):
     if tensor.shape[0] is None:
         _graph_checks.reject_symbolic(tensor, "iterate")
     return (getitem(tensor, i) for i in range(tensor.shape[0]))
+
+
+def _concrete_value(value, what):
+    """The NumPy value of a tensor or array-like; a clear error for a traced (symbolic) tensor,
+    whose value does not exist while ember.function traces."""
+    from ember._variables import Variable
+
+    if isinstance(value, Variable):
+        value = value.read_value()
+    if isinstance(value, Tensor):
+        if _C._is_symbolic(value):
+            raise NotImplementedError(f"{what}: the result's shape depends on the values of a traced tensor, "
+                                      "which ember.function does not support; compute it outside the function "
+                                      "or pass the value in as a constant")
+        return value.numpy()
+    return np.asarray(value)
+
+
+def where(condition, x=None, y=None, name=None):
+    """``tf.where``: with x and y, the elements of x where condition is true and of y elsewhere
+    (broadcasting condition, x and y together). With condition alone, the coordinates of its
+    true (nonzero) elements as an int64 tensor [num_true, rank], in row-major order.
+
+    The one-argument form reads condition's value (it waits for it), since the result's shape
+    depends on it; it is not supported on traced tensors inside ember.function.
+    """
+    del name
+    if x is None and y is None:
+        value = _concrete_value(condition, "where")
+        return _get_ops().reshape(np.argwhere(value).astype(np.int64), [-1, value.ndim])
+    if x is None or y is None:
+        raise ValueError("where: x and y must both be given, or neither")
+    return _get_ops().where(condition, x, y)
+
+
+@composite
+def boolean_mask(tensor, mask, axis=None, name=None):
+    """``tf.boolean_mask``: the entries of tensor where the k-D boolean mask is true.
+
+    mask applies to tensor's dims axis .. axis + k - 1 (axis defaults to 0), whose sizes must
+    equal mask's shape; those dims become one dim of length mask.sum(). Reads mask's value
+    (the result's shape depends on it), so mask cannot be a traced tensor inside ember.function.
+    """
+    del name
+    from ember._creation import convert_to_tensor
+
+    ops = _get_ops()
+    tensor = convert_to_tensor(tensor)
+    mask = _concrete_value(mask, "boolean_mask")
+    if mask.dtype != np.bool_:
+        raise TypeError(f"boolean_mask: mask must be bool, got {mask.dtype}")
+    k = mask.ndim
+    if k == 0:
+        raise ValueError("boolean_mask: mask cannot be a scalar")
+    axis = 0 if axis is None else operator.index(axis)
+    rank = tensor.ndim
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis <= rank - k:
+        raise ValueError(f"boolean_mask: axis {axis} and a mask of rank {k} do not fit a tensor of rank {rank}")
+    dims = tuple(tensor.shape[axis:axis + k])
+    if any(d is not None and d != m for d, m in zip(dims, mask.shape)):
+        raise ValueError(f"boolean_mask: shapes {dims} and {mask.shape} are incompatible (tensor dims "
+                         f"{axis}..{axis + k - 1} must match the mask)")
+    shape = list(tensor.shape)
+    flat = tensor if k == 1 else ops.reshape(tensor, shape[:axis] + [-1] + shape[axis + k:])
+    return ops.gather(flat, np.flatnonzero(mask).astype(np.int64), axis=axis)
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Gathers slices of params along axis at indices (``tf.gather``; see the op's docs).
+
+    validate_indices is accepted for TensorFlow compatibility and ignored: indices are always
+    checked (an index outside [0, params.shape[axis]) is an error).
+    """
+    del validate_indices, name
+    return _get_ops().gather(params, indices, axis, batch_dims)

@@ -4,7 +4,7 @@ import numpy as np
 
 from ember import _C
 from ember.dtypes import as_dtype
-from ember.tensor import Tensor
+from ember._tensor import Tensor
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -16,7 +16,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     (use ``ember.cast``). ``dtype_hint`` applies only to Python values.
     """
     del name  # graph-mode only
-    from ember.variables import Variable  # variables.py imports this module
+    from ember._variables import Variable  # variables.py imports this module
 
     if isinstance(value, Variable):
         value = value.read_value()

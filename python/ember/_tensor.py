@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ember import _C, _graph_checks, _tensor_repr, dlpack, indexing
+from ember import _C, _dlpack as dlpack, _graph_checks, _tensor_repr, _indexing as indexing
 
 
 class _TensorMethods:
@@ -44,6 +44,10 @@ class _TensorMethods:
     __dlpack__ = dlpack._dlpack
     __dlpack_device__ = dlpack._dlpack_device
 
+    def get_shape(self):
+        """The static shape, an ember.TensorShape (the same as ``shape``)."""
+        return self.shape
+
     @property
     def rank(self):
         return self.ndim
@@ -55,7 +59,7 @@ class _TensorMethods:
 
     def __getitem__(self, key):
         """NumPy-style indexing: ints, slices, ``...``, ``None``, integer arrays, boolean masks
-        (see ember/indexing.py). Returns a new tensor."""
+        (see ember/_indexing.py). Returns a new tensor."""
         return indexing.getitem(self, key)
 
     def __iter__(self):

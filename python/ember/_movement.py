@@ -1,8 +1,9 @@
 """TensorFlow signatures of the movement ops that need Python around their op.
 
-ember.range, ember.pad, ember.zeros_like and ember.ones_like replace the
-generated bindings of the same ops (op_defs/movement.yaml): they infer a
-dtype, flatten a nested argument or pick between two ops, then call one op.
+ember.range, ember.pad, ember.zeros_like, ember.ones_like and ember.one_hot
+replace the generated bindings of the same ops (op_defs/movement.yaml,
+indexing.yaml): they infer a dtype, flatten a nested argument or pick
+between two ops, then call one op.
 """
 
 import builtins
@@ -10,10 +11,10 @@ import builtins
 import numpy as np
 
 from ember._generated import ops as _ops
-from ember.creation import convert_to_tensor
-from ember.runtime import composite
+from ember._creation import convert_to_tensor
+from ember._runtime import composite
 from ember.dtypes import as_dtype, float32, float64, int32, int64
-from ember.tensor import Tensor
+from ember._tensor import Tensor
 
 # tf.range's inference order: the result is the highest dtype among the args.
 _RANGE_ORDER = (int32, int64, float32, float64)
@@ -149,3 +150,56 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
     if num is not None and num != len(sizes):
         raise ValueError(f"split: num = {num} does not match the {len(sizes)} parts")
     return _ops.split(value, sizes, axis)
+
+
+def _one_hot_value(value, dtype, what):
+    """on_value / off_value as a scalar tensor: of ``dtype`` when given and the value converts to
+    it exactly (a Python 1 with float32), else of the value's own dtype (TensorFlow's dtype_hint)."""
+    if isinstance(value, Tensor):
+        return value
+    if dtype is not None and not isinstance(value, (np.ndarray, np.generic)):
+        try:
+            return convert_to_tensor(value, dtype=dtype)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    try:
+        return convert_to_tensor(value)
+    except TypeError as e:
+        raise TypeError(f"one_hot: {what}: {e}") from None
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """A one-hot tensor: on_value where the new depth dim (at axis, default last) equals the
+    index, off_value elsewhere (``tf.one_hot``).
+
+    The output dtype is that of on_value / off_value when given (int32 for Python ints, a
+    tensor's or NumPy scalar's own dtype; they must agree with each other and with ``dtype``),
+    else ``dtype``, else float32. The values reach the kernel as tensors, so int64 values
+    beyond 2**53 stay exact.
+    """
+    del name
+    if dtype is not None:
+        dtype = as_dtype(dtype)
+    given = {w: _one_hot_value(v, dtype, w) for w, v in (("on_value", on_value), ("off_value", off_value))
+             if v is not None}
+    for what, value in given.items():
+        if dtype is not None and value.dtype != dtype:
+            raise TypeError(f"one_hot: dtype {value.dtype.name} of {what} does not match dtype parameter "
+                            f"{dtype.name}")
+    if len(given) == 2 and given["on_value"].dtype != given["off_value"].dtype:
+        raise TypeError(f"one_hot: dtype {given['on_value'].dtype.name} of on_value does not match dtype "
+                        f"{given['off_value'].dtype.name} of off_value")
+    if dtype is None:
+        dtype = next(iter(given.values())).dtype if given else float32
+    on = given.get("on_value")
+    off = given.get("off_value")
+    on = _ops.ones([], dtype=dtype) if on is None else on
+    off = _ops.zeros([], dtype=dtype) if off is None else off
+    return _ops.one_hot(indices, depth, on, off, axis)
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """num evenly spaced values from start to stop inclusive, along axis (``tf.linspace``;
+    TensorFlow's parameter order, with name before axis)."""
+    del name
+    return _ops.linspace(start, stop, num, axis)

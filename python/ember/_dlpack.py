@@ -115,8 +115,8 @@ def _call_dlpack(x, kwargs):
 def to_dlpack(tensor):
     """TensorFlow's ``tf.experimental.dlpack.to_dlpack``: a legacy ``"dltensor"``
     capsule that shares the tensor's memory."""
-    from ember.tensor import Tensor
-    from ember.creation import convert_to_tensor
+    from ember._tensor import Tensor
+    from ember._creation import convert_to_tensor
 
     if not isinstance(tensor, Tensor):
         tensor = convert_to_tensor(tensor)
