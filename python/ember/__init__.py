@@ -45,7 +45,7 @@ from ember._generated.ops import _install_tensor_methods  # noqa: E402
 
 _install_tensor_methods(Tensor)
 # Hand-written wrappers with TensorFlow's signatures replace these generated ops:
-from ember._movement import linspace, one_hot, ones_like, pad, range, split, zeros_like  # noqa: E402,A004
+from ember._movement import linspace, meshgrid, one_hot, ones_like, pad, range, split, zeros_like  # noqa: E402,A004
 from ember._indexing import boolean_mask, gather, where  # noqa: E402,F811
 from ember._name_scope import get_current_name_scope, name_scope  # noqa: E402
 from ember._variables import Variable  # noqa: E402
@@ -64,6 +64,7 @@ from ember import random  # noqa: E402
 from ember import bitwise  # noqa: E402
 from ember._generated import raw_ops  # noqa: E402 - ops by their op_defs names (call_function)
 from ember.linalg import norm, tensordot  # noqa: E402,F811 - TF-style argument handling
+from ember._clipping import clip_by_global_norm, clip_by_norm  # noqa: E402 - tf.clip_by_norm, tf.clip_by_global_norm
 from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inputs)
 from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.initializers
 from ember import keras  # noqa: E402 - tf.keras.optimizers, tf.keras.initializers

@@ -203,3 +203,32 @@ def linspace(start, stop, num, name=None, axis=0):
     TensorFlow's parameter order, with name before axis)."""
     del name
     return _ops.linspace(start, stop, num, axis)
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate grids from 1-D tensors (``tf.meshgrid``, NumPy's ``meshgrid``).
+
+    ``indexing='xy'`` (the default) gives grids of shape (len(y), len(x), ...),
+    ``'ij'`` gives (len(x), len(y), ...). Returns a list of N tensors.
+    """
+    import ember
+
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"meshgrid: unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    tensors = [ember.reshape(ember.convert_to_tensor(a), [-1]) for a in args]
+    if not tensors:
+        return []
+    sizes = [t.shape[0] for t in tensors]
+    if indexing == "xy" and len(tensors) > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    grids = []
+    for i, t in enumerate(tensors):
+        axis = (1 - i if i < 2 else i) if indexing == "xy" and len(tensors) > 1 else i
+        shape = [1] * len(tensors)
+        shape[axis] = -1
+        grids.append(ember.broadcast_to(ember.reshape(t, shape), sizes))
+    return grids

@@ -8,8 +8,9 @@ from ember._runtime import composite as _composite
 from ember._generated.linalg import *  # noqa: F401,F403
 from ember._generated.linalg import __all__ as _generated_all
 
-__all__ = sorted(set(_generated_all) | {"norm", "tensordot"})
+__all__ = sorted(set(_generated_all) | {"global_norm", "norm", "tensordot"})
 from ember.einsum import einsum  # noqa: E402,F401 - tf.einsum's (equation, *inputs)
+from ember._clipping import global_norm  # noqa: E402,F401 - tf.linalg.global_norm
 
 _ORDS = {1: "1", 2: "2", _math.inf: "inf", "1": "1", "2": "2", "inf": "inf", "euclidean": "euclidean",
          "fro": "fro"}

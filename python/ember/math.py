@@ -1,4 +1,26 @@
-"""The ember.math namespace (generated from op_defs/)."""
+"""The ember.math namespace (generated from op_defs/), plus composites."""
 
 from ember._generated.math import *  # noqa: F401,F403
-from ember._generated.math import __all__  # noqa: F401
+from ember._generated.math import __all__ as _generated_all
+from ember._runtime import composite as _composite
+
+__all__ = sorted(set(_generated_all) | {"reduce_euclidean_norm"})
+
+
+@_composite
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x * x)) over ``axis`` (``tf.math.reduce_euclidean_norm``).
+
+    Integer inputs give an integer result, the root truncated toward zero,
+    as in TensorFlow. Complex inputs are not supported yet.
+    """
+    import ember
+
+    del name
+    x = ember.convert_to_tensor(input_tensor)
+    if x.dtype.is_integer:
+        as_float = ember.cast(x, ember.float64)
+        return ember.cast(ember.sqrt(ember.reduce_sum(as_float * as_float, axis=axis, keepdims=keepdims)), x.dtype)
+    if x.dtype.is_complex:
+        raise TypeError("reduce_euclidean_norm: complex inputs are not supported yet")
+    return ember.sqrt(ember.reduce_sum(x * x, axis=axis, keepdims=keepdims))

@@ -17,7 +17,7 @@ from ember._random import dropout  # noqa: E402,F401 - built from the random ops
 
 __all__ = sorted(set(_generated_all) | {"avg_pool", "avg_pool1d", "batch_normalization", "depthwise_conv2d",
                                          "dropout", "embedding_lookup", "fused_batch_norm", "max_pool",
-                                         "max_pool1d", "sigmoid_cross_entropy_with_logits"})
+                                         "max_pool1d", "moments", "sigmoid_cross_entropy_with_logits"})
 
 
 def _padding_attrs(op, padding):
@@ -305,3 +305,22 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     if max_norm is not None:
         raise NotImplementedError("embedding_lookup: max_norm is not supported")
     return ember.gather(params, ids, axis=0)
+
+
+@_composite
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """Mean and variance of ``x`` over ``axes`` (``tf.nn.moments``); returns
+    ``(mean, variance)``. The variance is the mean squared deviation from a
+    mean treated as a constant, as in TensorFlow. ``shift`` is accepted for
+    TensorFlow's signature and unused."""
+    import ember
+
+    del shift, name
+    x = ember.convert_to_tensor(x, dtype_hint=ember.float32)
+    axes = [int(a) for a in axes] if isinstance(axes, (list, tuple)) else [int(axes)]
+    mean = ember.reduce_mean(x, axis=axes, keepdims=True)
+    variance = ember.reduce_mean(ember.squared_difference(x, ember.stop_gradient(mean)), axis=axes, keepdims=True)
+    if not keepdims:
+        mean = ember.squeeze(mean, axes)
+        variance = ember.squeeze(variance, axes)
+    return mean, variance
