@@ -8,9 +8,12 @@ from ember._runtime import composite as _composite
 from ember._generated.linalg import *  # noqa: F401,F403
 from ember._generated.linalg import __all__ as _generated_all
 
-__all__ = sorted(set(_generated_all) | {"global_norm", "norm", "tensordot"})
+__all__ = sorted(set(_generated_all) | {"band_part", "diag", "diag_part", "global_norm", "matrix_transpose", "matvec",
+                                         "norm", "tensordot", "trace"})
 from ember.einsum import einsum  # noqa: E402,F401 - tf.einsum's (equation, *inputs)
 from ember._clipping import global_norm  # noqa: E402,F401 - tf.linalg.global_norm
+from ember._matrix_composites import (  # noqa: E402,F401 - tf.linalg's matrix helpers
+    band_part, diag, diag_part, matrix_transpose, matvec, trace)
 
 _ORDS = {1: "1", 2: "2", _math.inf: "inf", "1": "1", "2": "2", "inf": "inf", "euclidean": "euclidean",
          "fro": "fro"}

@@ -15,7 +15,7 @@ from ember._generated.nn import __all__ as _generated_all
 
 from ember._random import dropout  # noqa: E402,F401 - built from the random ops
 
-__all__ = sorted(set(_generated_all) | {"avg_pool", "avg_pool1d", "batch_normalization", "depthwise_conv2d",
+__all__ = sorted(set(_generated_all) | {"avg_pool", "avg_pool1d", "batch_normalization", "conv1d", "depthwise_conv2d",
                                          "dropout", "embedding_lookup", "fused_batch_norm", "max_pool",
                                          "max_pool1d", "moments", "sigmoid_cross_entropy_with_logits"})
 
@@ -324,3 +324,42 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
         mean = ember.squeeze(mean, axes)
         variance = ember.squeeze(variance, axes)
     return mean, variance
+
+
+def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):  # noqa: A002
+    """1-D convolution (``tf.nn.conv1d``): input [batch, width, in_channels]
+    (``NWC``; ``NCW`` is [batch, in_channels, width]) with filters [width,
+    in_channels, out_channels], run as conv2d over a height of 1. ``stride``
+    and ``dilations`` are an int or a list of 1 or 3 ints."""
+    import ember
+
+    del name
+    if data_format not in ("NWC", "NCW"):
+        raise ValueError(f"conv1d: data_format must be 'NWC' or 'NCW', got {data_format!r}")
+
+    def width_value(value, what):
+        values = [value] if isinstance(value, int) else list(value)
+        if len(values) == 3:  # [1, w, 1] for NWC, [1, 1, w] for NCW, as in TensorFlow
+            values = [values[1] if data_format == "NWC" else values[2]]
+        if len(values) != 1 or not all(isinstance(v, int) and v >= 1 for v in values):
+            raise ValueError(f"conv1d: {what} must be a positive int or a list of 1 or 3 ints, got {value!r}")
+        return values[0]
+
+    s = width_value(stride, "stride")
+    d = 1 if dilations is None else width_value(dilations, "dilations")
+    if not isinstance(padding, str):
+        raise ValueError(f"conv1d: padding must be 'SAME' or 'VALID', got {padding!r}")
+    x = ember.convert_to_tensor(input, dtype_hint=ember.float32)
+    if x.ndim != 3:
+        raise ValueError(f"conv1d: input must have rank 3 ([batch, width, channels]), got shape {x.shape}")
+    f = ember.convert_to_tensor(filters, dtype_hint=x.dtype)
+    if f.ndim != 3:
+        raise ValueError(f"conv1d: filters must have rank 3 ([width, in, out]), got shape {f.shape}")
+    height_axis = 1 if data_format == "NWC" else 2
+    x2 = ember.expand_dims(x, height_axis)
+    f2 = ember.expand_dims(f, 0)
+    if data_format == "NWC":
+        y = conv2d(x2, f2, [1, 1, s, 1], padding, data_format="NHWC", dilations=[1, 1, d, 1])
+    else:
+        y = conv2d(x2, f2, [1, 1, 1, s], padding, data_format="NCHW", dilations=[1, 1, 1, d])
+    return ember.squeeze(y, [height_axis])

@@ -121,3 +121,65 @@ def test_composites_inside_a_function():
     np.testing.assert_allclose(clipped.numpy(), x / 5.0, rtol=1e-6)
     np.testing.assert_allclose(global_clipped.numpy(), x / 5.0, rtol=1e-6)
     np.testing.assert_allclose(norm.numpy(), 5.0)
+
+
+def test_matrix_helpers_match_numpy():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    np.testing.assert_array_equal(ember.linalg.matrix_transpose(x).numpy(), np.swapaxes(x, -1, -2))
+    v = rng.standard_normal((2, 4)).astype(np.float32)
+    np.testing.assert_allclose(ember.linalg.matvec(x, v).numpy(), np.einsum("bij,bj->bi", x, v), rtol=1e-5)
+    w = rng.standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_allclose(ember.linalg.matvec(x, w, transpose_a=True).numpy(), np.einsum("bij,bi->bj", x, w),
+                               rtol=1e-5)
+    d = rng.standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_array_equal(ember.linalg.diag(d).numpy(), np.stack([np.diag(r) for r in d]))
+    np.testing.assert_array_equal(ember.linalg.diag_part(x).numpy(), np.diagonal(x, axis1=-2, axis2=-1))
+    np.testing.assert_allclose(ember.linalg.trace(x).numpy(), np.trace(x, axis1=-2, axis2=-1), rtol=1e-6)
+    # Off-diagonal infinities do not leak into the diagonal.
+    inf = np.array([[1.0, np.inf], [-np.inf, 2.0]], np.float32)
+    np.testing.assert_array_equal(ember.linalg.diag_part(inf).numpy(), [1.0, 2.0])
+    with pytest.raises(NotImplementedError, match="k=0"):
+        ember.linalg.diag_part(x, k=1)
+    with pytest.raises(ValueError, match="rank 2"):
+        ember.linalg.trace(np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("lower,upper", [(-1, 0), (0, -1), (0, 0), (1, 2), (-1, -1)])
+def test_band_part_matches_the_definition(lower, upper):
+    x = np.arange(1, 21, dtype=np.float32).reshape(4, 5)
+    i, j = np.indices(x.shape)
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    np.testing.assert_array_equal(ember.linalg.band_part(x, lower, upper).numpy(), np.where(keep, x, 0))
+
+
+def test_matrix_helpers_differentiate():
+    x = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_array_equal(grad_of(ember.linalg.trace, x), np.eye(3))
+    np.testing.assert_array_equal(grad_of(lambda v: ember.reduce_sum(ember.linalg.band_part(v, 0, -1)), x),
+                                  np.triu(np.ones((3, 3))))
+
+
+def conv1d_reference(x, f, stride, padding, dilation=1):
+    k = (f.shape[0] - 1) * dilation + 1
+    if padding == "SAME":
+        out = -(-x.shape[1] // stride)
+        total = max((out - 1) * stride + k - x.shape[1], 0)
+        x = np.pad(x, ((0, 0), (total // 2, total - total // 2), (0, 0)))
+    width = (x.shape[1] - k) // stride + 1
+    return np.stack([sum(x[:, i * stride + t * dilation, :] @ f[t] for t in range(f.shape[0]))
+                     for i in range(width)], axis=1)
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [(1, "VALID", 1), (2, "SAME", 1), (1, "SAME", 2), (3, "VALID", 2)])
+def test_conv1d_matches_a_direct_sum(stride, padding, dilation):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 9, 3)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 4)).astype(np.float32)
+    want = conv1d_reference(x, f, stride, padding, dilation)
+    np.testing.assert_allclose(ember.nn.conv1d(x, f, stride, padding, dilations=dilation).numpy(), want, atol=1e-5)
+    ncw = ember.nn.conv1d(np.transpose(x, (0, 2, 1)), f, [1, 1, stride], padding, data_format="NCW",
+                          dilations=dilation)
+    np.testing.assert_allclose(np.transpose(ncw.numpy(), (0, 2, 1)), want, atol=1e-5)
+    with pytest.raises(ValueError, match="rank 3"):
+        ember.nn.conv1d(x[0], f, 1, "VALID")
