@@ -7,7 +7,7 @@ import numpy as np
 from ember._checks import safe_repr
 from ember._generated import ops as _ops
 from ember.data import _structure
-from ember.data._dataset import UNKNOWN_CARDINALITY, Dataset
+from ember.data._dataset import UNKNOWN_CARDINALITY, UnaryDataset
 from ember.errors import InvalidArgumentError
 from ember.function import TensorSpec
 from ember._movement import pad
@@ -49,14 +49,11 @@ def _batch_cardinality(n, size, drop_remainder):
     return n // size if drop_remainder else -(-n // size)
 
 
-class BatchDataset(Dataset):
+class BatchDataset(UnaryDataset):
     def __init__(self, input_dataset, size, drop_remainder):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._size = size
         self._drop = drop_remainder
-
-    def _inputs(self):
-        return [self._input]
 
     def _iterate(self):
         elements = self._input._iterate()
@@ -126,9 +123,9 @@ def _padding_value(value, dtype, j):
     raise TypeError(f"padded_batch: padding values must be scalars, got {safe_repr(value)}")
 
 
-class PaddedBatchDataset(Dataset):
+class PaddedBatchDataset(UnaryDataset):
     def __init__(self, input_dataset, size, padded_shapes, padding_values, drop_remainder):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._size = size
         self._drop = drop_remainder
         self._targets = None  # None: pad every dim to the longest in the batch
@@ -143,9 +140,6 @@ class PaddedBatchDataset(Dataset):
         self._values = padding_values
         if _structure.is_structure(padding_values):
             self._values = _structure.flatten(padding_values)
-
-    def _inputs(self):
-        return [self._input]
 
     def _value(self, j, dtype):
         value = self._values
@@ -202,12 +196,9 @@ class PaddedBatchDataset(Dataset):
         return _structure.pack(spec, [TensorSpec((batch,) + tuple(t), s.dtype) for t, s in zip(targets, specs)])
 
 
-class UnbatchDataset(Dataset):
+class UnbatchDataset(UnaryDataset):
     def __init__(self, input_dataset):
-        self._input = input_dataset
-
-    def _inputs(self):
-        return [self._input]
+        super().__init__(input_dataset)
 
     def _iterate(self):
         for element in self._input._iterate():

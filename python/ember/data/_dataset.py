@@ -309,4 +309,18 @@ def _to_numpy(tensor):
 
 
 # The stages subclass Dataset, so they are imported after it.
+class UnaryDataset(Dataset):
+    """A stage that reads one input dataset. Its elements keep the input's
+    structure unless the stage says otherwise (map, batch, enumerate, ...)."""
+
+    def __init__(self, input_dataset):
+        self._input = input_dataset
+
+    def _inputs(self):
+        return [self._input]
+
+    def _element_spec(self):
+        return self._input.element_spec
+
+
 from ember.data import _batching, _prefetch, _shuffle, _sources, _transforms  # noqa: E402

@@ -15,7 +15,7 @@ import queue
 import threading
 import weakref
 
-from ember.data._dataset import AUTOTUNE, Dataset
+from ember.data._dataset import AUTOTUNE, UnaryDataset
 
 AUTOTUNE_BUFFER_SIZE = 2  # what AUTOTUNE picks; tf.data tunes it as it runs
 _POLL_SECONDS = 0.05  # how often a blocked producer checks the stop event
@@ -61,13 +61,10 @@ def _consume(slots, stop):
         stop.set()
 
 
-class PrefetchDataset(Dataset):
+class PrefetchDataset(UnaryDataset):
     def __init__(self, input_dataset, buffer_size):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._buffer_size = AUTOTUNE_BUFFER_SIZE if buffer_size == AUTOTUNE else buffer_size
-
-    def _inputs(self):
-        return [self._input]
 
     def _iterate(self):
         elements = self._input._iterate()
@@ -86,6 +83,3 @@ class PrefetchDataset(Dataset):
 
     def _cardinality(self):
         return self._input._cardinality()
-
-    def _element_spec(self):
-        return self._input.element_spec

@@ -15,22 +15,19 @@ import threading
 import numpy as np
 
 from ember import _random
-from ember.data._dataset import UNKNOWN_CARDINALITY, Dataset
+from ember.data._dataset import UNKNOWN_CARDINALITY, UnaryDataset
 
 _MASK64 = (1 << 64) - 1
 
 
-class ShuffleDataset(Dataset):
+class ShuffleDataset(UnaryDataset):
     def __init__(self, input_dataset, buffer_size, seed, reshuffle):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._buffer_size = buffer_size  # UNKNOWN_CARDINALITY: the whole input
         self._reshuffle = reshuffle
         self._seed = [s & _MASK64 for s in _random._dataset_seed(seed, "shuffle")]
         self._passes = itertools.count()
         self._lock = threading.Lock()
-
-    def _inputs(self):
-        return [self._input]
 
     @property
     def reshuffles(self):
@@ -61,6 +58,3 @@ class ShuffleDataset(Dataset):
 
     def _cardinality(self):
         return self._input._cardinality()
-
-    def _element_spec(self):
-        return self._input.element_spec

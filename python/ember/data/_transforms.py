@@ -8,7 +8,7 @@ import numpy as np
 from ember._checks import safe_repr
 from ember._creation import convert_to_tensor
 from ember.data import _structure
-from ember.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from ember.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, UnaryDataset
 from ember.dtypes import int64
 from ember.function import Function, TensorSpec
 from ember._tensor import Tensor
@@ -41,13 +41,10 @@ def traced_spec(fn, input_spec, what):
     return _structure.spec_of(outputs)
 
 
-class MapDataset(Dataset):
+class MapDataset(UnaryDataset):
     def __init__(self, input_dataset, fn):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._fn = _check_callable(fn, "map", "map_func")
-
-    def _inputs(self):
-        return [self._input]
 
     def _iterate(self):
         fn = self._fn
@@ -74,13 +71,10 @@ def _truth(value):
     raise ValueError(f"filter: predicate must return a scalar bool tensor (or a Python bool), got {got}")
 
 
-class FilterDataset(Dataset):
+class FilterDataset(UnaryDataset):
     def __init__(self, input_dataset, predicate):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._predicate = _check_callable(predicate, "filter", "predicate")
-
-    def _inputs(self):
-        return [self._input]
 
     def _iterate(self):
         predicate = self._predicate
@@ -91,17 +85,11 @@ class FilterDataset(Dataset):
     def _cardinality(self):
         return UNKNOWN_CARDINALITY  # as tf.data: even an infinite input gives unknown
 
-    def _element_spec(self):
-        return self._input.element_spec
 
-
-class EnumerateDataset(Dataset):
+class EnumerateDataset(UnaryDataset):
     def __init__(self, input_dataset, start):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._start = start
-
-    def _inputs(self):
-        return [self._input]
 
     def _iterate(self):
         for i, element in enumerate(self._input._iterate(), self._start):
@@ -114,13 +102,10 @@ class EnumerateDataset(Dataset):
         return TensorSpec((), int64), self._input.element_spec
 
 
-class TakeDataset(Dataset):
+class TakeDataset(UnaryDataset):
     def __init__(self, input_dataset, count):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._count = count
-
-    def _inputs(self):
-        return [self._input]
 
     def _iterate(self):
         if self._count < 0:
@@ -134,17 +119,11 @@ class TakeDataset(Dataset):
             return n
         return self._count if n == INFINITE_CARDINALITY else min(n, self._count)
 
-    def _element_spec(self):
-        return self._input.element_spec
 
-
-class SkipDataset(Dataset):
+class SkipDataset(UnaryDataset):
     def __init__(self, input_dataset, count):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._count = count
-
-    def _inputs(self):
-        return [self._input]
 
     def _iterate(self):
         elements = self._input._iterate()
@@ -162,17 +141,11 @@ class SkipDataset(Dataset):
             return n
         return 0 if self._count < 0 else max(0, n - self._count)
 
-    def _element_spec(self):
-        return self._input.element_spec
 
-
-class RepeatDataset(Dataset):
+class RepeatDataset(UnaryDataset):
     def __init__(self, input_dataset, count):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._count = count
-
-    def _inputs(self):
-        return [self._input]
 
     def _iterate(self):
         passes = itertools.count() if self._count < 0 else range(self._count)
@@ -192,18 +165,12 @@ class RepeatDataset(Dataset):
             return INFINITE_CARDINALITY  # also for an unknown input, as tf.data says
         return n if n < 0 else n * self._count
 
-    def _element_spec(self):
-        return self._input.element_spec
 
-
-class CacheDataset(Dataset):
+class CacheDataset(UnaryDataset):
     def __init__(self, input_dataset):
-        self._input = input_dataset
+        super().__init__(input_dataset)
         self._elements = None  # the first complete pass
         self._lock = threading.Lock()
-
-    def _inputs(self):
-        return [self._input]
 
     def _iterate(self):
         with self._lock:
@@ -222,6 +189,3 @@ class CacheDataset(Dataset):
 
     def _cardinality(self):
         return self._input._cardinality()
-
-    def _element_spec(self):
-        return self._input.element_spec
