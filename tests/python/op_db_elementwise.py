@@ -174,6 +174,20 @@ def ref_clip(t, lo, hi):
     return np.maximum(np.minimum(t, hi), lo)
 
 
+def ref_xlogy(x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x == 0, 0, x * np.log(y)).astype(x.dtype)
+
+
+def xlogy_samples(dtype, rng):
+    """x takes zeros (coarse values); y stays positive, except where x is 0:
+    there the result is 0 even for y = 0, inf or NaN."""
+    yield from binary_samples(y_kind="positive", x_kind="coarse")(dtype, rng)
+    x = np.array([0, 0, 0, 1.5, -2], dtype)
+    y = np.array([0, np.inf, np.nan, 0.5, 3], dtype)
+    yield Sample("zero_x", (x, y))
+
+
 def ref_squared_difference(x, y):
     if _np_kind(x.dtype) == "f":  # one rounding, as ember computes halves in float32
         return np.square(x.astype(np.float64) - y.astype(np.float64)).astype(x.dtype)
@@ -265,6 +279,7 @@ def entries(ember):
         OpInfo("squared_difference", ember.squared_difference, ref_squared_difference, binary_samples(),
                errors("squared_difference", f32, b)),
         OpInfo("atan2", ember.atan2, np.arctan2, binary_samples(), errors("atan2", f32, i32), tols=loose),
+        OpInfo("xlogy", m.xlogy, ref_xlogy, xlogy_samples, errors("xlogy", f32, i32), tols=loose),
         OpInfo("logical_and", ember.logical_and, np.logical_and, binary_samples(), errors("logical_and", b, f32)),
         OpInfo("logical_or", ember.logical_or, np.logical_or, binary_samples(), errors("logical_or", b, f32)),
         OpInfo("logical_xor", ember.logical_xor, np.logical_xor, binary_samples(), errors("logical_xor", b, f32)),

@@ -25,6 +25,8 @@ PRECISION_ORDER = ["float64", "float32", "float16", "bfloat16"]
 NOT_DEFINED_AT = {
     # d cumprod / dx divides by x (TensorFlow's formula): zeros give NaN.
     "cumprod": lambda x: x == 0,
+    # d xlogy / dx is 0 where x is 0 (TensorFlow's convention), not log(y).
+    "xlogy": lambda x: x == 0,
 }
 
 

@@ -231,6 +231,7 @@ TF_SIGNATURES = {
     'math.sqrt': ['x', 'name'],
     'math.square': ['x', 'name'],
     'math.squared_difference': ['x', 'y', 'name'],
+    'math.xlogy': ['x', 'y', 'name'],
     'math.subtract': ['x', 'y', 'name'],
     'math.tan': ['x', 'name'],
     'math.tanh': ['x', 'name'],
@@ -416,7 +417,7 @@ TF_NAMES = {
         'reduce_euclidean_norm', 'reduce_logsumexp', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod',
         'reduce_std', 'reduce_sum',
         'reduce_variance', 'round', 'rsqrt', 'sigmoid', 'sign', 'sin', 'sinh', 'softmax', 'softplus', 'sqrt',
-        'square', 'squared_difference', 'subtract', 'tan', 'tanh', 'top_k', 'truediv'
+        'square', 'squared_difference', 'subtract', 'tan', 'tanh', 'top_k', 'truediv', 'xlogy'
     ],
     'nest': ['flatten', 'is_nested', 'map_structure', 'pack_sequence_as'],
     'nn': [

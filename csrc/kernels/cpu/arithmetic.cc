@@ -27,6 +27,7 @@ void RegisterArithmeticKernels(KernelRegistry& r) {
   RegisterForTypeSet<Arithmetic<SquaredDifferenceFn>::Kernel>(r, "squared_difference",
                                                               type_sets::WideReal{});
   RegisterForTypeSet<Arithmetic<Atan2Fn>::Kernel>(r, "atan2", type_sets::Floating{});
+  RegisterForTypeSet<Arithmetic<XlogyFn>::Kernel>(r, "xlogy", type_sets::FloatingAndComplex{});
 }
 
 }  // namespace ember::cpu

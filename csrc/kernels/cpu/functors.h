@@ -294,6 +294,14 @@ struct Atan2Fn {
     return a.binaryExpr(b, [](T y, T x) { return static_cast<T>(std::atan2(y, x)); });
   }
 };
+// x * log(y), and exactly 0 where x is 0 (even where y is 0 or NaN).
+struct XlogyFn {
+  static constexpr double kCycles = 22;
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const {
+    using T = typename A::Scalar;
+    return (a == T(0)).select(T(0), a * LogFn()(b));
+  }
+};
 
 // Logical (bool operands).
 struct LogicalAndFn {

@@ -201,6 +201,17 @@ def atan2(op, grad):
     return _pair(op, ops.multiply(scale, x), ops.negative(ops.multiply(scale, y)))
 
 
+def xlogy(op, grad):
+    # TensorFlow's convention: where x is 0, like the value, both partials
+    # are 0 (d/dx is not log(y), and d/dy is not 0/y, NaN at y = 0).
+    x, y = op.inputs
+    zeros = ops.zeros_like(x)
+    x_is_zero = ops.equal(x, zeros)
+    gx = ops.xlogy(ops.cast(ops.logical_not(x_is_zero), x.dtype), y)
+    gy = ops.where(x_is_zero, zeros, ops.divide(x, y))
+    return _pair(op, ops.multiply(grad, gx), ops.multiply(grad, gy))
+
+
 def where(op, grad):
     cond, x, y = op.inputs
     zeros = ops.zeros_like(grad)
