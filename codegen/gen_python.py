@@ -129,7 +129,11 @@ def generate_python(defs: OpDefs) -> dict[str, str]:
     namespaces = [ns for ns in defs.namespaces() if ns]
     out = {
         "ops.py": render("ops.py.j2", ops=ops, methods=methods),
-        "ops.pyi": render("ops.pyi.j2", ops=ops),
+        "ops.pyi": render("ops.pyi.j2", ops=ops, methods=[
+            {"method": t.name, "unary": len(op.inputs) == 1,
+             # Element-wise == and != return tensors, not bool, as in TensorFlow.
+             "override": t.name in ("__eq__", "__ne__")}
+            for op in defs.ops for t in op.tensor_methods]),
         "__init__.py": render("init.py.j2", namespaces=namespaces,
                               top_level=_namespace_view(defs, "")),
         "gradients.py": render(
