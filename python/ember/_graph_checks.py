@@ -20,13 +20,15 @@ _ADVICE = {
              "`assert`) is not allowed inside @ember.function: the tensor has no value while the function is "
              "traced. Use ember.cond(pred, true_fn, false_fn) for `if`, ember.while_loop(cond, body, "
              "loop_vars) for `while`, ember.debugging.assert_* ops for `assert`, or compute the condition "
-             "outside the function and pass it in as a Python value"),
+             "outside the function and pass it in as a Python value. @ember.function(autograph=True) "
+             "converts simple `if`, `for` and `while` statements for you"),
     "number": ("converting a symbolic ember.Tensor to a Python number is not allowed inside @ember.function: "
                "the tensor has no value while the function is traced. Keep computing with tensor ops, or pass "
                "the number in as a Python value"),
     "iterate": ("iterating over a symbolic ember.Tensor whose first dimension is unknown is not allowed inside "
                 "@ember.function: the number of steps is known only when the function runs. Use "
-                "ember.while_loop(cond, body, loop_vars), or give the input a known first dimension"),
+                "ember.while_loop(cond, body, loop_vars), or @ember.function(autograph=True), or give the input a "
+                "known first dimension"),
 }
 
 

@@ -14,7 +14,7 @@ import threading
 from ember._checks import check_int, check_str, safe_repr
 import numpy as np
 
-from ember import _C
+from ember import _C, _autograph
 from ember.autodiff import _tape as _autodiff_tape
 from ember._tensor_shape import TensorShape
 from ember.dtypes import as_dtype, float32
@@ -594,9 +594,11 @@ class Function:
 
     def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None,
                  jit_compile=None, autograph=None):
-        del jit_compile, autograph  # accepted for TensorFlow compatibility
+        del jit_compile  # accepted for TensorFlow compatibility
         functools.update_wrapper(self, python_function)
         self._python_function = python_function
+        # Note [AutoGraph] (ember/_autograph): off unless asked for.
+        self._traced_function = _autograph.convert(python_function) if autograph else python_function
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         params = list(self._signature.parameters.values())
@@ -746,7 +748,7 @@ class Function:
         _state.trace = trace
         trace.tracer.enter()
         try:
-            outputs = self._python_function(*sym_args, **sym_kwargs)
+            outputs = self._traced_function(*sym_args, **sym_kwargs)
             structure, flat = _flatten_outputs(outputs)
         finally:
             trace.tracer.exit()
@@ -758,7 +760,7 @@ class Function:
         graph = trace.tracer.finish(flat)
         concrete = ConcreteFunction(graph, structure, trace.variable_order, updated, specs, self._name,
                                     trace.subgraphs)
-        concrete._python_function = self._python_function
+        concrete._python_function = self._traced_function
         concrete._call_templates = (call_args, call_kwargs)
         return concrete
 

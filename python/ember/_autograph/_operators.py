@@ -1,0 +1,133 @@
+"""What converted control flow calls at run time (the `_ag` of _transform.py).
+
+Each helper looks at its condition or iterable: a symbolic tensor (inside
+@ember.function) becomes ember.cond or ember.while_loop; anything else runs
+as the Python statement would have.
+"""
+
+import inspect
+
+from ember import _C
+from ember._tensor import Tensor
+
+
+class _Undefined:
+    """The value of a variable not bound yet when a statement starts."""
+
+    def __repr__(self):
+        return "<undefined>"
+
+
+UNDEFINED = _Undefined()
+
+
+def ld(read):
+    """A variable's current value, or UNDEFINED if it has none yet."""
+    try:
+        return read()
+    except NameError:  # an unbound local or free variable
+        return UNDEFINED
+
+
+def _symbolic(value):
+    return isinstance(value, Tensor) and _C._is_symbolic(value)
+
+
+def _require_defined(values, names, where):
+    for name, value in zip(names, values):
+        if value is UNDEFINED:
+            raise ValueError(f"autograph: '{name}' must have a value before {where}, because the statement "
+                             "runs in the graph and every variable it sets needs one on each path")
+
+
+def _checked_branch(fn, values, names, which):
+    def branch():
+        out = fn(*values)
+        for name, value in zip(names, out):
+            if value is UNDEFINED:
+                raise ValueError(f"autograph: '{name}' is set in only one branch of an if on a tensor; "
+                                 f"the {which} branch leaves it unset")
+        return out
+    return branch
+
+
+def if_stmt(test, true_fn, false_fn, values, names):
+    if not _symbolic(test):
+        return true_fn(*values) if test else false_fn(*values)
+    from ember._control_flow import cond
+    result = cond(test, _checked_branch(true_fn, values, names, "true"),
+                  _checked_branch(false_fn, values, names, "false"))
+    return tuple(result) if names else ()
+
+
+class LazyRange:
+    """`for i in ember.range(...)`: the call, made only if no bound is traced."""
+
+    def __init__(self, range_fn, *args, **kwargs):
+        self.range_fn, self.args, self.kwargs = range_fn, args, kwargs
+
+    def symbolic(self):
+        return any(_symbolic(v) for v in list(self.args) + list(self.kwargs.values()))
+
+    def bounds(self):
+        """(start, limit, delta) as tensors, with ember.range's argument rules."""
+        from ember._movement import range as ember_range
+        bound = inspect.signature(ember_range).bind(*self.args, **self.kwargs)
+        start, limit, delta = (bound.arguments.get(k) for k in ("start", "limit", "delta"))
+        if limit is None:  # range(n) counts from 0
+            start, limit = 0, start
+        return [_C.convert_to_tensor(v, None) for v in (start, limit, 1 if delta is None else delta)]
+
+
+def _for_range(lazy, body, values, names):
+    _require_defined(values, names, "a for loop over ember.range of a tensor")
+    from ember._control_flow import while_loop
+    from ember import cast, where
+    start, limit, delta = lazy.bounds()
+    dtype = start.dtype if start.dtype == limit.dtype else limit.dtype
+    start, limit, delta = (cast(v, dtype) for v in (start, limit, delta))
+
+    def more(i, *_):
+        return where(delta > 0, i < limit, i > limit)
+
+    def step(i, *current):
+        return (i + delta,) + tuple(body(i, *current))
+
+    return tuple(while_loop(more, step, [start] + list(values))[1:])
+
+
+def for_stmt(iterable, body, values, names):
+    if isinstance(iterable, LazyRange):
+        if iterable.symbolic():
+            return _for_range(iterable, body, values, names)
+        iterable = iterable.range_fn(*iterable.args, **iterable.kwargs)
+    if not _symbolic(iterable):
+        for item in iterable:
+            values = body(item, *values)
+        return values
+    _require_defined(values, names, "a for loop over a tensor")
+    from ember import gather, shape
+    from ember._control_flow import while_loop
+    length = shape(iterable)[0]
+
+    def more(i, *_):
+        return i < length
+
+    def step(i, *current):
+        return (i + 1,) + tuple(body(gather(iterable, i), *current))  # row i
+
+    result = while_loop(more, step, [_C.convert_to_tensor(0, None)] + list(values))
+    return tuple(result[1:])
+
+
+def while_stmt(test_fn, body, values, names):
+    while True:
+        test = test_fn(*values)
+        if _symbolic(test):
+            break
+        if not test:
+            return values
+        values = body(*values)
+    _require_defined(values, names, "a while loop on a tensor")
+    from ember._control_flow import while_loop
+    return tuple(while_loop(test_fn, lambda *current: tuple(body(*current)), list(values)))

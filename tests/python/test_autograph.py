@@ -1,0 +1,216 @@
+"""@ember.function(autograph=True): Python if/for/while on traced tensors
+become cond and while_loop ops (Note [AutoGraph] in ember/_autograph).
+
+Each converted function is called with several values through one trace,
+so the branch or trip count must be decided in the graph, not at trace time.
+"""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import errors
+
+
+def _f32(*values):
+    return ember.constant(np.array(values, np.float32))
+
+
+def test_if_on_a_tensor_picks_the_branch_at_run_time():
+    @ember.function(autograph=True)
+    def signed_double(x):
+        if ember.reduce_sum(x) > 0:
+            y = x * 2.0
+        else:
+            y = -x
+        return y
+
+    np.testing.assert_array_equal(signed_double(_f32(1, 2)).numpy(), [2, 4])
+    np.testing.assert_array_equal(signed_double(_f32(-1, -2)).numpy(), [1, 2])
+    assert signed_double.experimental_get_tracing_count() == 1
+
+
+def test_if_without_else_keeps_the_value_from_before():
+    @ember.function(autograph=True)
+    def clip_small(x, limit):
+        y = x
+        if limit < 0.0:
+            y = ember.zeros_like(x)
+        return y + 1.0
+
+    np.testing.assert_array_equal(clip_small(_f32(3), ember.constant(1.0)).numpy(), [4])
+    np.testing.assert_array_equal(clip_small(_f32(3), ember.constant(-1.0)).numpy(), [1])
+    assert clip_small.experimental_get_tracing_count() == 1
+
+
+def test_for_over_ember_range_of_a_tensor_is_one_loop():
+    @ember.function(autograph=True)
+    def triangle(n):
+        total = ember.constant(0)
+        for i in ember.range(n):
+            total = total + i
+        return total
+
+    for n in (0, 1, 5, 10):
+        assert int(triangle(ember.constant(n))) == n * (n - 1) // 2
+    assert triangle.experimental_get_tracing_count() == 1
+
+
+def test_for_over_ember_range_with_start_and_delta():
+    @ember.function(autograph=True)
+    def total(start, limit):
+        acc = ember.constant(0)
+        for i in ember.range(start, limit, 3):
+            acc = acc + i
+        return acc
+
+    assert int(total(ember.constant(2), ember.constant(12))) == sum(range(2, 12, 3))
+    assert int(total(ember.constant(5), ember.constant(5))) == 0
+
+
+def test_for_over_a_tensor_visits_its_rows():
+    @ember.function(autograph=True)
+    def row_sum(m):
+        acc = ember.zeros([3])
+        for row in m:
+            acc = acc + row
+        return acc
+
+    m = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(row_sum(ember.constant(m)).numpy(), m.sum(axis=0))
+
+
+def test_while_on_a_tensor():
+    @ember.function(autograph=True)
+    def collatz_steps(n):
+        steps = ember.constant(0)
+        while n > 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps = steps + 1
+        return steps
+
+    for n, expected in ((1, 0), (6, 8), (27, 111)):
+        assert int(collatz_steps(ember.constant(n))) == expected
+    assert collatz_steps.experimental_get_tracing_count() == 1
+
+
+def test_python_values_keep_python_semantics():
+    calls = []
+
+    @ember.function(autograph=True)
+    def unrolled(x):
+        for _ in range(3):  # a Python range: unrolled at trace time, as in TensorFlow
+            calls.append(1)
+            x = x + 1.0
+        if x.shape[0] == 2:  # a static shape: decided at trace time
+            x = x * 10.0
+        return x
+
+    np.testing.assert_array_equal(unrolled(_f32(1, 2)).numpy(), [40, 50])
+    assert len(calls) == 3
+
+
+def test_closures_defaults_and_nested_statements():
+    scale = 3.0
+
+    @ember.function(autograph=True)
+    def f(x, offset=1.0):
+        acc = ember.zeros_like(x)
+        for i in ember.range(ember.shape(x)[0]):
+            if i % 2 == 0:
+                acc = acc + x * scale
+            else:
+                acc = acc - offset
+        return acc
+
+    x = _f32(1, 2, 3)
+    expected = np.zeros(3, np.float32)
+    for i in range(3):
+        expected = expected + np.float32([1, 2, 3]) * 3 if i % 2 == 0 else expected - 1
+    np.testing.assert_allclose(f(x).numpy(), expected)
+
+
+def test_gradient_through_a_converted_if():
+    @ember.function(autograph=True)
+    def f(x):
+        if ember.reduce_sum(x) > 0:
+            y = x * x
+        else:
+            y = x * 3.0
+        return ember.reduce_sum(y)
+
+    for values, expected in (([1.0, 2.0], [2.0, 4.0]), ([-1.0, -2.0], [3.0, 3.0])):
+        x = _f32(*values)
+        with ember.GradientTape() as tape:
+            tape.watch(x)
+            loss = f(x)
+        np.testing.assert_allclose(tape.gradient(loss, x).numpy(), expected)
+
+
+def test_off_by_default_with_a_hint():
+    @ember.function
+    def f(x):
+        if ember.reduce_sum(x) > 0:
+            x = -x
+        return x
+
+    with pytest.raises(errors.OperatorNotAllowedInGraphError, match=r"autograph=True"):
+        f(_f32(1))
+
+
+def test_variable_set_in_one_branch_only():
+    @ember.function(autograph=True)
+    def f(x):
+        if ember.reduce_sum(x) > 0:
+            fresh = x
+        return x
+
+    with pytest.raises(ValueError, match=r"'fresh' is set in only one branch"):
+        f(_f32(1))
+
+
+def test_loop_variable_needs_a_value_before_a_tensor_loop():
+    @ember.function(autograph=True)
+    def f(n):
+        for i in ember.range(n):
+            last = i
+        return last
+
+    with pytest.raises(ValueError, match=r"'last' must have a value before a for loop"):
+        f(ember.constant(3))
+
+
+def test_early_return_is_left_as_python():
+    @ember.function(autograph=True)
+    def f(x):
+        if ember.reduce_sum(x) > 0:
+            return x
+        return -x
+
+    with pytest.raises(errors.OperatorNotAllowedInGraphError, match=r"test_autograph.py:\d+"):
+        f(_f32(1))
+
+
+def test_source_less_function_warns_and_runs_unconverted():
+    with pytest.warns(UserWarning, match="autograph could not convert"):
+        f = ember.function(lambda x: x + 1.0, autograph=True)
+    np.testing.assert_array_equal(f(_f32(1)).numpy(), [2])
+
+
+def test_errors_in_a_converted_body_name_the_users_line():
+    @ember.function(autograph=True)
+    def f(x):
+        if ember.reduce_sum(x) > 0:
+            y = ember.reshape(x, [5])  # the failing line
+        else:
+            y = x
+        return y
+
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        f(_f32(1, 2))
+    lines = [entry.lineno for entry in info.traceback if entry.path.name == "test_autograph.py"]
+    source = open(__file__).read().splitlines()
+    assert any("the failing line" in source[n] for n in lines), lines
