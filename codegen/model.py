@@ -128,6 +128,16 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("einsum", 1, 1, (AttrReq("equation", "string", False),)),
     ShapeFnSpec("norm", 1, 1, (AttrReq("ord", "string", False), AttrReq("axis", "list(int)", True),
                                AttrReq("keepdims", "bool", False))),
+    # Decompositions and solvers (csrc/ops/shape_fns/matrix.cc).
+    ShapeFnSpec("square_matrix", 1, 1, extra_attrs=True),
+    ShapeFnSpec("matrix_batch", 1, 1, num_outputs=None),
+    ShapeFnSpec("matrix_solve", 2, 2, (AttrReq("adjoint", "bool", False),)),
+    ShapeFnSpec("triangular_solve", 2, 2, (AttrReq("lower", "bool", False), AttrReq("adjoint", "bool", False))),
+    ShapeFnSpec("matrix_solve_ls", 2, 2, (AttrReq("l2_regularizer", "float", False), AttrReq("fast", "bool", False))),
+    ShapeFnSpec("qr", 1, 1, (AttrReq("full_matrices", "bool", False),), num_outputs=2),
+    ShapeFnSpec("svd", 1, 1, (AttrReq("compute_uv", "bool", False), AttrReq("full_matrices", "bool", False)),
+                num_outputs=3),
+    ShapeFnSpec("self_adjoint_eig", 1, 1, (AttrReq("compute_v", "bool", False),), num_outputs=2),
     # Movement and indexing (csrc/ops/shape_fns/movement.cc).
     ShapeFnSpec("expand_dims", 1, 1, (AttrReq("axis", "int", False),)),
     ShapeFnSpec("squeeze", 1, 1, (AttrReq("axis", "list(int)", True),)),

@@ -82,6 +82,7 @@ void InitCpuDevice() {
     RegisterCpuControlFlowKernels(registry);
     RegisterCpuEinsumKernels(registry);
     RegisterCpuTrainingKernels(registry);
+    RegisterCpuLinalgKernels(registry);
     return true;
   }();
   (void)done;

@@ -56,6 +56,23 @@ Status TensordotAxes(const Shape& a, const Shape& b, const std::vector<int64_t>&
 Status Einsum(ShapeContext& ctx);
 // linalg.norm. Attrs: 0 ord (string), 1 axis (optional list(int), <= 2), 2 keepdims.
 Status Norm(ShapeContext& ctx);
+// Decompositions and solvers (matrix.cc): the last two dims are matrices.
+// square_matrix: input [..., M, M], output the same (inverse, cholesky).
+Status SquareMatrix(ShapeContext& ctx);
+// matrix_batch: input [..., M, M]; every output is the batch [...] (det, slogdet).
+Status MatrixBatch(ShapeContext& ctx);
+// matrix_solve: matrix [..., M, M], rhs [..., M, K] with equal batches -> [..., M, K].
+Status MatrixSolve(ShapeContext& ctx);
+// triangular_solve: as matrix_solve, with the batch dims broadcast. Attrs: lower, adjoint.
+Status TriangularSolve(ShapeContext& ctx);
+// matrix_solve_ls: matrix [..., M, N], rhs [..., M, K] -> [..., N, K]. Attrs: l2_regularizer, fast.
+Status MatrixSolveLs(ShapeContext& ctx);
+// qr: [..., M, N] -> q, r. Attr 0: full_matrices.
+Status Qr(ShapeContext& ctx);
+// svd: [..., M, N] -> s, u, v. Attrs: 0 compute_uv, 1 full_matrices.
+Status Svd(ShapeContext& ctx);
+// self_adjoint_eig: [..., M, M] -> e [..., M], v [..., M, M]. Attr 0: compute_v.
+Status SelfAdjointEig(ShapeContext& ctx);
 
 // Reductions. Attrs: 0 axis (None = all axes, [] = none), 1 keepdims.
 Status Reduce(ShapeContext& ctx);
