@@ -82,6 +82,7 @@ void InitCpuDevice() {
     RegisterCpuControlFlowKernels(registry);
     RegisterCpuEinsumKernels(registry);
     RegisterCpuTrainingKernels(registry);
+    RegisterCpuSegmentKernels(registry);
     return true;
   }();
   (void)done;

@@ -57,5 +57,6 @@ void RegisterCpuFunctionKernels(KernelRegistry& registry);  // graph/call_functi
 void RegisterCpuControlFlowKernels(KernelRegistry& registry);  // graph/control_flow.cc
 void RegisterCpuEinsumKernels(KernelRegistry& registry);
 void RegisterCpuTrainingKernels(KernelRegistry& registry);  // kernels/cpu/training.cc
+void RegisterCpuSegmentKernels(KernelRegistry& registry);   // kernels/cpu/segments.cc
 
 }  // namespace ember
