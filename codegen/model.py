@@ -196,6 +196,17 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("sparse_softmax_xent", 2, 2),
     ShapeFnSpec("softmax_xent", 2, 2, (AttrReq("axis", "int", False),)),
     ShapeFnSpec("attention", 4, 4, (AttrReq("scale", "float", True),)),
+    # Segments, counting and searching (csrc/ops/shape_fns/segments.cc).
+    ShapeFnSpec("segment_reduce", 2, 2, (AttrReq("num_segments", "int", False),)),
+    ShapeFnSpec("unsorted_segment_reduce", 2, 2, (AttrReq("num_segments", "int", False),)),
+    ShapeFnSpec("dense_bincount", 2, 2, (AttrReq("size", "int", False), AttrReq("binary_output", "bool", False))),
+    ShapeFnSpec("unique_index", 1, 1, (AttrReq("out_idx", "dtype", False),)),
+    ShapeFnSpec("searchsorted", 2, 2, (AttrReq("side", "string", False), AttrReq("out_type", "dtype", False))),
+    ShapeFnSpec("reverse_sequence", 2, 2, (AttrReq("seq_axis", "int", True), AttrReq("batch_axis", "int", True))),
+    ShapeFnSpec("histogram_fixed_width", 2, 2, (AttrReq("nbins", "int", False), AttrReq("dtype", "dtype", False))),
+    # Random permutation and sampling (csrc/ops/shape_fns/random.cc): input 1 the seed ([2]).
+    ShapeFnSpec("random_shuffle", 2, 2),
+    ShapeFnSpec("categorical", 2, 2, (AttrReq("num_samples", "int", False),), extra_attrs=True),
     # Optimizer updates (csrc/ops/shape_fns/training.cc).
     ShapeFnSpec("apply_update", 3, None, extra_attrs=True, num_outputs=None),
 )}

@@ -47,6 +47,7 @@ _install_tensor_methods(Tensor)
 # Hand-written wrappers with TensorFlow's signatures replace these generated ops:
 from ember._movement import linspace, meshgrid, one_hot, ones_like, pad, range, split, zeros_like  # noqa: E402,A004
 from ember._indexing import boolean_mask, gather, where  # noqa: E402,F811
+from ember._segments import unique, unique_with_counts  # noqa: E402 - tf.unique, tf.unique_with_counts
 from ember._name_scope import get_current_name_scope, name_scope  # noqa: E402
 from ember._variables import Variable  # noqa: E402
 from ember.autodiff import GradientTape, UnconnectedGradients, custom_gradient  # noqa: E402

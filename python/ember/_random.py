@@ -537,9 +537,41 @@ def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
     return _dropout(x, rate, pair, noise_shape)
 
 
+# --- Permutation and sampling (tf.random.shuffle, tf.random.categorical) ------------------
+
+
+def shuffle(value, seed=None, name=None):
+    """``value`` with its rows (dim 0) in a random order (``tf.random.shuffle``).
+
+    ``seed`` is an op seed as in ``uniform``: with ``set_seed`` and a seed, the order is
+    reproducible. The permutation comes from ``raw_ops.stateless_random_shuffle``.
+    """
+    del name
+    value = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    return _ops.stateless_random_shuffle(value, _seed_pair(_stateful_seed(seed, "shuffle"), "shuffle"))
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """``num_samples`` class indices per row drawn from softmax(logits[b]) (``tf.random.categorical``).
+
+    logits is [batch_size, num_classes]; the result is [batch_size, num_samples] of ``dtype``
+    (int64 by default, or int32). ``seed`` is an op seed as in ``uniform``; see
+    ``stateless_categorical`` for how samples are drawn.
+    """
+    del name
+    dtype = int64 if dtype is None else _dtype(dtype, "categorical")
+    if not _is_int(num_samples):
+        if isinstance(num_samples, Tensor) and num_samples.ndim == 0 and num_samples.dtype in (int32, int64):
+            num_samples = int(num_samples)
+        else:
+            raise TypeError(f"categorical: num_samples must be an int, got {safe_repr(num_samples)}")
+    pair = _seed_pair(_stateful_seed(seed, "categorical"), "categorical")
+    return _ops.stateless_categorical(logits, int(num_samples), pair, dtype)
+
+
 # stateless_truncated_normal is both an op and its wrapper here (the wrapper wins).
 __all__ = sorted(set(_OP_NAMES) | {
-    "Generator", "get_global_generator", "normal", "set_global_generator", "set_seed",
+    "Generator", "categorical", "get_global_generator", "normal", "shuffle", "set_global_generator", "set_seed",
     "stateless_normal", "stateless_truncated_normal", "stateless_uniform", "truncated_normal",
     "uniform",
 })

@@ -3,8 +3,13 @@
 from ember._generated.math import *  # noqa: F401,F403
 from ember._generated.math import __all__ as _generated_all
 from ember._runtime import composite as _composite
+# Wrappers with TensorFlow's signatures replace the generated segment ops (ember/_segments.py).
+from ember._segments import (  # noqa: F811
+    bincount, segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
+    unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n,
+    unsorted_segment_sum)
 
-__all__ = sorted(set(_generated_all) | {"reduce_euclidean_norm"})
+__all__ = sorted(set(_generated_all) | {"reduce_euclidean_norm", "bincount"})
 
 
 @_composite

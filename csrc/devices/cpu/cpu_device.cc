@@ -83,6 +83,7 @@ void InitCpuDevice() {
     RegisterCpuEinsumKernels(registry);
     RegisterCpuTrainingKernels(registry);
     RegisterCpuLinalgKernels(registry);
+    RegisterCpuSegmentKernels(registry);
     return true;
   }();
   (void)done;

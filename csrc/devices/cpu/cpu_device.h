@@ -58,5 +58,6 @@ void RegisterCpuControlFlowKernels(KernelRegistry& registry);  // graph/control_
 void RegisterCpuEinsumKernels(KernelRegistry& registry);
 void RegisterCpuTrainingKernels(KernelRegistry& registry);  // kernels/cpu/training.cc
 void RegisterCpuLinalgKernels(KernelRegistry& registry);  // kernels/cpu/linalg.cc
+void RegisterCpuSegmentKernels(KernelRegistry& registry);   // kernels/cpu/segments.cc
 
 }  // namespace ember

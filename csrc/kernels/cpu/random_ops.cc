@@ -311,6 +311,7 @@ void RegisterCpuRandomKernels(KernelRegistry& r) {
   RegisterWithSeedTypes<cpu::NormalKernel>(r, "stateless_random_normal", type_sets::Floating{});
   RegisterWithSeedTypes<cpu::TruncatedNormalKernel>(r, "stateless_truncated_normal",
                                                     type_sets::Floating{});
+  cpu::RegisterRandomSamplingKernels(r);
 }
 
 }  // namespace ember

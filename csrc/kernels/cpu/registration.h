@@ -24,6 +24,7 @@ void RegisterBitwiseKernels(KernelRegistry& registry);     // bitwise.cc
 void RegisterSelectKernels(KernelRegistry& registry);      // select.cc
 void RegisterAddNKernels(KernelRegistry& registry);        // add_n.cc
 void RegisterFusedElementwiseKernels(KernelRegistry& registry);  // fused_elementwise.cc
+void RegisterRandomSamplingKernels(KernelRegistry& registry);    // random_sampling.cc
 
 // Registers K<T> for op on the CPU for each T in Ts.
 template <template <typename> class K, typename... Ts>

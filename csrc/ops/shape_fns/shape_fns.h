@@ -138,6 +138,22 @@ Status Stack(ShapeContext& ctx);                  // values (list); axis
 Status Unstack(ShapeContext& ctx);                // value; num, axis (list output)
 Status Split(ShapeContext& ctx);                  // value; size_splits, axis (list output)
 
+// Segments, counting and searching (segments.cc; op_defs/segments.yaml).
+Status SegmentReduce(ShapeContext& ctx);          // data, ids (1-D); num_segments
+Status UnsortedSegmentReduce(ShapeContext& ctx);  // data, ids (a prefix of data's shape); num_segments
+Status DenseBincount(ShapeContext& ctx);          // input [rows, n], weights; size, binary_output
+Status UniqueIndex(ShapeContext& ctx);            // x (1-D); out_idx
+Status Searchsorted(ShapeContext& ctx);           // sorted_sequence, values; side, out_type
+Status ReverseSequence(ShapeContext& ctx);        // input, seq_lengths; seq_axis, batch_axis
+Status HistogramFixedWidth(ShapeContext& ctx);    // values, value_range; nbins, dtype
+// reverse_sequence's axes, normalized and checked (seq_axis required,
+// batch_axis None = 0); the kernel reuses it.
+Status ReverseSequenceAxes(const Shape& input, const AttrValue& seq_axis, const AttrValue& batch_axis,
+                           int* seq_axis_out, int* batch_axis_out);
+// Random permutation and sampling (random.cc): input 1 is the seed ([2]).
+Status RandomShuffle(ShapeContext& ctx);  // value's shape
+Status Categorical(ShapeContext& ctx);    // logits [batch, classes]; num_samples -> [batch, num_samples]
+
 // NumPy broadcasting of two shapes. An unknown dim (-1) against 1 or
 // another unknown stays unknown; against a known d != 1 it becomes d
 // (the only value that could succeed at run time).
