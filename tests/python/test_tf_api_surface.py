@@ -38,6 +38,18 @@ TF_SIGNATURES = {
     'linalg.matvec': ['a', 'b', 'transpose_a', 'adjoint_a', 'a_is_sparse', 'b_is_sparse', 'name'],
     'linalg.trace': ['x', 'name'],
     'nn.conv1d': ['input', 'filters', 'stride', 'padding', 'data_format', 'dilations', 'name'],
+    'nn.conv3d': ['input', 'filters', 'strides', 'padding', 'data_format', 'dilations', 'name'],
+    'nn.max_pool3d': ['input', 'ksize', 'strides', 'padding', 'data_format', 'name'],
+    'nn.avg_pool3d': ['input', 'ksize', 'strides', 'padding', 'data_format', 'name'],
+    'image.resize': ['images', 'size', 'method', 'preserve_aspect_ratio', 'antialias', 'name'],
+    'signal.fft': ['input', 'name'],
+    'signal.ifft': ['input', 'name'],
+    'signal.rfft': ['input_tensor', 'fft_length', 'name'],
+    'signal.irfft': ['input_tensor', 'fft_length', 'name'],
+    'signal.fft2d': ['input', 'name'],
+    'signal.ifft2d': ['input', 'name'],
+    'signal.rfft2d': ['input_tensor', 'fft_length', 'name'],
+    'signal.irfft2d': ['input_tensor', 'fft_length', 'name'],
     'math.reduce_euclidean_norm': ['input_tensor', 'axis', 'keepdims', 'name'],
     'nn.moments': ['x', 'axes', 'shift', 'keepdims', 'name'],
     'argmax': ['input', 'axis', 'output_type', 'name'],
@@ -359,7 +371,8 @@ TF_NAMES = {
         'cumsum', 'custom_gradient', 'data', 'debugging', 'device', 'divide', 'dtypes', 'einsum', 'equal', 'errors',
         'exp', 'expand_dims', 'experimental', 'eye', 'fill', 'float16', 'float32', 'float64', 'floor', 'function',
         'gather',
-        'gather_nd', 'get_current_name_scope', 'greater', 'greater_equal', 'identity', 'identity_n', 'init_scope',
+        'gather_nd', 'get_current_name_scope', 'greater', 'greater_equal', 'identity', 'identity_n', 'image',
+        'init_scope',
         'initializers', 'int16', 'int32', 'int64', 'int8', 'keras', 'less', 'less_equal', 'linalg', 'linspace',
         'logical_and', 'logical_not', 'logical_or', 'math', 'matmul', 'maximum', 'meshgrid', 'minimum', 'multiply',
         'name_scope', 'negative', 'nest', 'newaxis', 'nn', 'norm', 'not_equal', 'one_hot', 'ones', 'ones_like',
@@ -367,7 +380,8 @@ TF_NAMES = {
         'reduce_any',
         'reduce_logsumexp', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'reshape',
         'reverse', 'roll', 'round', 'scatter_nd', 'shape', 'sigmoid', 'sign', 'sin', 'sinh', 'size', 'slice',
-        'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'strided_slice', 'subtract', 'tan',
+        'signal', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'strided_slice',
+        'subtract', 'tan',
         'tanh', 'tensor_scatter_nd_update', 'tensordot', 'tile', 'transpose', 'truediv', 'uint8', 'unstack',
         'where', 'while_loop', 'zeros', 'zeros_like'
     ],
@@ -397,6 +411,7 @@ TF_NAMES = {
         'constant', 'get', 'glorot_normal', 'glorot_uniform', 'he_normal', 'he_uniform', 'lecun_normal',
         'lecun_uniform', 'ones', 'random_normal', 'random_uniform', 'truncated_normal', 'variance_scaling', 'zeros'
     ],
+    'image': ['ResizeMethod', 'resize'],
     'keras': ['initializers', 'optimizers'],
     'keras.initializers': [
         'Constant', 'GlorotNormal', 'GlorotUniform', 'HeNormal', 'HeUniform', 'Initializer', 'LecunNormal',
@@ -434,6 +449,7 @@ TF_NAMES = {
         'Generator', 'get_global_generator', 'normal', 'set_global_generator', 'set_seed', 'stateless_normal',
         'stateless_truncated_normal', 'stateless_uniform', 'truncated_normal', 'uniform'
     ],
+    'signal': ['fft', 'fft2d', 'ifft', 'ifft2d', 'irfft', 'irfft2d', 'rfft', 'rfft2d'],
 }
 
 # Public ember names that TensorFlow does not have, per namespace, and why.

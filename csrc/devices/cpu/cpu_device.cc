@@ -82,6 +82,8 @@ void InitCpuDevice() {
     RegisterCpuControlFlowKernels(registry);
     RegisterCpuEinsumKernels(registry);
     RegisterCpuTrainingKernels(registry);
+    RegisterCpuSignalKernels(registry);
+    RegisterCpuImageKernels(registry);
     return true;
   }();
   (void)done;

@@ -57,5 +57,7 @@ void RegisterCpuFunctionKernels(KernelRegistry& registry);  // graph/call_functi
 void RegisterCpuControlFlowKernels(KernelRegistry& registry);  // graph/control_flow.cc
 void RegisterCpuEinsumKernels(KernelRegistry& registry);
 void RegisterCpuTrainingKernels(KernelRegistry& registry);  // kernels/cpu/training.cc
+void RegisterCpuSignalKernels(KernelRegistry& registry);    // kernels/cpu/signal_fft.cc
+void RegisterCpuImageKernels(KernelRegistry& registry);     // kernels/cpu/image_resize.cc
 
 }  // namespace ember
