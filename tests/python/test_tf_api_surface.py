@@ -435,10 +435,10 @@ TF_NAMES = {
     ],
     'nest': ['flatten', 'is_nested', 'map_structure', 'pack_sequence_as'],
     'nn': [
-        'avg_pool', 'avg_pool1d', 'avg_pool2d', 'batch_normalization', 'bias_add', 'conv1d', 'conv2d',
-        'conv2d_transpose',
+        'avg_pool', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_normalization', 'bias_add', 'conv1d', 'conv2d',
+        'conv2d_transpose', 'conv3d',
         'depthwise_conv2d', 'dropout', 'elu', 'embedding_lookup', 'gelu', 'leaky_relu', 'log_softmax', 'max_pool',
-        'max_pool1d', 'max_pool2d', 'moments', 'relu', 'relu6', 'selu', 'sigmoid',
+        'max_pool1d', 'max_pool2d', 'max_pool3d', 'moments', 'relu', 'relu6', 'selu', 'sigmoid',
         'sigmoid_cross_entropy_with_logits', 'silu',
         'softmax', 'softmax_cross_entropy_with_logits', 'softplus', 'sparse_softmax_cross_entropy_with_logits',
         'swish', 'tanh', 'top_k'
