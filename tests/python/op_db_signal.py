@@ -1,9 +1,9 @@
 """op_db entries for the Fourier transforms (op_defs/signal.yaml), checked against numpy.fft.
 
 NumPy computes in float64 and is rounded to the op's dtype once. The kernels
-compute in float32, whose rounding error grows with log2(n) (with n for a
-large prime factor, which kissfft transforms by a direct butterfly), so the
-tolerances scale with the transform length.
+compute in float32 (Bluestein's algorithm in float64, for lengths with a prime
+factor above 64: prime97, prime_1009, large_prime), whose rounding error grows
+with log2(n), so the tolerances scale with the transform length.
 """
 
 import math
@@ -47,7 +47,8 @@ def _irfft_ref(input_tensor, fft_length=None):
 _COMPLEX_SHAPES = [
     ("len1", (4, 1)), ("len2", (3, 2)), ("prime7", (5, 7)), ("len6", (6,)), ("len12", (2, 12)),
     ("pow2_64", (3, 64)), ("prime97", (2, 97)), ("3d", (2, 3, 10)), ("odd_composite_45", (2, 45)),
-    ("prime_1009", (1, 1009)), ("empty", (0, 8)), ("empty_inner", (3, 0)), ("large", (700, 100)),
+    ("prime_1009", (1, 1009)), ("prime61", (2, 61)), ("empty", (0, 8)), ("empty_inner", (3, 0)),
+    ("large", (700, 100)), ("large_prime", (1, 100003)),
 ]
 
 
@@ -74,8 +75,9 @@ _IRFFT_CASES = [
     ("len1", (3, 4), [1]), ("len2", (3, 2), [2]), ("odd_9", (3, 5), [9]), ("prime7", (5, 4), [7]),
     ("prime97", (2, 49), [97]), ("len6", (6, 4), None), ("crop_terms", (2, 10), [8]),
     ("pad_terms", (2, 3), [12]), ("pad_terms_odd", (2, 2), [11]), ("3d", (2, 3, 6), None),
-    ("prime_1009", (1, 505), [1009]), ("empty", (0, 5), None), ("empty_inner", (3, 0), [6]),
-    ("zero_length", (2, 3), [0]), ("large", (700, 101), None),
+    ("prime_1009", (1, 505), [1009]), ("prime61", (2, 31), [61]), ("empty", (0, 5), None),
+    ("empty_inner", (3, 0), [6]), ("zero_length", (2, 3), [0]), ("large", (700, 101), None),
+    ("large_prime", (1, 50002), [100003]),
 ]
 
 

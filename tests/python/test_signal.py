@@ -151,3 +151,17 @@ def test_gradient_through_rfft2d():
     g = _rand(rng, (3, 3), np.complex64)
     want = _numeric_vjp(np.fft.rfft2, x, g)
     np.testing.assert_allclose(_tape_vjp(signal.rfft2d, x, g), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("n", [61, 67, 134, 1000003])
+def test_lengths_around_and_far_past_the_bluestein_switch(n):
+    # 61 runs kissfft's direct butterfly; 67, 2 * 67 and the prime 1000003 run Bluestein's
+    # algorithm (a direct butterfly over 1000003 points would take hours).
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-1, 1, 5).astype(np.float32)
+    got = signal.rfft(x, fft_length=[n]).numpy()
+    want = np.fft.rfft(x.astype(np.float64), n=n)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    back = signal.irfft(got, fft_length=[n]).numpy()
+    np.testing.assert_allclose(back[:5], x, atol=1e-5)
+    np.testing.assert_allclose(back[5:], 0, atol=1e-5)
