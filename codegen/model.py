@@ -207,6 +207,13 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     # Random permutation and sampling (csrc/ops/shape_fns/random.cc): input 1 the seed ([2]).
     ShapeFnSpec("random_shuffle", 2, 2),
     ShapeFnSpec("categorical", 2, 2, (AttrReq("num_samples", "int", False),), extra_attrs=True),
+    # Fourier transforms (csrc/ops/shape_fns/signal.cc).
+    ShapeFnSpec("fft", 1, 1),
+    ShapeFnSpec("rfft", 1, 1, (AttrReq("fft_length", "list(int)", True),)),
+    ShapeFnSpec("irfft", 1, 1, (AttrReq("fft_length", "list(int)", True),)),
+    # Image resizing (csrc/ops/shape_fns/image.cc).
+    ShapeFnSpec("image_resize", 1, 1, (AttrReq("size", "list(int)", False),)),
+    ShapeFnSpec("image_resize_grad", 1, 1, (AttrReq("original_size", "list(int)", False),)),
     # Optimizer updates (csrc/ops/shape_fns/training.cc).
     ShapeFnSpec("apply_update", 3, None, extra_attrs=True, num_outputs=None),
 )}

@@ -12,9 +12,9 @@ follow TensorFlow's public API::
 try:
     from ember import _C
 except ImportError as _error:  # OpenBLAS outside the rpath's reach: ember/_blas.py
-    from ember._blas import preload_openblas
+    from ember._blas import preload_openblas as _preload_openblas
 
-    preload_openblas(_error)
+    _preload_openblas(_error)
     from ember import _C
 from ember import errors
 
@@ -63,6 +63,7 @@ _install_tensor_methods(Variable)
 from ember import debugging, linalg, math, nn  # noqa: E402
 from ember import random  # noqa: E402
 from ember import bitwise  # noqa: E402
+from ember import image, signal  # noqa: E402 - tf.image.resize, tf.signal's transforms
 from ember._generated import raw_ops  # noqa: E402 - ops by their op_defs names (call_function)
 from ember.linalg import norm, tensordot  # noqa: E402,F811 - TF-style argument handling
 from ember._clipping import clip_by_global_norm, clip_by_norm  # noqa: E402 - tf.clip_by_norm, tf.clip_by_global_norm

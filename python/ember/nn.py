@@ -4,7 +4,8 @@ Python-level composites and TensorFlow-style argument handling.
 The ops take padding as a string ('SAME', 'VALID', 'EXPLICIT' with flat
 explicit_paddings); the wrappers here also accept TensorFlow's explicit list
 of [before, after] pairs. Composites (depthwise_conv2d, batch_normalization,
-fused_batch_norm, embedding_lookup) are built from existing ops.
+fused_batch_norm, embedding_lookup; conv3d and the 3-D pools in _nn3d.py) are
+built from existing ops.
 """
 
 from ember._generated import ops as _ops
@@ -14,10 +15,12 @@ from ember._generated.nn import *  # noqa: F401,F403
 from ember._generated.nn import __all__ as _generated_all
 
 from ember._random import dropout  # noqa: E402,F401 - built from the random ops
+from ember._nn3d import avg_pool3d, conv3d, max_pool3d  # noqa: E402,F401 - built from the 2-D ops
 
-__all__ = sorted(set(_generated_all) | {"avg_pool", "avg_pool1d", "batch_normalization", "conv1d", "depthwise_conv2d",
-                                         "dropout", "embedding_lookup", "fused_batch_norm", "max_pool",
-                                         "max_pool1d", "moments", "sigmoid_cross_entropy_with_logits"})
+__all__ = sorted(set(_generated_all) | {"avg_pool", "avg_pool1d", "avg_pool3d", "batch_normalization", "conv1d",
+                                         "conv3d", "depthwise_conv2d", "dropout", "embedding_lookup",
+                                         "fused_batch_norm", "max_pool", "max_pool1d", "max_pool3d", "moments",
+                                         "sigmoid_cross_entropy_with_logits"})
 
 
 def _padding_attrs(op, padding):
@@ -83,23 +86,24 @@ def _pool_window(value, n, channels_first, what):
 
 def _pool(op, input, ksize, strides, padding, data_format, name):  # noqa: A002
     """max_pool / avg_pool for any input rank: 4-D runs the 2-D op, 3-D (1-D pooling) runs it on
-    a height-1 image."""
+    a height-1 image, 5-D runs the 3-D pooling composite."""
     import ember
 
     input = ember.convert_to_tensor(input)  # noqa: A001
     rank = input.ndim
     if rank not in (3, 4, 5):
         raise ValueError(f"{name}: input must have rank 3, 4 or 5 (1-D, 2-D or 3-D pooling), got shape {input.shape}")
-    if rank == 5:
-        raise NotImplementedError(f"{name}: 3-D pooling (a rank-5 input) is not implemented in ember")
     n = rank - 2
-    default = "NWC" if n == 1 else "NHWC"
+    default = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[n]
     data_format = _check_str(data_format or default, name, "data_format")
     channels_first = data_format.startswith("NC")
     ksize = _pool_window(ksize, n, channels_first, f"{name}: ksize")
     strides = _pool_window(strides, n, channels_first, f"{name}: strides")
     if n == 2:
         return op(input, ksize, strides, padding, data_format)
+    if n == 3:
+        pool3d = max_pool3d if op is max_pool2d else avg_pool3d
+        return pool3d(input, ksize, strides, padding, data_format)
     if data_format not in ("NWC", "NCW"):
         raise ValueError(f"{name}: data_format for 1-D pooling must be 'NWC' or 'NCW', got {data_format!r}")
     if not isinstance(padding, str):  # 3 [before, after] pairs: add the height dim's
@@ -113,15 +117,15 @@ def _pool(op, input, ksize, strides, padding, data_format, name):  # noqa: A002
 
 @_composite
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
-    """The maximum over windows, for 1-D (rank-3 input, 'NWC' / 'NCW') or 2-D (rank 4) pooling
-    (``tf.nn.max_pool``). ksize and strides are an int or a list of 1, N or N + 2 ints; 3-D
-    pooling is not implemented."""
+    """The maximum over windows, for 1-D (rank-3 input, 'NWC' / 'NCW'), 2-D (rank 4) or 3-D
+    (rank 5, 'NDHWC' / 'NCDHW') pooling (``tf.nn.max_pool``). ksize and strides are an int or a
+    list of 1, N or N + 2 ints."""
     return _pool(max_pool2d, input, ksize, strides, padding, data_format, "max_pool")
 
 
 @_composite
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
-    """The average over windows (padding not counted), for 1-D or 2-D pooling (``tf.nn.avg_pool``)."""
+    """The average over windows (padding not counted), for 1-D, 2-D or 3-D pooling (``tf.nn.avg_pool``)."""
     return _pool(avg_pool2d, input, ksize, strides, padding, data_format, "avg_pool")
 
 

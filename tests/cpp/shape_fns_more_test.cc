@@ -321,5 +321,42 @@ TEST(RandomShapeFnsTest, StatelessRandom) {
               "shape must have non-negative dimensions, got [4, -1]");
 }
 
+// --- Fourier transforms and image resizing ---------------------------------------
+
+TEST(SignalShapeFnsTest, Fft) {
+  EXPECT_SHAPE(RunFn(Fft, {Shape{3, 7}}), {3, 7});
+  EXPECT_SHAPE(RunFn(Fft, {Shape{0}}), {0});
+  ExpectError(RunFn(Fft, {Shape{}}), "input must have rank >= 1, got a scalar");
+}
+
+TEST(SignalShapeFnsTest, RfftAndIrfft) {
+  EXPECT_SHAPE(RunFn(Rfft, {Shape{2, 8}}, {None()}), {2, 5});
+  EXPECT_SHAPE(RunFn(Rfft, {Shape{2, 7}}, {None()}), {2, 4});
+  EXPECT_SHAPE(RunFn(Rfft, {Shape{2, 7}}, {L({12})}), {2, 7});
+  EXPECT_SHAPE(RunFn(Rfft, {Shape{2, 0}}, {None()}), {2, 1});
+  EXPECT_SHAPE(RunFn(Irfft, {Shape{2, 5}}, {None()}), {2, 8});
+  EXPECT_SHAPE(RunFn(Irfft, {Shape{2, 5}}, {L({9})}), {2, 9});
+  EXPECT_SHAPE(RunFn(Irfft, {Shape{4, 1}}, {None()}), {4, 0});
+  ExpectError(RunFn(Rfft, {Shape{4}}, {L({2, 2})}), "fft_length must hold exactly one int, got [2, 2]");
+  ExpectError(RunFn(Rfft, {Shape{4}}, {L({-1})}), "fft_length must be non-negative, got -1");
+  ExpectError(RunFn(Irfft, {Shape{4}}, {L({int64_t{1} << 40})}),
+              "fft_length 1099511627776 is too large (at most 2^31 - 1)");
+  ExpectError(RunFn(Irfft, {Shape{3, 0}}, {None()}),
+              "an input of shape [3, 0] has no frequency terms: give fft_length or at least one term");
+}
+
+TEST(ImageShapeFnsTest, Resize) {
+  EXPECT_SHAPE(RunFn(ImageResize, {Shape{2, 3, 4, 5}}, {L({6, 7})}), {2, 6, 7, 5});
+  EXPECT_SHAPE(RunFn(ImageResize, {Shape{0, 3, 4, 0}}, {L({1, 1})}), {0, 1, 1, 0});
+  EXPECT_SHAPE(RunFn(ImageResizeGrad, {Shape{2, 6, 7, 5}}, {L({3, 4})}), {2, 3, 4, 5});
+  ExpectError(RunFn(ImageResize, {Shape{3, 4, 5}}, {L({6, 7})}),
+              "images must have rank 4 [batch, height, width, channels], got shape [3, 4, 5]");
+  ExpectError(RunFn(ImageResize, {Shape{1, 0, 4, 1}}, {L({6, 7})}),
+              "images must have a height and width in [1, 2^31 - 1], got shape [1, 0, 4, 1]");
+  ExpectError(RunFn(ImageResize, {Shape{1, 2, 4, 1}}, {L({6, 0})}),
+              "size must be positive (and below 2^31), got [6, 0]");
+  ExpectError(RunFn(ImageResizeGrad, {Shape{1, 2, 4, 1}}, {L({6})}), "original_size must be [height, width], got [6]");
+}
+
 }  // namespace
 }  // namespace ember::shape_fns

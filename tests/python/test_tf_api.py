@@ -441,8 +441,10 @@ def test_max_pool_and_avg_pool_2d():
 
 
 def test_pool_rank_errors():
-    with pytest.raises(NotImplementedError, match="3-D pooling"):
-        ember.nn.max_pool(np.zeros((1, 4, 4, 4, 1), np.float32), 2, 2, "VALID")
+    # Rank 5 is 3-D pooling (tests/python/test_nn3d.py); ranks outside 3-5 are errors.
+    assert ember.nn.max_pool(np.zeros((1, 4, 4, 4, 1), np.float32), 2, 2, "VALID").shape == (1, 2, 2, 2, 1)
+    with pytest.raises(ValueError, match="rank 3, 4 or 5"):
+        ember.nn.max_pool(np.zeros((1, 2, 2, 2, 2, 1), np.float32), 2, 2, "VALID")
     with pytest.raises(ValueError, match="rank 3, 4 or 5"):
         ember.nn.avg_pool(np.zeros(4, np.float32), 2, 2, "VALID")
 

@@ -72,6 +72,18 @@ TF_SIGNATURES = {
     'linalg.trace': ['x', 'name'],
     'linalg.triangular_solve': ['matrix', 'rhs', 'lower', 'adjoint', 'name'],
     'nn.conv1d': ['input', 'filters', 'stride', 'padding', 'data_format', 'dilations', 'name'],
+    'nn.conv3d': ['input', 'filters', 'strides', 'padding', 'data_format', 'dilations', 'name'],
+    'nn.max_pool3d': ['input', 'ksize', 'strides', 'padding', 'data_format', 'name'],
+    'nn.avg_pool3d': ['input', 'ksize', 'strides', 'padding', 'data_format', 'name'],
+    'image.resize': ['images', 'size', 'method', 'preserve_aspect_ratio', 'antialias', 'name'],
+    'signal.fft': ['input', 'name'],
+    'signal.ifft': ['input', 'name'],
+    'signal.rfft': ['input_tensor', 'fft_length', 'name'],
+    'signal.irfft': ['input_tensor', 'fft_length', 'name'],
+    'signal.fft2d': ['input', 'name'],
+    'signal.ifft2d': ['input', 'name'],
+    'signal.rfft2d': ['input_tensor', 'fft_length', 'name'],
+    'signal.irfft2d': ['input_tensor', 'fft_length', 'name'],
     'math.reduce_euclidean_norm': ['input_tensor', 'axis', 'keepdims', 'name'],
     'nn.moments': ['x', 'axes', 'shift', 'keepdims', 'name'],
     'argmax': ['input', 'axis', 'output_type', 'name'],
@@ -395,7 +407,7 @@ TF_NAMES = {
         'exp', 'expand_dims', 'experimental', 'eye', 'fill', 'float16', 'float32', 'float64', 'floor', 'function',
         'gather',
         'gather_nd', 'get_current_name_scope', 'greater', 'greater_equal', 'histogram_fixed_width', 'identity',
-        'identity_n', 'init_scope',
+        'identity_n', 'image', 'init_scope',
         'initializers', 'int16', 'int32', 'int64', 'int8', 'keras', 'less', 'less_equal', 'linalg', 'linspace',
         'logical_and', 'logical_not', 'logical_or', 'math', 'matmul', 'maximum', 'meshgrid', 'minimum', 'multiply',
         'name_scope', 'negative', 'nest', 'newaxis', 'nn', 'norm', 'not_equal', 'one_hot', 'ones', 'ones_like',
@@ -403,10 +415,9 @@ TF_NAMES = {
         'reduce_any',
         'reduce_logsumexp', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'reshape',
         'reverse', 'reverse_sequence', 'roll', 'round', 'scatter_nd', 'searchsorted', 'shape', 'sigmoid', 'sign',
-        'sin', 'sinh', 'size', 'slice',
-        'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'stop_gradient', 'strided_slice', 'subtract', 'tan',
-        'tanh', 'tensor_scatter_nd_update', 'tensordot', 'tile', 'transpose', 'truediv', 'uint8', 'unique',
-        'unique_with_counts', 'unstack',
+        'signal', 'sin', 'sinh', 'size', 'slice', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack',
+        'stop_gradient', 'strided_slice', 'subtract', 'tan', 'tanh', 'tensor_scatter_nd_update', 'tensordot', 'tile',
+        'transpose', 'truediv', 'uint8', 'unique', 'unique_with_counts', 'unstack',
         'where', 'while_loop', 'zeros', 'zeros_like'
     ],
     'autodiff': ['GradientTape'],
@@ -435,6 +446,7 @@ TF_NAMES = {
         'constant', 'get', 'glorot_normal', 'glorot_uniform', 'he_normal', 'he_uniform', 'lecun_normal',
         'lecun_uniform', 'ones', 'random_normal', 'random_uniform', 'truncated_normal', 'variance_scaling', 'zeros'
     ],
+    'image': ['ResizeMethod', 'resize'],
     'keras': ['initializers', 'optimizers'],
     'keras.initializers': [
         'Constant', 'GlorotNormal', 'GlorotUniform', 'HeNormal', 'HeUniform', 'Initializer', 'LecunNormal',
@@ -463,10 +475,10 @@ TF_NAMES = {
     ],
     'nest': ['flatten', 'is_nested', 'map_structure', 'pack_sequence_as'],
     'nn': [
-        'avg_pool', 'avg_pool1d', 'avg_pool2d', 'batch_normalization', 'bias_add', 'conv1d', 'conv2d',
-        'conv2d_transpose',
+        'avg_pool', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_normalization', 'bias_add', 'conv1d', 'conv2d',
+        'conv2d_transpose', 'conv3d',
         'depthwise_conv2d', 'dropout', 'elu', 'embedding_lookup', 'gelu', 'leaky_relu', 'log_softmax', 'max_pool',
-        'max_pool1d', 'max_pool2d', 'moments', 'relu', 'relu6', 'selu', 'sigmoid',
+        'max_pool1d', 'max_pool2d', 'max_pool3d', 'moments', 'relu', 'relu6', 'selu', 'sigmoid',
         'sigmoid_cross_entropy_with_logits', 'silu',
         'softmax', 'softmax_cross_entropy_with_logits', 'softplus', 'sparse_softmax_cross_entropy_with_logits',
         'swish', 'tanh', 'top_k'
@@ -478,6 +490,7 @@ TF_NAMES = {
         'stateless_categorical', 'stateless_normal', 'stateless_truncated_normal', 'stateless_uniform',
         'truncated_normal', 'uniform'
     ],
+    'signal': ['fft', 'fft2d', 'ifft', 'ifft2d', 'irfft', 'irfft2d', 'rfft', 'rfft2d'],
 }
 
 # Public ember names that TensorFlow does not have, per namespace, and why.

@@ -84,6 +84,8 @@ void InitCpuDevice() {
     RegisterCpuTrainingKernels(registry);
     RegisterCpuLinalgKernels(registry);
     RegisterCpuSegmentKernels(registry);
+    RegisterCpuSignalKernels(registry);
+    RegisterCpuImageKernels(registry);
     return true;
   }();
   (void)done;

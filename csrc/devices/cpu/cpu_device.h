@@ -59,5 +59,7 @@ void RegisterCpuEinsumKernels(KernelRegistry& registry);
 void RegisterCpuTrainingKernels(KernelRegistry& registry);  // kernels/cpu/training.cc
 void RegisterCpuLinalgKernels(KernelRegistry& registry);  // kernels/cpu/linalg.cc
 void RegisterCpuSegmentKernels(KernelRegistry& registry);   // kernels/cpu/segments.cc
+void RegisterCpuSignalKernels(KernelRegistry& registry);    // kernels/cpu/signal_fft.cc
+void RegisterCpuImageKernels(KernelRegistry& registry);     // kernels/cpu/image_resize.cc
 
 }  // namespace ember

@@ -113,6 +113,15 @@ Status SparseSoftmaxXent(ShapeContext& ctx);  // labels [b...], logits [b..., cl
 Status SoftmaxXent(ShapeContext& ctx);        // labels, logits; axis
 Status Attention(ShapeContext& ctx);          // query, key, value, mask; scale
 
+// Fourier transforms over the innermost dim (signal.cc; fft_length rules in signal.h).
+Status Fft(ShapeContext& ctx);    // complex input of rank >= 1; output = input
+Status Rfft(ShapeContext& ctx);   // attr fft_length (optional [N]); inner dim -> N / 2 + 1
+Status Irfft(ShapeContext& ctx);  // attr fft_length (optional [N]); inner dim -> N
+
+// Image resizing of [batch, height, width, channels] (image.cc).
+Status ImageResize(ShapeContext& ctx);      // attr size [height, width], both positive
+Status ImageResizeGrad(ShapeContext& ctx);  // attr original_size [height, width]
+
 // Movement and indexing ops (movement.cc; index arithmetic in movement.h).
 Status ExpandDims(ShapeContext& ctx);             // attr axis
 Status Squeeze(ShapeContext& ctx);                // attr axis (optional list)
