@@ -138,7 +138,9 @@ class HostAllocatorImpl final : public Allocator {
     if (size == 0) return kHostAlignment;
     if (size < kMinCachedBytes) return size;
     size_t power = kMinCachedBytes;
-    while (power * 2 <= size) power *= 2;
+    // Halving size, not doubling power: power * 2 wraps to 0 for sizes past
+    // 2^63 (the largest a shape allows), which looped forever.
+    while (power <= size / 2) power *= 2;
     const size_t step = power / 4;
     return (size + step - 1) / step * step;
   }

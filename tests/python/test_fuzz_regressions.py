@@ -103,6 +103,10 @@ CRASHES = [
     # Hang: make_seeds built a Python list of `count` seed pairs.
     ("make_seeds_huge_count", "sync", "out = ember.random.Generator.from_seed(1).make_seeds(count=2**63 - 1)"),
     ("make_seeds_count_2_64", "async", "out = ember.random.Generator.from_seed(-1).make_seeds(count=2**64)"),
+    # Hang: the host allocator's size-class loop wrapped for requests of 2^63 bytes.
+    ("host_allocation_of_2_63_bytes", "sync", "out = ember.zeros([2**63 - 1], dtype='uint8')"),
+    ("unsorted_segment_max_huge_num_segments", "sync",
+     "out = ember.math.unsorted_segment_max(np.zeros((1, 3), 'uint8'), np.zeros((1, 3), 'int32'), 2**63 - 1)"),
     # SIGSEGV: graph text whose last node line is cut short.
     ("graph_text_truncated_node", "sync", "out = ember.function_from_text('ember.graph 1\\nnode 0 add - -')"),
     ("graph_text_truncated_node_async", "async",
