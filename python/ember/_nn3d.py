@@ -30,7 +30,11 @@ def _data_format(value, name):
 def _spatial(value, channels_first, name, what):
     """(depth, height, width) from an int or a list of 1, 3 or 5 positive ints (5: in the data
     format's order, with 1 for the batch and channel entries)."""
-    values = [value] if isinstance(value, (int, np.integer)) else [int(v) for v in value]
+    try:
+        values = [int(value)] if isinstance(value, (int, np.integer)) else [int(v) for v in value]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: {what} must be a positive int or a list of 1, 3 or 5 positive ints, "
+                         f"got {value!r}") from None
     if len(values) == 5:
         outer = [values[0], values[1]] if channels_first else [values[0], values[4]]
         if outer != [1, 1]:
@@ -51,15 +55,14 @@ def _padding(value, name):
 
 
 def _out_size(size, window, stride, padding, name, dim):
-    """TensorFlow's output length and the padding before and after, for one spatial dim."""
+    """TensorFlow's output length and the padding before it, for one spatial dim."""
     if padding == "SAME":
         out = -(-size // stride)
-        total = max((out - 1) * stride + window - size, 0)
-        return out, total // 2, total - total // 2
+        return out, max((out - 1) * stride + window - size, 0) // 2
     if size < window:
         raise ValueError(f"{name}: the {dim} window ({window}, dilated) is larger than the input's {dim} "
                          f"({size}) with VALID padding")
-    return (size - window) // stride + 1, 0, 0
+    return (size - window) // stride + 1, 0
 
 
 def _channels_last(x, name):
@@ -72,18 +75,35 @@ def _channels_last(x, name):
     return x
 
 
-def _depth_slices(x, window, stride, dilation, before, after, out, pad_value):
-    """For each window depth k, x's input depths o * stride + k * dilation (o < out) after
-    padding depth by (before, after), with depth folded into the batch: [n * out, h, w, c]."""
-    n, _, h, w, c = x.shape
-    if before or after:
-        x = ops.pad(x, [0, 0, before, after, 0, 0, 0, 0, 0, 0], "CONSTANT", pad_value)
+def _depth_slices(x, window, stride, dilation, before, out, pad_value):
+    """The window depths k that reach the input, each with x's depths o * stride + k * dilation
+    - before (o < out; out of range: pad_value) folded into the batch: [(k, [n * out, h, w, c])].
+
+    Taps that only ever read padding are left out (they add nothing), so a huge window or
+    dilation costs no more than the input's depth. With no output depth (or no input depth),
+    tap 0's empty slice stands in, so the 2-D op still gives the result's other dims; when
+    no tap reaches the input (conv3d only), zeros stand in for tap 0.
+    """
+    n, depth, h, w, c = x.shape
+    if out == 0 or depth == 0:
+        empty = ops.slice(x, [0, 0, 0, 0, 0], [n, 0, h, w, c])
+        return [(0, ops.reshape(empty, [0, h, w, c]))]
+    # Tap k reads depths from k * dilation - before to that + (out - 1) * stride.
+    first = max(0, -(-(before - (out - 1) * stride) // dilation))
+    last = min(window - 1, (depth - 1 + before) // dilation)
+    if first > last:  # every tap reads padding (a dilation far past the input): a zero plane
+        return [(0, ops.zeros([n * out, h, w, c], x.dtype))]
+    low = first * dilation - before
+    high = (out - 1) * stride + last * dilation - before
+    front, back = max(0, -low), max(0, high - (depth - 1))
+    if front or back:
+        x = ops.pad(x, [0, 0, front, back, 0, 0, 0, 0, 0, 0], "CONSTANT", pad_value)
     slices = []
-    for k in range(window):
-        begin = k * dilation
-        end = begin + (out - 1) * stride + 1 if out else begin
+    for k in range(first, last + 1):
+        begin = k * dilation - before + front
+        end = begin + (out - 1) * stride + 1
         picked = ops.strided_slice(x, [0, begin, 0, 0, 0], [n, end, h, w, c], [1, stride, 1, 1, 1])
-        slices.append(ops.reshape(picked, [n * out, h, w, c]))
+        slices.append((k, ops.reshape(picked, [n * out, h, w, c])))
     return slices
 
 
@@ -127,12 +147,12 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
                          f"in_channels ({f_in}), and the filters' out_channels ({f_out}) a multiple of the groups")
     if min(kd, kh, kw) < 1:
         raise ValueError(f"conv3d: filters must have a positive depth, height and width, got shape {f.shape}")
-    out_d, before, after = _out_size(depth, (kd - 1) * dd + 1, sd, padding, name, "depth")
+    out_d, before = _out_size(depth, (kd - 1) * dd + 1, sd, padding, name, "depth")
     _out_size(height, (kh - 1) * dh + 1, sh, padding, name, "height")
     _out_size(width, (kw - 1) * dw + 1, sw, padding, name, "width")
-    slices = _depth_slices(x, kd, sd, dd, before, after, out_d, 0.0)
+    slices = _depth_slices(x, kd, sd, dd, before, out_d, 0.0)
     planes = [ops.conv2d(s, ops.gather(f, k, axis=0), [sh, sw], padding, "NHWC", [dh, dw], [])
-              for k, s in enumerate(slices)]
+              for k, s in slices]
     y = planes[0] if len(planes) == 1 else ops.add_n(planes)
     return _finish(_unfold(y, n, out_d), channels_first)
 
@@ -148,25 +168,25 @@ def _pool3d(name, input, ksize, strides, padding, data_format):  # noqa: A002
     if channels_first:
         x = ops.transpose(x, _TO_CHANNELS_LAST)
     n, depth, height, width, _ = x.shape
-    out_d, before, after = _out_size(depth, kd, sd, padding, name, "depth")
+    out_d, before = _out_size(depth, kd, sd, padding, name, "depth")
     _out_size(height, kh, sh, padding, name, "height")
     _out_size(width, kw, sw, padding, name, "width")
-    return x, channels_first, (kd, kh, kw), (sd, sh, sw), padding, (n, depth, out_d, before, after)
+    return x, channels_first, (kd, kh, kw), (sd, sh, sw), padding, (n, depth, out_d, before)
 
 
 @composite
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
     """The maximum over 3-D windows (``tf.nn.max_pool3d``); padding is never the maximum."""
     del name
-    x, channels_first, (kd, kh, kw), (sd, sh, sw), padding, (n, _, out_d, before, after) = _pool3d(
+    x, channels_first, (kd, kh, kw), (sd, sh, sw), padding, (n, _, out_d, before) = _pool3d(
         "max_pool3d", input, ksize, strides, padding, data_format)
     if x.dtype.is_bool or x.dtype.is_complex:
         raise TypeError(f"max_pool3d: input must have a real dtype, got dtype {x.dtype.name}")
     np_dtype = x.dtype.as_numpy_dtype
     lowest = -np.inf if x.dtype.is_floating else float(np.iinfo(np_dtype).min)
-    slices = _depth_slices(x, kd, sd, 1, before, after, out_d, lowest)
+    slices = _depth_slices(x, kd, sd, 1, before, out_d, lowest)
     y = None
-    for s in slices:
+    for _, s in slices:
         pooled = ops.max_pool2d(s, [kh, kw], [sh, sw], padding, "NHWC", [])
         y = pooled if y is None else ops.maximum(y, pooled)
     return _finish(_unfold(y, n, out_d), channels_first)
@@ -176,15 +196,15 @@ def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
 def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
     """The average over 3-D windows (``tf.nn.avg_pool3d``); padded positions are not counted."""
     del name
-    x, channels_first, (kd, kh, kw), (sd, sh, sw), padding, (n, depth, out_d, before, after) = _pool3d(
+    x, channels_first, (kd, kh, kw), (sd, sh, sw), padding, (n, depth, out_d, before) = _pool3d(
         "avg_pool3d", input, ksize, strides, padding, data_format)
     if not x.dtype.is_floating:
         raise TypeError(f"avg_pool3d: input must have a floating dtype, got dtype {x.dtype.name}")
-    slices = _depth_slices(x, kd, sd, 1, before, after, out_d, 0.0)
-    planes = [ops.avg_pool2d(s, [kh, kw], [sh, sw], padding, "NHWC", []) for s in slices]
+    slices = _depth_slices(x, kd, sd, 1, before, out_d, 0.0)
+    planes = [ops.avg_pool2d(s, [kh, kw], [sh, sw], padding, "NHWC", []) for _, s in slices]
     total = _unfold(planes[0] if len(planes) == 1 else ops.add_n(planes), n, out_d)
-    # Each 2-D average already divides by its valid height x width; divide by the valid depths.
-    starts = np.arange(out_d) * sd - before
-    counts = np.minimum(starts + kd, depth) - np.maximum(starts, 0)
-    scale = (1.0 / np.maximum(counts, 1)).reshape(1, out_d, 1, 1, 1).astype(x.dtype.as_numpy_dtype)
+    # Each 2-D average already divides by its valid height x width; divide by the valid depths
+    # (Python ints: a huge window must not overflow).
+    counts = [min(o * sd - before + kd, depth) - max(o * sd - before, 0) for o in range(out_d)]
+    scale = np.array([1.0 / max(c, 1) for c in counts]).reshape(1, out_d, 1, 1, 1).astype(x.dtype.as_numpy_dtype)
     return _finish(ops.multiply(total, scale), channels_first)

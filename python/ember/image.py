@@ -27,10 +27,11 @@ _OPS = {ResizeMethod.BILINEAR: _ops.resize_bilinear, ResizeMethod.NEAREST_NEIGHB
 def _size_pair(size):
     values = size.numpy() if hasattr(size, "numpy") else size
     try:
-        pair = [int(v) for v in _np.asarray(values).reshape(-1)]
-    except (TypeError, ValueError):
-        pair = None
-    if pair is None or _np.ndim(values) != 1 or len(pair) != 2:
+        array = _np.asarray(values)
+        pair = [int(v) for v in array.reshape(-1)] if array.dtype.kind in "iu" else None
+    except (TypeError, ValueError, OverflowError):
+        array, pair = None, None
+    if pair is None or array.ndim != 1 or len(pair) != 2:
         raise ValueError(f"resize: size must be a 1-D list of 2 ints [new_height, new_width], got {size!r}")
     if min(pair) <= 0:
         raise ValueError(f"resize: size must be positive, got {pair}")

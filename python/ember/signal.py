@@ -9,6 +9,9 @@ from ember._generated.signal import __all__ as _generated_all
 __all__ = sorted(set(_generated_all) | {"fft2d", "ifft2d", "irfft2d", "rfft2d"})
 
 
+_MAX_LENGTH = 2 ** 31 - 1  # kissfft's int lengths (csrc/ops/shape_fns/signal.h)
+
+
 def _inner_two(x, what):
     import ember
 
@@ -38,8 +41,8 @@ def _fft_lengths(fft_length, what):
     if fft_length is None:
         return None
     lengths = [int(v) for v in (fft_length.numpy() if hasattr(fft_length, "numpy") else fft_length)]
-    if len(lengths) != 2 or min(lengths) < 0:
-        raise ValueError(f"{what}: fft_length must be two non-negative ints, got {fft_length!r}")
+    if len(lengths) != 2 or min(lengths) < 0 or max(lengths) > _MAX_LENGTH:
+        raise ValueError(f"{what}: fft_length must be two ints in [0, 2^31 - 1], got {fft_length!r}")
     return lengths
 
 
@@ -82,6 +85,8 @@ def irfft2d(input_tensor, fft_length=None, name=None):
     """
     del name
     x = _inner_two(input_tensor, "irfft2d")
+    if fft_length is None and x.shape[-1] == 0:
+        raise ValueError(f"irfft2d: an input of shape {x.shape} has no frequency terms: give fft_length")
     n0, n1 = _fft_lengths(fft_length, "irfft2d") or (x.shape[-2], 2 * (x.shape[-1] - 1))
     columns = _swap_inner(_ops.ifft(_fit_inner(_swap_inner(x), n0)))
     return _ops.irfft(columns, [n1])

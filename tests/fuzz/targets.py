@@ -194,7 +194,7 @@ def _resolve(dotted):
     return obj
 
 
-NAMESPACES = ("", "nn", "math", "random", "linalg", "config", "debugging", "bitwise", "raw_ops")
+NAMESPACES = ("", "nn", "math", "random", "linalg", "config", "debugging", "bitwise", "raw_ops", "signal", "image")
 
 
 def api_targets(seen):

@@ -130,3 +130,8 @@ def test_integer_images_have_no_gradient():
         tape.watch(x)
         y = resize(x, [3, 3])
     assert tape.gradient(y, x) is None
+
+
+def test_size_must_be_integers():
+    with pytest.raises(ValueError, match="^resize: size must be a 1-D list of 2 ints"):
+        resize(np.ones((2, 2, 1), np.float32), [3.5, 3])

@@ -194,3 +194,18 @@ def test_errors_name_the_function():
         nn.avg_pool3d(x.astype(np.int32), 2, 1, "SAME")
     with pytest.raises(TypeError, match="^max_pool3d: input must have a real dtype"):
         nn.max_pool3d(x.astype(np.bool_), 2, 1, "SAME")
+
+
+def test_huge_windows_cost_no_more_than_the_input():
+    # Window depths that only read padding are skipped: a 2^40-deep window is one input's worth.
+    x = np.random.default_rng(5).uniform(-1, 1, (1, 3, 3, 3, 2)).astype(np.float32)
+    np.testing.assert_allclose(nn.avg_pool3d(x, 2 ** 40, 2 ** 40, "SAME").numpy(),
+                               x.mean(axis=(1, 2, 3), keepdims=True), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(nn.max_pool3d(x, [1, 2 ** 62, 1, 1, 1], 1, "SAME").numpy(),
+                               np.broadcast_to(x.max(axis=1, keepdims=True), x.shape), rtol=1e-6)
+    f = np.ones((2, 1, 1, 2, 1), np.float32)
+    # Dilated by 2^40, both filter taps sit 2^39 depths away from every output: zeros.
+    got = nn.conv3d(x, f, [1, 1, 1, 1, 1], "SAME", dilations=[1, 2 ** 40, 1, 1, 1])
+    np.testing.assert_array_equal(got.numpy(), np.zeros((1, 3, 3, 3, 1), np.float32))
+    with pytest.raises(ValueError, match="^max_pool3d: ksize"):
+        nn.max_pool3d(x, "x", 1, "SAME")
