@@ -17,7 +17,7 @@ struct Result {
 };
 
 // Runs `fn` for an op with `num_outputs` outputs.
-Result Run(ShapeFn fn, std::vector<Shape> inputs, AttrList attrs = {}, int num_outputs = 1) {
+Result RunShapeFn(ShapeFn fn, std::vector<Shape> inputs, AttrList attrs = {}, int num_outputs = 1) {
   OpDef def;
   def.name = "test_op";
   def.outputs.resize(num_outputs);
@@ -45,44 +45,44 @@ void ExpectError(const Result& r, const std::string& message) {
 AttrValue B(bool v) { return AttrValue(v); }
 
 TEST(MatrixShapeFnsTest, SquareMatrixAndBatch) {
-  ExpectShapes(Run(SquareMatrix, {Shape{2, 3, 3}}), {Shape{2, 3, 3}});
-  ExpectShapes(Run(SquareMatrix, {Shape{0, 0}}), {Shape{0, 0}});
-  ExpectShapes(Run(SquareMatrix, {Shape{kU, 3}}), {Shape{kU, 3}});
-  ExpectError(Run(SquareMatrix, {Shape{2, 3}}), "input must be square matrices, got shape [2, 3]");
-  ExpectError(Run(SquareMatrix, {Shape{3}}), "input must have rank >= 2, got shape [3]");
-  ExpectShapes(Run(MatrixBatch, {Shape{4, 2, 2}}, {}, 2), {Shape{4}, Shape{4}});
-  ExpectShapes(Run(MatrixBatch, {Shape{2, 2}}), {Shape{}});
-  ExpectError(Run(MatrixBatch, {Shape{2, 1}}), "input must be square matrices, got shape [2, 1]");
+  ExpectShapes(RunShapeFn(SquareMatrix, {Shape{2, 3, 3}}), {Shape{2, 3, 3}});
+  ExpectShapes(RunShapeFn(SquareMatrix, {Shape{0, 0}}), {Shape{0, 0}});
+  ExpectShapes(RunShapeFn(SquareMatrix, {Shape{kU, 3}}), {Shape{kU, 3}});
+  ExpectError(RunShapeFn(SquareMatrix, {Shape{2, 3}}), "input must be square matrices, got shape [2, 3]");
+  ExpectError(RunShapeFn(SquareMatrix, {Shape{3}}), "input must have rank >= 2, got shape [3]");
+  ExpectShapes(RunShapeFn(MatrixBatch, {Shape{4, 2, 2}}, {}, 2), {Shape{4}, Shape{4}});
+  ExpectShapes(RunShapeFn(MatrixBatch, {Shape{2, 2}}), {Shape{}});
+  ExpectError(RunShapeFn(MatrixBatch, {Shape{2, 1}}), "input must be square matrices, got shape [2, 1]");
 }
 
 TEST(MatrixShapeFnsTest, Solves) {
-  ExpectShapes(Run(MatrixSolve, {Shape{2, 3, 3}, Shape{2, 3, 5}}, {B(false)}), {Shape{2, 3, 5}});
-  ExpectError(Run(MatrixSolve, {Shape{2, 3, 3}, Shape{1, 3, 5}}, {B(false)}),
+  ExpectShapes(RunShapeFn(MatrixSolve, {Shape{2, 3, 3}, Shape{2, 3, 5}}, {B(false)}), {Shape{2, 3, 5}});
+  ExpectError(RunShapeFn(MatrixSolve, {Shape{2, 3, 3}, Shape{1, 3, 5}}, {B(false)}),
               "matrix and rhs must have the same batch dims, got shapes [2, 3, 3] and [1, 3, 5]");
-  ExpectError(Run(MatrixSolve, {Shape{3, 3}, Shape{2, 5}}, {B(false)}),
+  ExpectError(RunShapeFn(MatrixSolve, {Shape{3, 3}, Shape{2, 5}}, {B(false)}),
               "matrix and rhs must have the same number of rows, got shapes [3, 3] and [2, 5]");
-  ExpectError(Run(MatrixSolve, {Shape{3, 3}, Shape{3}}, {B(false)}), "rhs must have rank >= 2, got shape [3]");
+  ExpectError(RunShapeFn(MatrixSolve, {Shape{3, 3}, Shape{3}}, {B(false)}), "rhs must have rank >= 2, got shape [3]");
   // Triangular solves broadcast the batch dims.
-  ExpectShapes(Run(TriangularSolve, {Shape{2, 1, 3, 3}, Shape{4, 3, 2}}, {B(true), B(false)}), {Shape{2, 4, 3, 2}});
-  ExpectError(Run(TriangularSolve, {Shape{2, 3, 3}, Shape{3, 3, 2}}, {B(true), B(false)}),
+  ExpectShapes(RunShapeFn(TriangularSolve, {Shape{2, 1, 3, 3}, Shape{4, 3, 2}}, {B(true), B(false)}), {Shape{2, 4, 3, 2}});
+  ExpectError(RunShapeFn(TriangularSolve, {Shape{2, 3, 3}, Shape{3, 3, 2}}, {B(true), B(false)}),
               "batch dims of matrix [2, 3, 3] and rhs [3, 3, 2] do not broadcast");
-  ExpectShapes(Run(MatrixSolveLs, {Shape{5, 3}, Shape{5, 2}}, {AttrValue(0.0), B(true)}), {Shape{3, 2}});
-  ExpectError(Run(MatrixSolveLs, {Shape{5, 3}, Shape{5, 2}}, {AttrValue(-1.0), B(true)}),
+  ExpectShapes(RunShapeFn(MatrixSolveLs, {Shape{5, 3}, Shape{5, 2}}, {AttrValue(0.0), B(true)}), {Shape{3, 2}});
+  ExpectError(RunShapeFn(MatrixSolveLs, {Shape{5, 3}, Shape{5, 2}}, {AttrValue(-1.0), B(true)}),
               "l2_regularizer must be non-negative, got -1.000000");
 }
 
 TEST(MatrixShapeFnsTest, Decompositions) {
-  ExpectShapes(Run(Qr, {Shape{2, 5, 3}}, {B(false)}, 2), {Shape{2, 5, 3}, Shape{2, 3, 3}});
-  ExpectShapes(Run(Qr, {Shape{5, 3}}, {B(true)}, 2), {Shape{5, 5}, Shape{5, 3}});
-  ExpectShapes(Run(Qr, {Shape{3, 5}}, {B(false)}, 2), {Shape{3, 3}, Shape{3, 5}});
-  ExpectShapes(Run(Svd, {Shape{2, 5, 3}}, {B(true), B(false)}, 3), {Shape{2, 3}, Shape{2, 5, 3}, Shape{2, 3, 3}});
-  ExpectShapes(Run(Svd, {Shape{5, 3}}, {B(true), B(true)}, 3), {Shape{3}, Shape{5, 5}, Shape{3, 3}});
-  ExpectShapes(Run(Svd, {Shape{5, 3}}, {B(false), B(false)}, 3), {Shape{3}, Shape{0}, Shape{0}});
-  ExpectShapes(Run(Svd, {Shape{kU, 0}}, {B(true), B(false)}, 3), {Shape{0}, Shape{kU, 0}, Shape{0, 0}});
-  ExpectShapes(Run(SelfAdjointEig, {Shape{2, 4, 4}}, {B(true)}, 2), {Shape{2, 4}, Shape{2, 4, 4}});
-  ExpectShapes(Run(SelfAdjointEig, {Shape{4, 4}}, {B(false)}, 2), {Shape{4}, Shape{0}});
-  ExpectError(Run(SelfAdjointEig, {Shape{4, 3}}, {B(true)}, 2), "input must be square matrices, got shape [4, 3]");
-  ExpectError(Run(Svd, {Shape{4}}, {B(true), B(true)}, 3), "input must have rank >= 2, got shape [4]");
+  ExpectShapes(RunShapeFn(Qr, {Shape{2, 5, 3}}, {B(false)}, 2), {Shape{2, 5, 3}, Shape{2, 3, 3}});
+  ExpectShapes(RunShapeFn(Qr, {Shape{5, 3}}, {B(true)}, 2), {Shape{5, 5}, Shape{5, 3}});
+  ExpectShapes(RunShapeFn(Qr, {Shape{3, 5}}, {B(false)}, 2), {Shape{3, 3}, Shape{3, 5}});
+  ExpectShapes(RunShapeFn(Svd, {Shape{2, 5, 3}}, {B(true), B(false)}, 3), {Shape{2, 3}, Shape{2, 5, 3}, Shape{2, 3, 3}});
+  ExpectShapes(RunShapeFn(Svd, {Shape{5, 3}}, {B(true), B(true)}, 3), {Shape{3}, Shape{5, 5}, Shape{3, 3}});
+  ExpectShapes(RunShapeFn(Svd, {Shape{5, 3}}, {B(false), B(false)}, 3), {Shape{3}, Shape{0}, Shape{0}});
+  ExpectShapes(RunShapeFn(Svd, {Shape{kU, 0}}, {B(true), B(false)}, 3), {Shape{0}, Shape{kU, 0}, Shape{0, 0}});
+  ExpectShapes(RunShapeFn(SelfAdjointEig, {Shape{2, 4, 4}}, {B(true)}, 2), {Shape{2, 4}, Shape{2, 4, 4}});
+  ExpectShapes(RunShapeFn(SelfAdjointEig, {Shape{4, 4}}, {B(false)}, 2), {Shape{4}, Shape{0}});
+  ExpectError(RunShapeFn(SelfAdjointEig, {Shape{4, 3}}, {B(true)}, 2), "input must be square matrices, got shape [4, 3]");
+  ExpectError(RunShapeFn(Svd, {Shape{4}}, {B(true), B(true)}, 3), "input must have rank >= 2, got shape [4]");
 }
 
 }  // namespace
