@@ -12,9 +12,9 @@ follow TensorFlow's public API::
 try:
     from ember import _C
 except ImportError as _error:  # OpenBLAS outside the rpath's reach: ember/_blas.py
-    from ember._blas import preload_openblas
+    from ember._blas import preload_openblas as _preload_openblas
 
-    preload_openblas(_error)
+    _preload_openblas(_error)
     from ember import _C
 from ember import errors
 
