@@ -33,9 +33,14 @@ def adjoint(matrix, name=None):
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     """Singular value decomposition (``tf.linalg.svd``): returns (s, u, v)
     with tensor = u @ diag(s) @ adjoint(v) -- v, not its adjoint -- or s
-    alone when compute_uv is false."""
+    alone when compute_uv is false. s is real (float32 for complex64
+    input), as in TensorFlow."""
+    import ember
+
     del name
     s, u, v = _ops.svd(tensor, compute_uv, full_matrices)
+    if s.dtype.is_complex:  # TensorFlow returns real singular values (cast keeps the real part)
+        s = ember.cast(s, ember.float32)
     return (s, u, v) if compute_uv else s
 
 
@@ -56,15 +61,16 @@ def eigvalsh(tensor, name=None):
 @_composite
 def logdet(matrix, name=None):
     """log(det(matrix)) of Hermitian positive definite matrices, computed
-    from their Cholesky factor as 2 * sum(log(diag(L))) (``tf.linalg.logdet``)."""
+    from their Cholesky factor as 2 * sum(log(diag(L))) (``tf.linalg.logdet``;
+    real, float32 for complex64 input, as in TensorFlow)."""
     import ember
     from ember._matrix_composites import diag_part
 
     del name
     chol = _ops.cholesky(matrix)
     d = diag_part(chol)
-    if d.dtype.is_complex:  # the diagonal is real and positive
-        return ember.cast(2.0 * ember.reduce_sum(ember.log(ember.cast(d, ember.float32)), axis=-1), d.dtype)
+    if d.dtype.is_complex:  # TensorFlow takes the real part: the result is real
+        d = ember.cast(d, ember.float32)
     return 2.0 * ember.reduce_sum(ember.log(d), axis=-1)
 
 

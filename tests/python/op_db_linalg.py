@@ -224,7 +224,8 @@ def _svd_view(ember):
         s, u, v = ember.linalg.svd(a, full_matrices=full_matrices)
         k = s.shape[-1]
         uk, vk = u[..., :, :k], v[..., :, :k]
-        views = [s, (uk * ember.expand_dims(s, -2)) @ ember.linalg.adjoint(vk), ember.linalg.adjoint(u) @ u,
+        s_t = ember.cast(s, a.dtype)  # real for complex input
+        views = [s, (uk * ember.expand_dims(s_t, -2)) @ ember.linalg.adjoint(vk), ember.linalg.adjoint(u) @ u,
                  ember.linalg.adjoint(v) @ v]
         if not a.dtype.is_complex:
             sign = ember.sign(ember.reduce_sum(uk * uk * uk, axis=-2, keepdims=True))
@@ -236,16 +237,17 @@ def _svd_view(ember):
 def ref_svd(a, full_matrices=False, compute_uv=True):
     w = _wide(a)
     if not compute_uv:
-        return np.linalg.svd(w, compute_uv=False).astype(a.dtype)
+        return np.linalg.svd(w, compute_uv=False).astype(np.float32 if a.dtype == np.complex64 else a.dtype)
     u, s, vh = np.linalg.svd(w, full_matrices=full_matrices)
     v = _adj(vh)
     k = s.shape[-1]
     uk, vk = u[..., :, :k], v[..., :, :k]
-    views = [s, (uk * s[..., None, :]) @ _adj(vk), _adj(u) @ u, _adj(v) @ v]
+    views = [(uk * s[..., None, :]) @ _adj(vk), _adj(u) @ u, _adj(v) @ v]
     if a.dtype.kind != "c":
         sign = _sign_rule(uk)[..., None, :]
         views += [uk * sign, vk * sign]
-    return tuple(np.asarray(x).astype(a.dtype) for x in views)
+    real = np.float32 if a.dtype == np.complex64 else a.dtype  # s is real, as in TensorFlow
+    return (s.astype(real),) + tuple(np.asarray(x).astype(a.dtype) for x in views)
 
 
 def svd_samples(dtype, rng):

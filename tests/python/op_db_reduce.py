@@ -329,6 +329,13 @@ def tensordot_errors():
 def ref_norm(tensor, ord="euclidean", axis=None, keepdims=False):  # noqa: A002
     x = np.abs(tensor.astype(np.float64))
     ax = _axes(axis)
+    if isinstance(axis, list) and len(axis) == 2 and ord not in ("fro", "euclidean"):  # 1, inf, 2, 'nuc'
+        return np.asarray(np.linalg.norm(tensor.astype(np.float64), ord=ord, axis=tuple(axis),
+                                         keepdims=keepdims)).astype(tensor.dtype)
+    if not isinstance(ord, str):  # a vector p-norm
+        flat = x.ravel() if axis is None else x
+        return np.asarray(np.linalg.norm(flat, ord=ord, axis=ax, keepdims=keepdims and axis is not None)
+                          ).astype(tensor.dtype)
     if ord == "1":
         out = np.sum(x, axis=ax, keepdims=keepdims)
     elif ord == "inf":
@@ -349,12 +356,22 @@ def norm_samples(dtype, rng):
     yield Sample("scalar", (make(rng, (), dtype),))
     yield Sample("empty", (make(rng, (0, 3), dtype),), {"axis": 0})
     yield Sample("large", (make(rng, (LARGE,), dtype),), {}, {"float32": (1e-4, 1e-4)})
+    # tf.norm's other ords, composites of several ops: each rounds in the narrow types.
+    loose = {"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-5, 1e-5)}
+    yield Sample("p3_axis1", (x3,), {"ord": 3, "axis": 1}, loose)
+    yield Sample("p_half_all", (x3,), {"ord": 0.5}, loose)
+    yield Sample("p1_5_keepdims", (x3,), {"ord": 1.5, "axis": -1, "keepdims": True}, loose)
+    yield Sample("matrix_1", (x3,), {"ord": 1, "axis": [1, 2]}, loose)
+    yield Sample("matrix_inf", (x3,), {"ord": np.inf, "axis": [2, 1]}, loose)
+    yield Sample("matrix_2", (x3,), {"ord": 2, "axis": [0, 2]}, loose)
+    yield Sample("matrix_nuc_keepdims", (x3,), {"ord": "nuc", "axis": [1, 2], "keepdims": True}, loose)
 
 
 def norm_errors():
     x = np.ones((2, 3), np.float32)
     yield ErrorInput("fro_vector", (x,), {"ord": "fro", "axis": 1}, ValueError, r"^norm: .*ord")
-    yield ErrorInput("unknown_ord", (x,), {"ord": "nuc", "axis": [0, 1]}, ValueError, r"^norm: .*ord")
+    yield ErrorInput("unknown_ord", (x,), {"ord": "max", "axis": [0, 1]}, ValueError, r"^norm: .*ord")
+    yield ErrorInput("nonpositive_p", (x,), {"ord": 0, "axis": 1}, ValueError, r"^norm: .*ord")
     yield ErrorInput("three_axes", (np.ones((2, 2, 2), np.float32),), {"axis": [0, 1, 2]}, ValueError,
                      r"^norm: .*axis")
     yield ErrorInput("axis_out_of_range", (x,), {"axis": 2}, ValueError, r"^norm: .*axis")
