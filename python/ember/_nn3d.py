@@ -12,7 +12,7 @@ and the slices bring their gradients, so these need none of their own.
 
 import numpy as np
 
-from ember._checks import check_str
+from ember._checks import check_str, safe_repr
 from ember._generated import ops
 from ember._runtime import composite
 
@@ -23,7 +23,7 @@ _TO_CHANNELS_FIRST = [0, 4, 1, 2, 3]
 def _data_format(value, name):
     value = check_str(value or "NDHWC", name, "data_format")
     if value not in ("NDHWC", "NCDHW"):
-        raise ValueError(f"{name}: data_format must be 'NDHWC' or 'NCDHW', got {value!r}")
+        raise ValueError(f"{name}: data_format must be 'NDHWC' or 'NCDHW', got {safe_repr(value)}")
     return value
 
 
@@ -32,25 +32,25 @@ def _spatial(value, channels_first, name, what):
     format's order, with 1 for the batch and channel entries)."""
     try:
         values = [int(value)] if isinstance(value, (int, np.integer)) else [int(v) for v in value]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError, RecursionError):
         raise ValueError(f"{name}: {what} must be a positive int or a list of 1, 3 or 5 positive ints, "
-                         f"got {value!r}") from None
+                         f"got {safe_repr(value)}") from None
     if len(values) == 5:
         outer = [values[0], values[1]] if channels_first else [values[0], values[4]]
         if outer != [1, 1]:
-            raise ValueError(f"{name}: {what} must be 1 in the batch and channel dims, got {value!r}")
+            raise ValueError(f"{name}: {what} must be 1 in the batch and channel dims, got {safe_repr(value)}")
         values = values[2:] if channels_first else values[1:4]
     elif len(values) == 1:
         values = values * 3
     if len(values) != 3 or min(values) < 1:
         raise ValueError(f"{name}: {what} must be a positive int or a list of 1, 3 or 5 positive ints, "
-                         f"got {value!r}")
+                         f"got {safe_repr(value)}")
     return values
 
 
 def _padding(value, name):
     if not isinstance(value, str) or value.upper() not in ("SAME", "VALID"):
-        raise ValueError(f"{name}: padding must be 'SAME' or 'VALID', got {value!r}")
+        raise ValueError(f"{name}: padding must be 'SAME' or 'VALID', got {safe_repr(value)}")
     return value.upper()
 
 

@@ -3,6 +3,7 @@
 
 import numpy as _np
 
+from ember._checks import safe_repr as _safe_repr
 from ember._generated import ops as _ops
 from ember._runtime import composite as _composite
 
@@ -29,10 +30,10 @@ def _size_pair(size):
     try:
         array = _np.asarray(values)
         pair = [int(v) for v in array.reshape(-1)] if array.dtype.kind in "iu" else None
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, RecursionError):
         array, pair = None, None
     if pair is None or array.ndim != 1 or len(pair) != 2:
-        raise ValueError(f"resize: size must be a 1-D list of 2 ints [new_height, new_width], got {size!r}")
+        raise ValueError(f"resize: size must be a 1-D list of 2 ints [new_height, new_width], got {_safe_repr(size)}")
     if min(pair) <= 0:
         raise ValueError(f"resize: size must be positive, got {pair}")
     return pair
@@ -58,12 +59,14 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     import ember
 
     del name
-    method = str(method).lower()
+    if not isinstance(method, str):
+        raise ValueError(f"resize: method must be a string such as 'bilinear', got {_safe_repr(method)}")
+    method = method.lower()
     if method not in _OPS:
         if method in vars(ResizeMethod).values():
             raise NotImplementedError(f"resize: method {method!r} is not implemented in ember "
                                       f"(only 'bilinear' and 'nearest')")
-        raise ValueError(f"resize: unknown method {method!r}")
+        raise ValueError(f"resize: unknown method {_safe_repr(method)}")
     if antialias:
         raise NotImplementedError("resize: antialias=True is not implemented in ember")
     images = ember.convert_to_tensor(images)

@@ -1,6 +1,7 @@
 """The ember.signal namespace: the 1-D Fourier transforms (op_defs/signal.yaml)
 and the 2-D ones built from them, over the two innermost dims, as tf.signal."""
 
+from ember._checks import safe_repr as _safe_repr
 from ember._generated import ops as _ops
 from ember._runtime import composite as _composite
 from ember._generated.signal import *  # noqa: F401,F403
@@ -40,9 +41,12 @@ def _fit_inner(x, length):
 def _fft_lengths(fft_length, what):
     if fft_length is None:
         return None
-    lengths = [int(v) for v in (fft_length.numpy() if hasattr(fft_length, "numpy") else fft_length)]
-    if len(lengths) != 2 or min(lengths) < 0 or max(lengths) > _MAX_LENGTH:
-        raise ValueError(f"{what}: fft_length must be two ints in [0, 2^31 - 1], got {fft_length!r}")
+    try:
+        lengths = [int(v) for v in (fft_length.numpy() if hasattr(fft_length, "numpy") else fft_length)]
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        lengths = None
+    if lengths is None or len(lengths) != 2 or min(lengths) < 0 or max(lengths) > _MAX_LENGTH:
+        raise ValueError(f"{what}: fft_length must be two ints in [0, 2^31 - 1], got {_safe_repr(fft_length)}")
     return lengths
 
 

@@ -209,3 +209,20 @@ def test_huge_windows_cost_no_more_than_the_input():
     np.testing.assert_array_equal(got.numpy(), np.zeros((1, 3, 3, 3, 1), np.float32))
     with pytest.raises(ValueError, match="^max_pool3d: ksize"):
         nn.max_pool3d(x, "x", 1, "SAME")
+
+
+def test_deeply_nested_arguments_raise_named_errors():
+    deep = 1
+    for _ in range(3000):
+        deep = [deep]
+    x = np.ones((1, 2, 2, 2, 1), np.float32)
+    with pytest.raises(ValueError, match="^max_pool3d: ksize"):
+        nn.max_pool3d(x, deep, 1, "SAME")
+    with pytest.raises(ValueError, match="^conv3d: padding"):
+        nn.conv3d(x, np.ones((1, 1, 1, 1, 1), np.float32), 1, deep)
+    with pytest.raises(ValueError, match="^resize: size"):
+        ember.image.resize(np.ones((2, 2, 1), np.float32), deep)
+    with pytest.raises(ValueError, match="^resize: method"):
+        ember.image.resize(np.ones((2, 2, 1), np.float32), [3, 3], method=deep)
+    with pytest.raises(ValueError, match="^rfft2d: fft_length"):
+        ember.signal.rfft2d(np.ones((2, 2), np.float32), fft_length=deep)
