@@ -9,7 +9,7 @@ built from existing ops.
 """
 
 from ember._generated import ops as _ops
-from ember._checks import check_str as _check_str
+from ember._checks import check_str as _check_str, safe_repr as _safe_repr
 from ember._runtime import composite as _composite
 from ember._generated.nn import *  # noqa: F401,F403
 from ember._generated.nn import __all__ as _generated_all
@@ -33,7 +33,7 @@ def _padding_attrs(op, padding):
         pairs = None
     if pairs is None or len(pairs) != 4 or any(len(p) != 2 for p in pairs):
         raise ValueError(f"{op}: padding must be 'SAME', 'VALID' or a list of 4 [before, after] pairs, "
-                         f"got {padding!r}")
+                         f"got {_safe_repr(padding)}")
     return "EXPLICIT", [int(v) for p in pairs for v in p]
 
 
@@ -346,13 +346,14 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
         if len(values) == 3:  # [1, w, 1] for NWC, [1, 1, w] for NCW, as in TensorFlow
             values = [values[1] if data_format == "NWC" else values[2]]
         if len(values) != 1 or not all(isinstance(v, int) and v >= 1 for v in values):
-            raise ValueError(f"conv1d: {what} must be a positive int or a list of 1 or 3 ints, got {value!r}")
+            raise ValueError(f"conv1d: {what} must be a positive int or a list of 1 or 3 ints, "
+                             f"got {_safe_repr(value)}")
         return values[0]
 
     s = width_value(stride, "stride")
     d = 1 if dilations is None else width_value(dilations, "dilations")
     if not isinstance(padding, str):
-        raise ValueError(f"conv1d: padding must be 'SAME' or 'VALID', got {padding!r}")
+        raise ValueError(f"conv1d: padding must be 'SAME' or 'VALID', got {_safe_repr(padding)}")
     x = ember.convert_to_tensor(input, dtype_hint=ember.float32)
     if x.ndim != 3:
         raise ValueError(f"conv1d: input must have rank 3 ([batch, width, channels]), got shape {x.shape}")

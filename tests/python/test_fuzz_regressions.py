@@ -146,6 +146,9 @@ WRONG_EXCEPTIONS = [
     ("memory_stats_surrogate", "sync", "out = ember.config.memory_stats('\\ud800')"),
     ("execute_op_name_none", "sync", "out = ember.execute(None, [np.ones((2,), 'float32')], {})"),
     ("function_from_text_int", "sync", "out = ember.function_from_text(5)"),
+    ("conv1d_deep_padding", "sync",
+     "out = ember.nn.conv1d(np.ones((1, 4, 1), 'float32'), np.ones((2, 1, 1), 'float32'), 1,\n"
+     "                      functools.reduce(lambda a, _: [a], range(3000), 'SAME'))"),
 ]
 
 
