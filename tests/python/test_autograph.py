@@ -97,6 +97,23 @@ def test_while_on_a_tensor():
     assert collatz_steps.experimental_get_tracing_count() == 1
 
 
+def test_a_break_inside_an_inner_python_loop_stays_there():
+    @ember.function(autograph=True)
+    def f(n):
+        total = ember.constant(0)
+        j = 0  # set in the body, so it needs a value before the loop (no liveness analysis)
+        for i in ember.range(n):  # converted: the break below leaves only the inner loop
+            for j in range(10):
+                if j == 2:
+                    break
+                total = total + i
+        return total
+
+    assert int(f(ember.constant(4))) == 2 * (0 + 1 + 2 + 3)
+    assert int(f(ember.constant(5))) == 2 * 10
+    assert f.experimental_get_tracing_count() == 1
+
+
 def test_python_values_keep_python_semantics():
     calls = []
 

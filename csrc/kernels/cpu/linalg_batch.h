@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <vector>
 
 #include "core/shape.h"
 #include "kernels/cpu/eigen.h"
@@ -59,28 +58,6 @@ bool ForEachMatrix(const KernelContext& ctx, int64_t batch, double cycles_per_ma
     }
   });
   return ok.load();
-}
-
-// For each matrix of the broadcast batch `out` (a batch shape), the index
-// of the matrix of `in` (a batch shape that broadcasts to it) it reads.
-inline std::vector<int64_t> BroadcastBatchIndex(const Shape& out, const Shape& in) {
-  const int64_t count = out.NumElements();
-  std::vector<int64_t> index(static_cast<size_t>(count), 0);
-  const int offset = out.rank() - in.rank();
-  for (int64_t b = 0; b < count; ++b) {
-    int64_t rest = b, in_index = 0, in_stride = 1;
-    for (int d = out.rank() - 1; d >= 0; --d) {
-      const int64_t coord = rest % out.dim(d);
-      rest /= out.dim(d);
-      if (d >= offset) {
-        const int64_t in_dim = in.dim(d - offset);
-        if (in_dim != 1) in_index += coord * in_stride;
-        in_stride *= in_dim;
-      }
-    }
-    index[static_cast<size_t>(b)] = in_index;
-  }
-  return index;
 }
 
 // The batch dims of a [..., rows, cols] shape.

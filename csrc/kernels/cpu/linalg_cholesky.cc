@@ -1,9 +1,10 @@
 // This file implements the CPU kernels for triangular matrices: cholesky
 // (Eigen's LLT) and matrix_triangular_solve (with broadcast batch dims).
-#include <vector>
+#include <atomic>
 
 #include <Eigen/Cholesky>
 
+#include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/linalg_batch.h"
 #include "kernels/cpu/registration.h"
 
@@ -52,26 +53,30 @@ class TriangularSolveKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
     const int64_t n = linalg::Rows(out.shape()), k = linalg::Cols(out.shape());
-    const Shape batch = linalg::BatchShape(out.shape());
-    const std::vector<int64_t> a_index = linalg::BroadcastBatchIndex(batch, linalg::BatchShape(matrix.shape()));
-    const std::vector<int64_t> b_index = linalg::BroadcastBatchIndex(batch, linalg::BatchShape(rhs.shape()));
+    // Batch dims broadcast as matmul's do (Note [Broadcast plan]).
+    const BroadcastPlan batches = MakeBroadcastPlan(linalg::BatchShape(matrix.shape()),
+                                                    linalg::BatchShape(rhs.shape()), linalg::BatchShape(out.shape()));
     const T* a_data = matrix.data<T>();
     const T* b_data = rhs.data<T>();
     T* dst = out.data<T>();
-    const bool ok = ForEachMatrix(ctx, static_cast<int64_t>(a_index.size()), DecompositionCycles(n, k) / 10,
-                                  [&](int64_t b) {
-      const auto a = MatrixAt(a_data, a_index[b], n, n);
-      // A zero (or NaN) on the diagonal: singular, as TensorFlow tests.
-      if (!(a.diagonal().cwiseAbs().minCoeff() > Real<T>(0))) return false;
-      auto x = MatrixAt(dst, b, n, k);
-      x = MatrixAt(b_data, b_index[b], n, k);
-      if (lower_ && !adjoint_) a.template triangularView<Eigen::Lower>().solveInPlace(x);
-      if (lower_ && adjoint_) a.template triangularView<Eigen::Lower>().adjoint().solveInPlace(x);
-      if (!lower_ && !adjoint_) a.template triangularView<Eigen::Upper>().solveInPlace(x);
-      if (!lower_ && adjoint_) a.template triangularView<Eigen::Upper>().adjoint().solveInPlace(x);
-      return true;
+    std::atomic<bool> ok{true};
+    ParallelFor(ctx, batches.num_elements, DecompositionCycles(n, k) / 10, [&](int64_t first, int64_t last) {
+      ForEachBroadcastElement(batches, first, last, [&](int64_t b, int64_t a_index, int64_t b_index) {
+        const auto a = MatrixAt(a_data, a_index, n, n);
+        // A zero (or NaN) on the diagonal: singular, as TensorFlow tests.
+        if (!(a.diagonal().cwiseAbs().minCoeff() > Real<T>(0))) {
+          ok.store(false, std::memory_order_relaxed);
+          return;
+        }
+        auto x = MatrixAt(dst, b, n, k);
+        x = MatrixAt(b_data, b_index, n, k);
+        if (lower_ && !adjoint_) a.template triangularView<Eigen::Lower>().solveInPlace(x);
+        if (lower_ && adjoint_) a.template triangularView<Eigen::Lower>().adjoint().solveInPlace(x);
+        if (!lower_ && !adjoint_) a.template triangularView<Eigen::Upper>().solveInPlace(x);
+        if (!lower_ && adjoint_) a.template triangularView<Eigen::Upper>().adjoint().solveInPlace(x);
+      });
     });
-    return ok ? Status::OK() : InvalidArgument("Input matrix is not invertible.");
+    return ok.load() ? Status::OK() : InvalidArgument("Input matrix is not invertible.");
   }
 
  private:

@@ -19,7 +19,7 @@ that still raises OperatorNotAllowedInGraphError, naming the line.
 import ast
 import sys
 
-_ESCAPES = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)
+_ESCAPES = (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -34,23 +34,18 @@ def _walk_same_scope(nodes):
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
-def _escapes(nodes, loop):
-    """True if control leaves `nodes` other than by falling off the end.
-    A break or continue inside a nested loop stays in it."""
-    for node in nodes:
-        for child in _walk_same_scope([node]):
-            if isinstance(child, (ast.Break, ast.Continue)):
-                if loop or not _inside_inner_loop(node, child):
-                    return True
-            elif isinstance(child, _ESCAPES):
-                return True
-    return False
-
-
-def _inside_inner_loop(root, target):
-    for node in _walk_same_scope([root]):
-        if isinstance(node, (ast.For, ast.While)) and target in set(_walk_same_scope(node.body + node.orelse)):
+def _escapes(nodes):
+    """True if control leaves `nodes` other than by falling off the end: a
+    return or yield anywhere, or a break or continue outside the loops
+    inside `nodes` (one inside a nested loop stays in it)."""
+    stack = [(node, False) for node in nodes]
+    while stack:
+        node, in_loop = stack.pop()
+        if isinstance(node, _ESCAPES) or (isinstance(node, (ast.Break, ast.Continue)) and not in_loop):
             return True
+        if not isinstance(node, _SCOPES):
+            inner = in_loop or isinstance(node, (ast.For, ast.While))
+            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
     return False
 
 
@@ -147,7 +142,7 @@ class Converter(ast.NodeTransformer):
 
     def visit_If(self, node):
         node.body, node.orelse = self._block(node.body), self._block(node.orelse)
-        if _escapes(node.body + node.orelse, loop=False):
+        if _escapes(node.body + node.orelse):
             return node
         k = self._next()
         names = _assigned(node.body + node.orelse)
@@ -159,7 +154,7 @@ class Converter(ast.NodeTransformer):
 
     def visit_For(self, node):
         node.body = self._block(node.body)
-        if node.orelse or not isinstance(node.target, ast.Name) or _escapes(node.body, loop=True):
+        if node.orelse or not isinstance(node.target, ast.Name) or _escapes(node.body):
             return node
         k = self._next()
         names = [n for n in _assigned(node.body) if n != node.target.id]
@@ -179,7 +174,7 @@ class Converter(ast.NodeTransformer):
 
     def visit_While(self, node):
         node.body = self._block(node.body)
-        if node.orelse or _escapes(node.body, loop=True):
+        if node.orelse or _escapes(node.body):
             return node
         k = self._next()
         names = _assigned(node.body)
