@@ -14,7 +14,8 @@ statement: a symbolic condition or iterable becomes a `cond` or
 `range(3)` still unroll, as in TensorFlow.
 
 Limits, each falling back to plain Python for that statement: bodies that
-return, break, continue or yield; `for` with a tuple target or an `else`.
+return or yield, or break or continue out of it; `for` with a tuple target
+or an `else`.
 Nested functions are not converted. Closure variables are read when the
 function is decorated. A function whose source cannot be read (a lambda,
 the REPL) is traced unconverted, with a warning.
