@@ -57,25 +57,24 @@ Device::Device(DeviceTypeId type, int index, int placement_priority)
   context_.device = this;
 }
 
-void Device::RunInOrder(std::function<Status()> work, DoneCallback done) { done(work()); }
-
-void Device::CopyFromHost(const Tensor&, Tensor, DoneCallback done) {
-  done(Unimplemented(name() + " has host memory: the runtime shares host buffers instead of copying"));
+Status Device::CopyFromHost(const Tensor&, Tensor, const Event&, Event*) {
+  return Unimplemented(name() + " has host memory: the runtime shares host buffers instead of copying");
 }
 
-void Device::CopyToHost(const Tensor&, Tensor, DoneCallback done) {
-  done(Unimplemented(name() + " has host memory: the runtime shares host buffers instead of copying"));
+Status Device::CopyToHost(const Tensor&, Tensor, const Event&, Event*) {
+  return Unimplemented(name() + " has host memory: the runtime shares host buffers instead of copying");
 }
 
-void Device::CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, DoneCallback done) {
-  // Stage through host memory: this device -> host, then host -> there.
+// Stages through host memory: this device -> host, then host -> there,
+// the second copy ordered after the first on the device. The staging
+// buffer rides along with the second copy's work.
+Status Device::CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) {
   RefPtr<Buffer> staging = Buffer::Allocate(HostAllocator(), src.NumBytes());
-  if (!staging) return done(ResourceExhausted("out of host memory staging a copy to " + dst_device->name()));
+  if (!staging) return ResourceExhausted("out of host memory staging a copy to " + dst_device->name());
   Tensor host(src.dtype(), src.shape(), std::move(staging));
-  CopyToHost(src, host, [host, dst_device, dst, done](Status s) {
-    if (!s.ok()) return done(s);
-    dst_device->CopyFromHost(host, dst, done);
-  });
+  Event staged;
+  EMBER_RETURN_IF_ERROR(CopyToHost(src, host, after, &staged));
+  return dst_device->CopyFromHost(host, std::move(dst), staged, done);
 }
 
 DeviceManager& DeviceManager::Global() {

@@ -88,8 +88,9 @@ Status LookupDeviceType(const std::string& type_name, DeviceTypeId* out);
 // KernelContext: kernels never cast a Device* to reach these.
 struct DeviceContext {
   Device* device = nullptr;
-  // The device's in-order queue; null when kernels finish before Compute
-  // returns (the CPU), so their outputs are ready at once.
+  // The device's compute stream (Note [Streams and events]): kernels are
+  // posted there. Null when kernels finish before Compute returns (the
+  // CPU), so their outputs are ready at once.
   Stream* stream = nullptr;
   // Intra-op threads for CPU-style kernels (the CPU, the simulated device).
   const Eigen::ThreadPoolDevice* cpu_pool = nullptr;
@@ -98,9 +99,6 @@ struct DeviceContext {
   // Library handles a device's kernels share (cuBLAS, cuDNN), or null.
   void* library_handles = nullptr;
 };
-
-// Called once, on any thread, when work a device ran in order finished.
-using DoneCallback = std::function<void(Status)>;
 
 class Device {
  public:
@@ -121,25 +119,26 @@ class Device {
   const DeviceContext& context() const { return context_; }
   Stream* stream() const { return context_.stream; }
 
-  // Note [Device order]: runs `work` (a kernel's Compute, a copy) in this
-  // device's order and calls `done` with its status once its effects are
-  // complete. Devices without a stream run it at once on the calling
-  // thread; the simulated device runs it on its queue thread; a GPU would
-  // call it at once (it enqueues device work) and call `done` from a
-  // stream callback.
-  virtual void RunInOrder(std::function<Status()> work, DoneCallback done);
+  // Every stream of the device (compute first), for synchronization and
+  // ember.config.runtime_stats; empty for devices without streams.
+  virtual std::vector<Stream*> streams() const {
+    return stream() == nullptr ? std::vector<Stream*>{} : std::vector<Stream*>{stream()};
+  }
 
-  // Note [Device copies]: `src` is available (its producer finished);
-  // `dst` is allocated and has the same dtype and shape. Each runs in this
-  // device's order and calls `done` when the copy finished. Devices with
-  // host memory need none of them: the runtime shares host buffers.
+  // Note [Device copies]: `dst` is allocated and has `src`'s dtype and
+  // shape; `src`'s data is there once `after` happened (an event of any
+  // stream, or none). Each call enqueues the copy on one of the performing
+  // device's streams, ordered after `after` on the device, and sets `*done`
+  // to the event that marks its end; it returns an error only if the copy
+  // could not be enqueued. Devices with host memory need none of them: the
+  // runtime shares host buffers.
   // Host memory -> this device.
-  virtual void CopyFromHost(const Tensor& src, Tensor dst, DoneCallback done);
+  virtual Status CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done);
   // This device -> host memory.
-  virtual void CopyToHost(const Tensor& src, Tensor dst, DoneCallback done);
+  virtual Status CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done);
   // This device -> `dst_device` (another device without host memory). The
-  // default goes through host memory.
-  virtual void CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, DoneCallback done);
+  // default stages through host memory.
+  virtual Status CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done);
 
  protected:
   // Set by the subclass constructor; `device` is filled in here.

@@ -61,7 +61,7 @@ struct GraphExecutor::NodeInfo {
 struct GraphExecutor::RunState {
   RunState(int num_nodes, const std::vector<int>& uses)
       : pending(new std::atomic<int>[num_nodes]), uses(new std::atomic<int>[uses.size()]),
-        values(uses.size()) {
+        values(uses.size()), events(uses.size()), posts(num_nodes) {
     for (size_t i = 0; i < uses.size(); ++i) this->uses[i].store(uses[i], std::memory_order_relaxed);
   }
   std::unique_ptr<std::atomic<int>[]> pending;
@@ -77,10 +77,14 @@ struct GraphExecutor::RunState {
   std::mutex mu;
   std::condition_variable done;
   bool all_done = false;  // under mu: the waiter may free the state only then
-  // Under mu: nodes readied by work that finished on a device's queue;
-  // the thread in Run runs them (Note [Dataflow executor]).
+  // Under mu: nodes readied by a copy to host memory that finished on a
+  // stream; the thread in Run runs them (Note [Dataflow executor]).
   std::vector<int> ready;
   Status error;
+  // Note [Pipelined graphs]: per flat value, the event after which its
+  // data is there (none: already there); per node, its post to a stream.
+  std::vector<Event> events;
+  std::vector<Event> posts;
 };
 
 GraphExecutor::GraphExecutor(const Graph& graph) : graph_(graph) {}
@@ -137,7 +141,8 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
       known = known && v.shape.IsFullyKnown();
       if (known) elements += v.shape.NumElements();
     }
-    info.cheap = known && elements < kInlineElements;
+    // Issuing a node to a stream costs about as little as a tiny kernel.
+    info.cheap = (known && elements < kInlineElements) || RunsOnStream(*node.op, info.device) || info.is_transfer;
     info.static_shapes = known;
     for (const Endpoint& in : node.inputs) info.static_shapes = info.static_shapes && g.info(in).shape.IsFullyKnown();
     if (info.num_deps == 0) ex->roots_.push_back(i);
@@ -148,17 +153,32 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
   return Status::OK();
 }
 
-// Note [One kernel path]: a node runs like an eager launch, through
-// RunKernel; on a device with a stream it finishes later, on the stream's
-// thread, and Complete then readies its consumers from there. A node whose
-// kernel runs at once (the CPU's) skips the KernelRun record: its inputs,
-// outputs and attrs are passed by reference, which halves the
-// interpreter's cost for tiny nodes.
+// Note [Pipelined graphs]
+// A node on a device with streams is issued, not run: the thread that
+// readied it orders it after inputs of other streams with device-side
+// waits, posts the kernel to the device's compute stream and completes
+// the node at once, so its consumers are issued right behind it. Stream
+// order does the rest. A kernel that fails on the stream records the
+// call's error there and later nodes' kernels skip themselves. Host code
+// waits only where it reads a value: a node that runs on the host (cond,
+// while_loop, a nested call) synchronizes on its inputs' events, a copy to
+// host memory completes when its stream calls back, and Run waits once per
+// stream it used, at the end. So a chain of kernels on one device costs no
+// host round trip per node.
 void GraphExecutor::RunNode(RunState& state, int id, std::vector<int>* local) const {
   const NodeInfo& info = nodes_[id];
   const Node& node = *info.node;
   if (state.failed.load(std::memory_order_acquire)) return Complete(state, id, Status::OK(), nullptr, local);
-  if (!info.is_transfer && !RunsOnStream(*node.op, info.device)) return RunNodeNow(state, id, local);
+  if (info.is_transfer) return RunTransfer(state, id, local);
+  if (RunsOnStream(*node.op, info.device)) return PostNode(state, id, local);
+  for (int v : info.input_values) state.events[v].Synchronize();
+  RunNodeNow(state, id, local);
+}
+
+void GraphExecutor::PostNode(RunState& state, int id, std::vector<int>* local) const {
+  const NodeInfo& info = nodes_[id];
+  const Node& node = *info.node;
+  Stream* stream = info.device->stream();
   auto run = std::make_shared<KernelRun>();
   run->op = node.op;
   run->device = info.device;
@@ -168,11 +188,34 @@ void GraphExecutor::RunNode(RunState& state, int id, std::vector<int>* local) co
   for (int v : info.input_values) run->inputs.push_back(state.values[v]);
   Status s = AllocateOutputs(state, info, run->inputs, &run->outputs);
   if (!s.ok()) return Complete(state, id, s, nullptr, local);
-  if (info.is_transfer) return RunTransfer(state, id, std::move(run), local);
+  if (node.op->output_is_view) {  // Note [Stream order]: views alias their inputs
+    for (size_t i = 0; i < run->outputs.size() && !run->inputs.empty(); ++i) {
+      const Tensor& source = run->inputs[std::min(i, run->inputs.size() - 1)];
+      run->outputs[i] = Tensor(run->outputs[i].dtype(), run->outputs[i].shape(), source.buffer());
+    }
+  }
   run->attrs = node.attrs;
-  RunKernel(std::move(run), [this, &state, id](Status status, KernelRun& done) {
-    Complete(state, id, status, &done.outputs, nullptr);
+  for (int v : info.input_values) stream->Wait(state.events[v]);
+  std::vector<Tensor> outputs = run->outputs;
+  const uint64_t ticket = stream->Post([this, &state, id, run, expected = outputs] {
+    if (state.failed.load(std::memory_order_acquire)) return;  // an earlier node failed
+    Status status = RunKernelNow(*run);
+    for (size_t i = 0; status.ok() && i < expected.size(); ++i) {
+      if (run->outputs[i].buffer().get() != expected[i].buffer().get()) {
+        status = Internal("the kernel replaced output " + std::to_string(i) + " (Note [Stream order])");
+      }
+    }
+    if (!status.ok()) RecordFailure(state, id, status);
   });
+  const Event event{stream, ticket};
+  state.posts[id] = event;
+  for (size_t i = 0; i < outputs.size(); ++i) state.events[value_offsets_[id] + i] = event;
+  Complete(state, id, Status::OK(), &outputs, local);
+}
+
+void GraphExecutor::RecordFailure(RunState& state, int id, const Status& s) const {
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.failed.exchange(true)) state.error = WithNode(*nodes_[id].node, s);
 }
 
 void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local) const {
@@ -217,30 +260,45 @@ Status GraphExecutor::AllocateOutputs(const RunState& state, const NodeInfo& inf
 }
 
 // Note [Device copies]: a transfer node copies its input from the
-// producer's device (the caller's, for an argument) to its own.
-void GraphExecutor::RunTransfer(RunState& state, int id, std::shared_ptr<KernelRun> run,
-                                std::vector<int>* local) const {
+// producer's device (the caller's, for an argument) to its own, ordered
+// after the input's event on the device. A copy into host memory completes
+// the node when the stream calls back (host code will read it); any other
+// completes it at once, its consumers waiting for the copy's event on the
+// device (Note [Pipelined graphs]).
+void GraphExecutor::RunTransfer(RunState& state, int id, std::vector<int>* local) const {
   const NodeInfo& info = nodes_[id];
   const Endpoint in = info.node->inputs[0];
+  const int v = info.input_values[0];
   Device* from = nodes_[in.node].device != nullptr ? nodes_[in.node].device : state.caller;
-  const Tensor& src = run->inputs[0];
+  const Tensor src = state.values[v];
+  std::vector<Tensor> outputs(1);
   if (!NeedsCopy(from, info.device)) {
-    run->outputs[0] = src;
-    return Complete(state, id, Status::OK(), &run->outputs, local);
+    outputs[0] = src;
+    state.events[value_offsets_[id]] = state.events[v];
+    return Complete(state, id, Status::OK(), &outputs, local);
   }
   RefPtr<Buffer> buffer = Buffer::Allocate(info.device->allocator(), src.NumBytes(), info.device->stream());
   if (!buffer) {
     return Complete(state, id, ResourceExhausted("out of memory on " + info.device->name()), nullptr, local);
   }
-  run->outputs[0] = Tensor(src.dtype(), src.shape(), std::move(buffer));
-  CopyTensor(from, info.device, src, run->outputs[0], [this, &state, id, run](Status status) {
-    Complete(state, id, status, &run->outputs, nullptr);
+  outputs[0] = Tensor(src.dtype(), src.shape(), std::move(buffer));
+  Event done;
+  Status s = CopyTensor(from, info.device, src, outputs[0], state.events[v], &done);
+  if (!s.ok()) return Complete(state, id, s, nullptr, local);
+  state.posts[id] = done;
+  if (!info.device->host_memory()) {
+    state.events[value_offsets_[id]] = done;
+    return Complete(state, id, Status::OK(), &outputs, local);
+  }
+  done.stream->OnCompleted(done.ticket, [this, &state, id, outputs]() mutable {
+    Complete(state, id, Status::OK(), &outputs, nullptr);
   });
 }
 
-// The node finished (or was skipped, `outputs` null): publish its outputs or
-// error, drop inputs whose last consumer it was, ready its consumers —
-// into `local`, or for work finished on a device queue into the state's
+// The node finished or was issued to a stream (or was skipped, `outputs`
+// null): publish its outputs or error, drop inputs whose last consumer it
+// was (work already posted holds its own references), ready its consumers
+// — into `local`, or for a copy finished on a stream into the state's
 // ready list for the thread in Run — and count it finished, last.
 void GraphExecutor::Complete(RunState& state, int id, const Status& s, std::vector<Tensor>* outputs,
                              std::vector<int>* local) const {
@@ -349,6 +407,9 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
       Drain(state, std::move(ready));
     }
   }
+  // Every node is issued; wait once per stream for the work posted there
+  // (it refers to `state`), then read the error its kernels may have set.
+  SynchronizePosts(state);
   if (state.failed.load()) return state.error;
   results->clear();
   for (const Endpoint& e : outputs_) {
@@ -359,6 +420,20 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
   return Status::OK();
 }
 
+void GraphExecutor::SynchronizePosts(const RunState& state) const {
+  std::vector<Event> last;  // the latest post per stream
+  for (const Event& post : state.posts) {
+    if (post.stream == nullptr) continue;
+    auto it = std::find_if(last.begin(), last.end(), [&](const Event& e) { return e.stream == post.stream; });
+    if (it == last.end()) {
+      last.push_back(post);
+    } else {
+      it->ticket = std::max(it->ticket, post.ticket);
+    }
+  }
+  for (const Event& e : last) e.Synchronize();
+}
+
 // Results the caller wants on another device are copied there; the wait
 // is the caller's, which already waits for the whole graph.
 Status GraphExecutor::CopyResult(Device* from, Device* to, Tensor* value) const {
@@ -366,20 +441,11 @@ Status GraphExecutor::CopyResult(Device* from, Device* to, Tensor* value) const 
   RefPtr<Buffer> buffer = Buffer::Allocate(to->allocator(), value->NumBytes(), to->stream());
   if (!buffer) return ResourceExhausted("out of memory on " + to->name());
   Tensor dst(value->dtype(), value->shape(), std::move(buffer));
-  std::mutex mu;
-  std::condition_variable cv;
-  bool finished = false;
-  Status status;
-  CopyTensor(from, to, *value, dst, [&](Status s) {
-    std::lock_guard<std::mutex> lock(mu);
-    status = s;
-    finished = true;
-    cv.notify_all();
-  });
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return finished; });
-  if (status.ok()) *value = std::move(dst);
-  return status;
+  Event done;
+  EMBER_RETURN_IF_ERROR(CopyTensor(from, to, *value, dst, Event{}, &done));
+  done.Synchronize();
+  *value = std::move(dst);
+  return Status::OK();
 }
 
 Status InferGraphShapes(const Graph& graph, const std::vector<Shape>& arg_shapes,

@@ -26,10 +26,9 @@ struct KernelRun;
 // dropped when their last consumer ran, so a long chain keeps only its
 // live set in memory. A failing node stops the call: nodes not yet started
 // are skipped, and Run returns the first error with the node's op name
-// and its Python file:line. Nodes on a device with a stream finish on that
-// stream's thread (Note [One kernel path]); their consumers are handed
-// back to the thread in Run, which runs them, so no queue thread ever runs
-// a node or waits for one.
+// and its Python file:line. Nodes on a device with streams are issued to
+// the device's stream rather than run (Note [Pipelined graphs]); no
+// stream thread ever runs a node or waits for one.
 class GraphExecutor {
  public:
   static Status Create(const Graph& graph, std::unique_ptr<GraphExecutor>* out);
@@ -53,7 +52,10 @@ class GraphExecutor {
   explicit GraphExecutor(const Graph& graph);
   void RunNode(RunState& state, int id, std::vector<int>* local) const;
   void RunNodeNow(RunState& state, int id, std::vector<int>* local) const;
-  void RunTransfer(RunState& state, int id, std::shared_ptr<KernelRun> run, std::vector<int>* local) const;
+  void PostNode(RunState& state, int id, std::vector<int>* local) const;
+  void RecordFailure(RunState& state, int id, const Status& s) const;
+  void RunTransfer(RunState& state, int id, std::vector<int>* local) const;
+  void SynchronizePosts(const RunState& state) const;
   void Complete(RunState& state, int id, const Status& s, std::vector<Tensor>* outputs,
                 std::vector<int>* local) const;
   Status CopyResult(Device* from, Device* to, Tensor* value) const;

@@ -317,6 +317,40 @@ PYBIND11_MODULE(_C, m) {
     out["limit_bytes"] = st.limit_bytes;
     return out;
   });
+  // Note [Runtime statistics]: what the device's streams counted since
+  // start-up, summed over its streams, plus each stream's own counts.
+  m.def("runtime_stats", [](const std::string& spec) {
+    Device* d = FindDevice(spec);
+    auto counts = [](const StreamCounters& c) {
+      py::dict out;
+      out["kernels_enqueued"] = c.kernels.load();
+      out["copies_enqueued"] = c.copies.load();
+      out["events_recorded"] = c.events_recorded.load();
+      out["device_waits"] = c.device_waits.load();
+      out["host_synchronizations"] = c.host_syncs.load();
+      out["host_callbacks"] = c.host_callbacks.load();
+      out["busy_seconds"] = static_cast<double>(c.busy_ns.load()) * 1e-9;
+      return out;
+    };
+    StreamCounters total;
+    py::dict per_stream;
+    const std::vector<Stream*> streams = d->streams();
+    const char* kNames[] = {"compute", "host_to_device", "device_to_host"};
+    for (size_t i = 0; i < streams.size(); ++i) {
+      const StreamCounters& c = streams[i]->counters();
+      total.kernels += c.kernels.load();
+      total.copies += c.copies.load();
+      total.events_recorded += c.events_recorded.load();
+      total.device_waits += c.device_waits.load();
+      total.host_syncs += c.host_syncs.load();
+      total.host_callbacks += c.host_callbacks.load();
+      total.busy_ns += c.busy_ns.load();
+      per_stream[i < 3 ? kNames[i] : ("stream" + std::to_string(i)).c_str()] = counts(c);
+    }
+    py::dict out = counts(total);
+    out["streams"] = per_stream;
+    return out;
+  });
   m.def("empty_cache", [](const std::string& spec) {
     Device* d = FindDevice(spec);
     py::gil_scoped_release release;

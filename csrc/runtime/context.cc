@@ -1,6 +1,7 @@
 // This file implements Context and the thread-local device scope.
 #include "runtime/context.h"
 
+#include <algorithm>
 #include <thread>
 
 #include <cstdlib>
@@ -65,6 +66,8 @@ std::vector<Status> ErrorSink::TakeUnreported() {
 
 Status Context::Sync() {
   for (Device* device : DeviceManager::Global().devices()) device->executor()->WaitIdle();
+  while (!WaitIdleFor(std::chrono::hours(1))) {
+  }
   return TakeThreadErrors();
 }
 
@@ -73,16 +76,13 @@ bool Context::WaitIdleFor(std::chrono::milliseconds timeout) {
     if (!device->executor()->WaitIdleFor(timeout)) return false;
   }
   // Work the executors handed to device streams must have finished too.
-  // Executors go idle only after posting, so checking streams second
-  // sees everything posted before the call.
+  // Executors go idle only after posting, so synchronizing on streams
+  // second covers everything posted before the call.
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (Device* device : DeviceManager::Global().devices()) {
-    Stream* stream = device->stream();
-    if (stream == nullptr) continue;
-    const uint64_t posted = stream->LastPosted();
-    while (!stream->Passed(posted)) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    for (Stream* stream : device->streams()) {
+      const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - std::chrono::steady_clock::now());
+      if (!stream->HostWaitFor(stream->LastPosted(), std::max(left, std::chrono::microseconds(0)))) return false;
     }
   }
   return true;

@@ -20,7 +20,7 @@ class CopyLaunch final : public Task {
 
   bool WaitBeforeRun(const std::function<void()>& wake) override {
     if (!MustWait()) return false;
-    src_->AndThen(wake);
+    src_->WhenDefined(wake);
     return true;
   }
 
@@ -44,18 +44,16 @@ class CopyLaunch final : public Task {
   }
 
  private:
-  // The performing queue orders its own values; others must be ready.
-  bool MustWait() const {
-    if (src_->IsAvailable()) return false;
-    return !(src_->IsDefined() && src_->producer() == performer_ && performer_->stream() != nullptr);
-  }
+  // The copy needs the source's buffer, not its data: the device orders
+  // the copy after the source's event.
+  bool MustWait() const { return !src_->IsDefined() && !src_->IsAvailable(); }
 
   std::string Where() const {
     return "copy from " + src_->device()->name() + " to " + dst_->device()->name() + ": ";
   }
 
   void RunGuarded() {
-    if (MustWait()) src_->Await();  // sync mode: run outside an executor
+    if (MustWait()) src_->AwaitDefined();  // sync mode: run outside an executor
     if (src_->IsError()) return dst_->SetError(src_->error());
     Device* to = dst_->device();
     const Tensor& source = src_->tensor();
@@ -68,22 +66,13 @@ class CopyLaunch final : public Task {
       to->allocator()->RecordStream(buffer->data(), performer_->stream());
     }
     Tensor dst(source.dtype(), source.shape(), std::move(buffer));
-    dst_->SetTensor(dst);
-    RefPtr<TensorHandle> src = src_, out = dst_;
-    auto sink = error_sink_;
-    const uint64_t sequence = sequence_;
-    const std::string where = Where();
-    DoneCallback done = [src, out, sink, sequence, where](Status s) {
-      if (src->IsError()) return out->SetError(src->error());
-      if (!s.ok()) {
-        Status error = s.WithPrefix(where);
-        sink->Record(error, sequence);
-        return out->SetError(error);
-      }
-      out->SetReady();
-    };
-    CopyTensor(src_->device(), to, source, dst, std::move(done));
-    dst_->MarkDefined();
+    const Event after = src_->IsAvailable() ? Event{} : src_->event();
+    Event done;
+    Status s = CopyTensor(src_->device(), to, source, dst, after, &done);
+    if (!s.ok()) return Fail(s.WithPrefix(Where()));
+    dst_->SetTensor(std::move(dst));
+    dst_->SetErrorSource(src_);
+    dst_->MarkDefined(done);
   }
 
   void Fail(const Status& s) {
@@ -100,15 +89,10 @@ class CopyLaunch final : public Task {
 
 }  // namespace
 
-void CopyTensor(Device* from, Device* to, const Tensor& src, Tensor dst, DoneCallback done) {
-  Device* performer = Performer(from, to);
-  if (performer == to) {
-    to->CopyFromHost(src, std::move(dst), std::move(done));
-  } else if (to->host_memory()) {
-    from->CopyToHost(src, std::move(dst), std::move(done));
-  } else {
-    from->CopyToDevice(src, to, std::move(dst), std::move(done));
-  }
+Status CopyTensor(Device* from, Device* to, const Tensor& src, Tensor dst, const Event& after, Event* done) {
+  if (Performer(from, to) == to) return to->CopyFromHost(src, std::move(dst), after, done);
+  if (to->host_memory()) return from->CopyToHost(src, std::move(dst), after, done);
+  return from->CopyToDevice(src, to, std::move(dst), after, done);
 }
 
 RefPtr<TensorHandle> CopyToDevice(const RefPtr<TensorHandle>& src, Device* dst) {

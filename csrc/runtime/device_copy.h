@@ -8,21 +8,24 @@
 namespace ember {
 
 // Note [Device copies]
-// A copy is queued on the executor of the device that performs it: the
+// A copy is issued from the executor of the device that performs it: the
 // device without host memory (host -> device copies run on the
-// destination, device -> host and device -> device copies on the source,
-// as cudaMemcpyAsync would on the source's stream). The result is a
-// pending handle on `dst` whose producer is that device, so later work on
-// the performing queue may use it once defined, and everyone else once
-// ready. The source stays referenced until the copy finished. Between two
-// devices with host memory there is nothing to copy: the handle is
-// returned as is (Note [Host-memory devices]).
+// destination's host-to-device stream, device -> host and device ->
+// device copies on the source's device-to-host stream, as cudaMemcpyAsync
+// would). Once the source is defined, the copy is enqueued behind the
+// source's event on the device (Note [Streams and events]) and the result
+// is defined with the copy's own event: a kernel on any stream waits for
+// it on the device, a host reader synchronizes on it, and nobody waits on
+// the host just to start the copy. The result fails when the source does
+// (TensorHandle::SetErrorSource). Between two devices with host memory
+// there is nothing to copy: the handle is returned as is (Note
+// [Host-memory devices]).
 RefPtr<TensorHandle> CopyToDevice(const RefPtr<TensorHandle>& src, Device* dst);
 
-// Copies ready `src` on `from` into `dst` (allocated on `to`) on the
-// performing device, calling `done` when finished. For graph executors,
-// whose values are ready tensors.
-void CopyTensor(Device* from, Device* to, const Tensor& src, Tensor dst, DoneCallback done);
+// Enqueues the copy of `src` on `from` into `dst` (allocated on `to`) on
+// the performing device, after `after`; `*done` marks its end. For graph
+// executors, whose values are tensors with events.
+Status CopyTensor(Device* from, Device* to, const Tensor& src, Tensor dst, const Event& after, Event* done);
 
 // True if a value on `from` must be copied to be used on `to`.
 inline bool NeedsCopy(const Device* from, const Device* to) {

@@ -1,6 +1,8 @@
 // This file implements KernelLaunch.
 #include "runtime/kernel_launch.h"
 
+#include <algorithm>
+
 #include "ops/kernel_guard.h"
 #include "runtime/context.h"
 #include "runtime/kernel_run.h"
@@ -8,19 +10,23 @@
 
 namespace ember {
 
-// Note [Defined handles]: an input this device's own queue produces can be
-// used as soon as it is defined, since the queue runs in order. Anything
-// else (another device's value, or an op that reads data on the host)
-// must be available.
+// Note [Defined handles]: a kernel posted to a stream needs its inputs
+// only defined: stream order, or a device-side wait for an input another
+// stream produces, puts it after their producers. Host code (the CPU's
+// kernels, ops that run graphs) reads the data, so needs it available.
 bool KernelLaunch::MustWaitForPending(const TensorHandle& input) const {
-  return !(input.IsDefined() && input.producer() == device_ && RunsOnStream(op_, device_));
+  return !(input.IsDefined() && RunsOnStream(op_, device_));
 }
 
 bool KernelLaunch::WaitBeforeRun(const std::function<void()>& wake) {
   for (; next_wait_ < inputs_.size(); ++next_wait_) {
     TensorHandle& input = *inputs_[next_wait_];
     if (MustWaitFor(input)) {
-      input.AndThen(wake);
+      if (RunsOnStream(op_, device_)) {
+        input.WhenDefined(wake);
+      } else {
+        input.AndThen(wake);
+      }
       return true;
     }
   }
@@ -74,7 +80,13 @@ void KernelLaunch::RunGuarded() {
     const RefPtr<TensorHandle>& handle = inputs_[i];
     // Inputs before next_wait_ were checked by WaitBeforeRun; a launch
     // run without it (never by the executors) awaits the rest here.
-    if (i >= next_wait_ && MustWaitFor(*handle)) handle->Await();
+    if (i >= next_wait_ && MustWaitFor(*handle)) {
+      if (RunsOnStream(op_, device_)) {
+        handle->AwaitDefined();
+      } else {
+        handle->Await();
+      }
+    }
     if (handle->IsError()) {
       // Poison propagates unchanged: the message already names the op that
       // failed, and only that op's failure is recorded for Sync().
@@ -100,10 +112,27 @@ void KernelLaunch::RunGuarded() {
   for (size_t i = 0; i < outputs_.size(); ++i) outputs_[i]->SetReady(std::move(outputs[i]));
 }
 
-// Note [Device order]: the kernel is queued behind the work that produces
-// its same-device inputs; the outputs are defined once it is queued (so
-// later launches here can queue behind it) and ready when it ran.
+// Note [Stream order]: the kernel is posted to the device's compute
+// stream, after device-side waits for inputs other streams produce; its
+// outputs are defined with the post's event at once, so later launches
+// can be posted behind it without waiting. Nothing calls back when it
+// finished: a failure sets the outputs' error (and records it for sync)
+// on the stream, before the event happens. A view op's outputs alias its
+// inputs (output i the buffer of input i, or of the last input), so they
+// too are known before the kernel runs; the kernel must produce exactly
+// those buffers.
 void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> outputs) {
+  Stream* stream = device_->stream();
+  for (const auto& in : inputs_) {
+    if (!in->IsAvailable()) stream->Wait(in->event());
+  }
+  if (op_.output_is_view) {
+    for (size_t i = 0; i < outputs.size() && !inputs.empty(); ++i) {
+      const Tensor& source = inputs[std::min(i, inputs.size() - 1)];
+      outputs[i] = Tensor(outputs[i].dtype(), outputs[i].shape(), source.buffer());
+    }
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) outputs_[i]->SetTensor(outputs[i]);
   auto run = std::make_shared<KernelRun>();
   run->op = &op_;
   run->device = device_;
@@ -114,59 +143,42 @@ void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> o
   run->outputs = std::move(outputs);
   run->cancellation_sink = error_sink_.get();
   run->cancellation_epoch = cancellation_epoch_;
-  // A view op's outputs are known only once its kernel ran.
-  const bool define = !op_.output_is_view;
-  if (define) {
-    for (size_t i = 0; i < outputs_.size(); ++i) outputs_[i]->SetTensor(run->outputs[i]);
-  }
-  auto inputs_handles = inputs_;
-  auto outputs_handles = outputs_;
-  auto sink = error_sink_;
-  const OpDef& op = op_;
-  const uint64_t sequence = sequence_;
-  const bool async = async_;
-  std::function<Status()> work = [run, inputs_handles] {
-    // A same-queue input whose kernel failed: pass its error on unchanged.
-    for (const auto& in : inputs_handles) {
-      if (in->IsError()) {
-        run->input_failed = true;
-        return in->error();
-      }
+  std::function<void()> work = [run, inputs_handles = inputs_, outputs_handles = outputs_, sink = error_sink_,
+                                sequence = sequence_, async = async_] {
+    Status s = RunOnStreamNow(*run, inputs_handles, outputs_handles);
+    if (s.ok()) return;
+    if (!run->input_failed && s.code() != StatusCode::kCancelled) {
+      s = s.WithPrefix(std::string(run->op->name) + ": ");
+      if (async) sink->Record(s, sequence);
     }
-    if (run->cancellation_sink != nullptr && run->cancellation_sink->cancellation_epoch() != run->cancellation_epoch) {
-      return Cancelled(std::string(run->op->name) + ": cancelled by a KeyboardInterrupt");
-    }
-    return RunKernelNow(*run);
+    for (auto& out : outputs_handles) out->SetError(s);
   };
-  device_->RunInOrder(std::move(work), [run, outputs_handles, sink, &op, sequence, async, define](Status s) {
-    // A defined output may already be in use: a kernel must fill it, not
-    // replace it with set_output.
-    for (size_t i = 0; s.ok() && define && i < outputs_handles.size(); ++i) {
-      if (run->outputs[i].raw_data() != outputs_handles[i]->tensor().raw_data()) {
-        s = Internal("the kernel replaced output " + std::to_string(i) + " on " + run->device->name() +
-                     ", whose buffer was already handed out (Note [Defined handles])");
-      }
+  const uint64_t ticket = stream->Post(std::move(work));
+  for (auto& out : outputs_) out->MarkDefined(Event{stream, ticket});
+}
+
+// The stream's side of a launch: an input whose kernel failed passes its
+// error on unchanged; a launch issued before a KeyboardInterrupt is
+// cancelled; else the kernel runs and must fill the outputs it was given.
+Status KernelLaunch::RunOnStreamNow(KernelRun& run, const std::vector<RefPtr<TensorHandle>>& inputs,
+                                    const std::vector<RefPtr<TensorHandle>>& outputs) {
+  for (const auto& in : inputs) {
+    if (in->IsError()) {
+      run.input_failed = true;
+      return in->error();
     }
-    if (s.ok()) {
-      for (size_t i = 0; i < outputs_handles.size(); ++i) {
-        if (define) {
-          outputs_handles[i]->SetReady();
-        } else {
-          outputs_handles[i]->SetReady(std::move(run->outputs[i]));
-        }
-      }
-      return;
-    }
-    Status error = s;
-    if (!run->input_failed && error.code() != StatusCode::kCancelled) {
-      error = error.WithPrefix(std::string(op.name) + ": ");
-      if (async) sink->Record(error, sequence);
-    }
-    for (auto& out : outputs_handles) out->SetError(error);
-  });
-  if (define) {
-    for (auto& out : outputs_) out->MarkDefined();
   }
+  if (run.cancellation_sink != nullptr && run.cancellation_sink->cancellation_epoch() != run.cancellation_epoch) {
+    return Cancelled(std::string(run.op->name) + ": cancelled by a KeyboardInterrupt");
+  }
+  EMBER_RETURN_IF_ERROR(RunKernelNow(run));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (run.outputs[i].buffer().get() != outputs[i]->tensor().buffer().get()) {
+      return Internal("the kernel replaced output " + std::to_string(i) + " on " + run.device->name() +
+                      ", whose buffer was already handed out (Note [Stream order])");
+    }
+  }
+  return Status::OK();
 }
 
 // Note [Buffer donation]: output 0 of an element-wise op may take over

@@ -9,6 +9,7 @@
 #include "core/device.h"
 #include "ops/op_kernel.h"
 #include "runtime/context.h"
+#include "runtime/kernel_run.h"
 #include "runtime/op_call.h"
 #include "runtime/tensor_handle.h"
 
@@ -30,8 +31,9 @@ class KernelLaunch final : public Task {
     cancellation_epoch_ = error_sink_->cancellation_epoch();
   }
 
-  // Note [Event-driven waits]: inputs another device produces, or that
-  // are not yet defined, are waited for as events before Run.
+  // Note [Event-driven waits]: inputs not yet defined (for a stream
+  // kernel) or not yet available (for host code) are waited for before
+  // Run, without blocking the executor.
   bool WaitBeforeRun(const std::function<void()>& wake) override;
   // Allocates the outputs and runs the kernel (Note [One kernel path]);
   // publishes the outputs, or the error, when it finished. Inputs that
@@ -49,6 +51,8 @@ class KernelLaunch final : public Task {
   bool MustWaitForPending(const TensorHandle& input) const;
   void RunGuarded();
   void RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> outputs);
+  static Status RunOnStreamNow(KernelRun& run, const std::vector<RefPtr<TensorHandle>>& inputs,
+                               const std::vector<RefPtr<TensorHandle>>& outputs);
   Status AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
   void Fail(const Status& status, bool kernel_error);
 

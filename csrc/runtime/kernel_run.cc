@@ -21,16 +21,6 @@ Status RunKernelNow(KernelRun& run) {
   return RunKernelRecorded(*run.kernel, ctx);
 }
 
-void RunKernel(std::shared_ptr<KernelRun> run, KernelDone done) {
-  if (!RunsOnStream(*run->op, run->device)) {
-    Status s = RunKernelNow(*run);
-    done(s, *run);
-    return;
-  }
-  run->device->RunInOrder([run] { return RunKernelNow(*run); },
-                          [run, done = std::move(done)](Status s) { done(s, *run); });
-}
-
 Status OutOfDeviceMemory(Device* device, size_t bytes) {
   return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes on " + device->name());
 }

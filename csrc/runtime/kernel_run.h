@@ -15,12 +15,13 @@ namespace ember {
 class ErrorSink;
 
 // Note [One kernel path]
-// An eager KernelLaunch and a graph node both end in RunKernel: outputs
+// An eager KernelLaunch and a graph node both end in RunKernelNow: outputs
 // allocated on the device from the shape function's result, then the
-// kernel run in the device's order (Note [Device order]) — at once on the
-// CPU, on the queue of a device with a stream — and `done` called when it
-// finished. Ops that run graphs (RunsOnHost) always run at once, on the
-// calling thread: their graphs' nodes go to the devices' queues themselves.
+// kernel run — at once on the CPU, and on a device with streams as work
+// posted to its compute stream (Note [Stream order], Note [Pipelined
+// graphs]). Ops that run graphs (RunsOnHost) always run at once, on the
+// calling thread: their graphs' nodes go to the devices' streams
+// themselves.
 struct KernelRun {
   const OpDef* op = nullptr;
   Device* device = nullptr;
@@ -50,11 +51,6 @@ inline bool RunsOnStream(const OpDef& op, const Device* device) {
 
 // Runs the kernel now, on this thread, under the cancellation scope.
 Status RunKernelNow(KernelRun& run);
-
-// Runs the kernel in its device's order; `done` receives the status and
-// the run (outputs filled) on the thread where it finished.
-using KernelDone = std::function<void(Status, KernelRun&)>;
-void RunKernel(std::shared_ptr<KernelRun> run, KernelDone done);
 
 // Allocates output `i` of shape `shape` on `device` for `op` (no buffer
 // for view ops, whose kernels set their outputs).

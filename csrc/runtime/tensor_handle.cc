@@ -1,6 +1,8 @@
 // This file implements TensorHandle.
 #include "runtime/tensor_handle.h"
 
+#include <algorithm>
+
 #include "runtime/spin.h"
 
 namespace ember {
@@ -32,18 +34,32 @@ RefPtr<TensorHandle> TensorHandle::CreateSymbolic(DType dtype, Shape shape, Devi
 // sleep and wake-up, which cost more than that.
 constexpr int kAwaitSpinIterations = 1000;
 
+void TensorHandle::AwaitDefined() const {
+  auto settled = [this] { return state_.load(std::memory_order_acquire) != kPending; };
+  if (settled() || SpinUntil(settled, kAwaitSpinIterations)) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, settled);
+}
+
+// A pending handle is waited for on its condition variable until its
+// launch defines it; a defined one on its event (Note [Defined handles]).
 Status TensorHandle::Await() const {
-  if (!IsAvailable() && !SpinUntil([this] { return IsAvailable(); }, kAwaitSpinIterations)) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return IsAvailable(); });
-  }
-  return error_;
+  AwaitDefined();
+  if (state_.load(std::memory_order_acquire) == kDefined) event_.Synchronize();
+  return error();
 }
 
 bool TensorHandle::AwaitFor(std::chrono::milliseconds timeout) const {
-  if (IsAvailable() || SpinUntil([this] { return IsAvailable(); }, kAwaitSpinIterations)) return true;
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, timeout, [this] { return IsAvailable(); });
+  if (IsAvailable()) return true;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto settled = [this] { return state_.load(std::memory_order_acquire) != kPending; };
+  if (!settled() && !SpinUntil(settled, kAwaitSpinIterations)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_until(lock, deadline, settled)) return false;
+  }
+  if (state_.load(std::memory_order_acquire) != kDefined) return true;
+  const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - std::chrono::steady_clock::now());
+  return event_.SynchronizeFor(std::max(left, std::chrono::microseconds(0)));
 }
 
 void TensorHandle::SetReady(Tensor tensor) {
@@ -51,20 +67,37 @@ void TensorHandle::SetReady(Tensor tensor) {
   Publish(kReady);
 }
 
-void TensorHandle::MarkDefined() {
-  uint8_t expected = kPending;
-  state_.compare_exchange_strong(expected, kDefined, std::memory_order_acq_rel);
+void TensorHandle::MarkDefined(const Event& event) {
+  std::vector<Waiter> waiters;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_.load(std::memory_order_relaxed) != kPending) return;  // the work failed already
+    event_ = event;
+    state_.store(kDefined, std::memory_order_release);
+    waiters.swap(waiters_);
+  }
+  cv_.notify_all();
+  for (Waiter& w : waiters) {
+    if (w.until_defined) {
+      w.callback();
+    } else {
+      AndThen(std::move(w.callback));
+    }
+  }
 }
 
 void TensorHandle::SetReady() { Publish(kReady); }
 
 void TensorHandle::SetError(Status error) {
-  error_ = std::move(error);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    error_ = std::move(error);
+  }
   Publish(kError);
 }
 
 void TensorHandle::Publish(State state) {
-  std::vector<std::function<void()>> waiters;
+  std::vector<Waiter> waiters;
   {
     // The store happens under the lock so a waiter cannot check the state,
     // miss the store and then sleep through the notification.
@@ -73,14 +106,30 @@ void TensorHandle::Publish(State state) {
     waiters.swap(waiters_);
   }
   cv_.notify_all();
-  for (auto& w : waiters) w();
+  for (Waiter& w : waiters) w.callback();
 }
 
 void TensorHandle::AndThen(std::function<void()> callback) {
-  if (!IsAvailable()) {
+  uint8_t s = state_.load(std::memory_order_acquire);
+  if (s == kPending) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!IsAvailable()) {
-      waiters_.push_back(std::move(callback));
+    s = state_.load(std::memory_order_acquire);
+    if (s == kPending) {
+      waiters_.push_back({std::move(callback), false});
+      return;
+    }
+  }
+  // A stream kernel that fails sets kError before its event happens, and
+  // its callbacks run once the event happened: either way after the error.
+  if (s == kDefined && event_.stream != nullptr) return event_.stream->OnCompleted(event_.ticket, std::move(callback));
+  callback();
+}
+
+void TensorHandle::WhenDefined(std::function<void()> callback) {
+  if (state_.load(std::memory_order_acquire) == kPending) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_.load(std::memory_order_acquire) == kPending) {
+      waiters_.push_back({std::move(callback), true});
       return;
     }
   }

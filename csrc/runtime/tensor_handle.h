@@ -12,6 +12,7 @@
 #include "core/device.h"
 #include "core/ref_counted.h"
 #include "core/status.h"
+#include "core/stream.h"
 #include "core/tensor.h"
 
 namespace ember {
@@ -21,12 +22,17 @@ namespace ember {
 // Errors are values: a failed kernel poisons its outputs, and ops that
 // consume a poisoned handle pass the error on without running.
 //
-// Note [Defined handles]: on a device with a stream, a launch allocates its
-// outputs and posts the kernel, then marks the outputs *defined*: the
-// buffer is known, the data will be there once the device's queue reaches
-// the kernel. Later work on the same queue (the handle's producer) may
-// use the buffer at once; everyone else waits for ready. On the CPU a
-// handle goes from pending straight to ready.
+// Note [Defined handles]: on a device with streams, a launch allocates its
+// outputs and posts the kernel, then marks the outputs *defined* with the
+// event of that post (Note [Streams and events]): the buffer is known, and
+// the data is there once the event happened. Later work on the same stream
+// may use the buffer at once; work on another stream waits for the event
+// on the device; host readers synchronize on it. Nothing calls back per
+// kernel: a defined handle is available as soon as its event happened,
+// which readers check. A kernel that fails on its stream sets its outputs'
+// error before its event happens (the simulated device's form of a device
+// error flag), so an available handle never changes. On the CPU a handle
+// goes from pending straight to ready.
 class TensorHandle : public RefCounted {
  public:
   // `producer` is the device whose order produces the value (a copy's
@@ -53,31 +59,49 @@ class TensorHandle : public RefCounted {
   int symbolic_node() const { return symbolic_node_; }
   int symbolic_output() const { return symbolic_output_; }
 
-  bool IsAvailable() const { return state_.load(std::memory_order_acquire) >= kReady; }
-  bool IsError() const { return state_.load(std::memory_order_acquire) == kError; }
-  // Note [Defined handles]: tensor() is valid (its data may be pending).
+  bool IsAvailable() const {
+    const uint8_t s = state_.load(std::memory_order_acquire);
+    return s >= kReady || (s == kDefined && event_.HasHappened());
+  }
+  bool IsError() const {
+    const uint8_t s = state_.load(std::memory_order_acquire);
+    return s == kError || (error_source_ && IsAvailable() && error_source_->IsError());
+  }
+  // Note [Defined handles]: tensor() is valid (its data may be pending)
+  // and event() says when its data is there.
   bool IsDefined() const {
     const uint8_t s = state_.load(std::memory_order_acquire);
     return s == kDefined || s == kReady;
   }
+  // The event after which the data is there; one without a stream for a
+  // ready handle. Valid once defined.
+  const Event& event() const { return event_; }
 
   // Blocks until available; returns the error, if any. Callers from Python
   // release the GIL first.
   Status Await() const;
   // Waits at most `timeout`; true if the handle is available.
   bool AwaitFor(std::chrono::milliseconds timeout) const;
+  // Blocks until defined or available (the host side of a launch that
+  // orders itself after the value on a stream).
+  void AwaitDefined() const;
   // Valid once defined or ready (not after an error).
   const Tensor& tensor() const { return tensor_; }
   // Valid only once available.
-  const Status& error() const { return error_; }
+  const Status& error() const {
+    return state_.load(std::memory_order_acquire) == kError || !error_source_ ? error_ : error_source_->error();
+  }
 
   void SetReady(Tensor tensor);
   // Note [Defined handles]: SetTensor stores the buffer before the work
-  // that fills it is posted; MarkDefined, after the post, lets the
-  // producer's later work use it (a no-op if the handle is already
-  // available); SetReady() publishes it.
+  // that fills it is posted; MarkDefined, after the post, publishes it
+  // with the post's event (a no-op if the work already failed).
   void SetTensor(Tensor tensor) { tensor_ = std::move(tensor); }
-  void MarkDefined();
+  // A copy's output fails when its source does: the copy is ordered after
+  // the source on the device, so by the time the output's event happened
+  // the source's error, if any, is set. Call before MarkDefined.
+  void SetErrorSource(RefPtr<TensorHandle> source) { error_source_ = std::move(source); }
+  void MarkDefined(const Event& event);
   void SetReady();
   void SetError(Status error);
   // A gradient tape keeps this value for its backward pass: no op may take
@@ -85,14 +109,21 @@ class TensorHandle : public RefCounted {
   void MarkSaved() { saved_.store(true, std::memory_order_relaxed); }
   bool saved() const { return saved_.load(std::memory_order_relaxed); }
   // Runs `callback` once the handle is available: at once, on this thread,
-  // if it already is; otherwise on the thread that makes it available.
+  // if it already is; otherwise on the thread that makes it available (for
+  // a defined handle, the stream's, through Stream::OnCompleted).
   void AndThen(std::function<void()> callback);
+  // Runs `callback` once the handle is defined or available.
+  void WhenDefined(std::function<void()> callback);
 
  private:
   enum State : uint8_t { kPending, kDefined, kReady, kError };
   TensorHandle(DType dtype, Shape shape, Device* device, Device* producer)
       : dtype_(dtype), shape_(std::move(shape)), device_(device), producer_(producer ? producer : device) {}
   void Publish(State state);
+  struct Waiter {
+    std::function<void()> callback;
+    bool until_defined;  // WhenDefined rather than AndThen
+  };
 
   const DType dtype_;
   const Shape shape_;
@@ -104,7 +135,9 @@ class TensorHandle : public RefCounted {
   Status error_;
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
-  std::vector<std::function<void()>> waiters_;
+  std::vector<Waiter> waiters_;  // under mu_, while pending
+  Event event_;
+  RefPtr<TensorHandle> error_source_;
   // Set only for symbolic handles (Note [Symbolic handles]).
   const void* tracer_ = nullptr;
   int symbolic_node_ = -1;

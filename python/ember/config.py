@@ -127,6 +127,20 @@ def memory_stats(device="cpu:0"):
     return _C.memory_stats(_check_str(device, "memory_stats", "device"))
 
 
+def runtime_stats(device="cpu:0"):
+    """What ``device``'s streams counted since start-up (Note [Runtime
+    statistics], docs/devices.md): ``kernels_enqueued``,
+    ``copies_enqueued``, ``events_recorded`` (events another stream or the
+    host had to wait for), ``device_waits`` (a stream ordered after another
+    on the device), ``host_synchronizations`` (a host thread blocked on a
+    stream), ``host_callbacks`` (a stream called the host back) and
+    ``busy_seconds`` (time spent running work), summed over the device's
+    streams, plus ``streams``: the same per stream. A device without
+    streams (the CPU runs kernels at once) reports zeros. Take two readings
+    and subtract to count what some code did."""
+    return _C.runtime_stats(_check_str(device, "runtime_stats", "device"))
+
+
 def get_memory_info(device="cpu:0"):
     """TensorFlow's ``tf.config.experimental.get_memory_info``:
     ``{'current', 'peak'}`` bytes in use on ``device``."""

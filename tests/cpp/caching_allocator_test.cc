@@ -56,14 +56,19 @@ class FakeSource : public SubAllocator {
 // A stream whose progress the test sets by hand.
 class FakeStream : public Stream {
  public:
-  uint64_t Post(std::function<void()> work) override {
-    (void)work;
-    return ++posted_;
-  }
   uint64_t LastPosted() const override { return posted_; }
   uint64_t LastCompleted() const override { return completed_; }
   void Drain() override { completed_.store(posted_.load()); }
+  bool BlockUntil(uint64_t ticket, std::chrono::microseconds) override { return Passed(ticket); }
   void Complete(uint64_t ticket) { completed_.store(ticket); }
+
+ protected:
+  uint64_t DoPost(std::function<void()> work, WorkKind) override {
+    (void)work;
+    return ++posted_;
+  }
+  void DoWait(const Event&) override {}
+  void DoOnCompleted(uint64_t, std::function<void()>) override {}
 
  private:
   std::atomic<uint64_t> posted_{0};

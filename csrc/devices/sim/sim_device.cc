@@ -34,48 +34,52 @@ int64_t EnvInt(const char* name) {
 
 }  // namespace
 
-SimDevice::SimDevice(DeviceTypeId type, int index, const DeviceContext& cpu, int64_t latency_us)
-    : Device(type, index, /*placement_priority=*/50),
-      allocator_(std::make_unique<CachingAllocator>("sim:" + std::to_string(index), std::make_unique<SimMemory>())),
-      stream_(std::make_unique<SimStream>("sim:" + std::to_string(index), latency_us)),
-      executor_(std::make_unique<ThreadExecutor>("sim:" + std::to_string(index))) {
+SimDevice::SimDevice(DeviceTypeId type, int index, const DeviceContext& cpu, int64_t latency_us, int64_t launch_us)
+    : Device(type, index, /*placement_priority=*/50) {
+  const std::string name = "sim:" + std::to_string(index);
+  allocator_ = std::make_unique<CachingAllocator>(name, std::make_unique<SimMemory>());
+  compute_ = std::make_unique<SimStream>(name + " compute", latency_us, launch_us);
+  host_to_device_ = std::make_unique<SimStream>(name + " host-to-device", latency_us, launch_us);
+  device_to_host_ = std::make_unique<SimStream>(name + " device-to-host", latency_us, launch_us);
+  executor_ = std::make_unique<ThreadExecutor>(name);
   DeviceContext context;
-  context.stream = stream_.get();
+  context.stream = compute_.get();
   context.cpu_pool = cpu.cpu_pool;
   context.scratch = allocator_.get();
   set_context(context);
 }
 
 SimDevice::~SimDevice() {
-  executor_.reset();  // its launches post to the stream
-  stream_->Drain();
+  executor_.reset();  // its launches post to the streams
+  for (Stream* stream : streams()) stream->Drain();
 }
 
-void SimDevice::RunInOrder(std::function<Status()> work, DoneCallback done) {
-  stream_->Post([work = std::move(work), done = std::move(done)] { done(work()); });
+// The copy waits on the device for `after`, then runs in `stream`'s order.
+Status SimDevice::PostCopy(SimStream* stream, const Tensor& src, Tensor dst, const Event& after, Event* done) {
+  if (src.NumBytes() != dst.NumBytes()) return Internal("copy between tensors of different sizes");
+  stream->Wait(after);
+  const uint64_t ticket = stream->Post(
+      [src, dst] {
+        if (src.NumBytes() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.NumBytes());
+      },
+      WorkKind::kCopy);
+  *done = Event{stream, ticket};
+  return Status::OK();
 }
 
-void SimDevice::PostCopy(const Tensor& src, Tensor dst, DoneCallback done) {
-  stream_->Post([src, dst, done = std::move(done)] {
-    if (src.NumBytes() != dst.NumBytes()) return done(Internal("copy between tensors of different sizes"));
-    if (src.NumBytes() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.NumBytes());
-    done(Status::OK());
-  });
+Status SimDevice::CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {
+  return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
 }
 
-void SimDevice::CopyFromHost(const Tensor& src, Tensor dst, DoneCallback done) {
-  PostCopy(src, std::move(dst), std::move(done));
+Status SimDevice::CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {
+  return PostCopy(device_to_host_.get(), src, std::move(dst), after, done);
 }
 
-void SimDevice::CopyToHost(const Tensor& src, Tensor dst, DoneCallback done) {
-  PostCopy(src, std::move(dst), std::move(done));
-}
-
-// Between simulated devices the source's stream copies directly (a peer
-// copy); anything else stages through host memory.
-void SimDevice::CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, DoneCallback done) {
-  if (dst_device->type() == type()) return PostCopy(src, std::move(dst), std::move(done));
-  Device::CopyToDevice(src, dst_device, std::move(dst), std::move(done));
+// Between simulated devices the source's copy stream copies directly (a
+// peer copy); anything else stages through host memory.
+Status SimDevice::CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) {
+  if (dst_device->type() == type()) return PostCopy(device_to_host_.get(), src, std::move(dst), after, done);
+  return Device::CopyToDevice(src, dst_device, std::move(dst), after, done);
 }
 
 void InitSimulatedDevices() {
@@ -83,10 +87,11 @@ void InitSimulatedDevices() {
     const int64_t count = EnvInt("EMBER_SIMULATED_DEVICES");
     if (count <= 0) return true;
     const int64_t latency_us = EnvInt("EMBER_SIMULATED_LATENCY_US");
+    const int64_t launch_us = EnvInt("EMBER_SIMULATED_LAUNCH_US");
     const DeviceTypeId type = RegisterDeviceType("sim");
     const DeviceContext& cpu = DeviceManager::Global().cpu()->context();
     for (int64_t i = 0; i < count && i < 64; ++i) {
-      DeviceManager::Global().Add(std::make_unique<SimDevice>(type, static_cast<int>(i), cpu, latency_us));
+      DeviceManager::Global().Add(std::make_unique<SimDevice>(type, static_cast<int>(i), cpu, latency_us, launch_us));
     }
     KernelRegistry& registry = KernelRegistry::Global();
     // transfer's kernel is a view: Execute's copy stage (eager) or the

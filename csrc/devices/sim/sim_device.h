@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "core/device.h"
 #include "devices/sim/sim_stream.h"
@@ -11,36 +12,41 @@ namespace ember {
 
 // Note [Simulated accelerator]
 // Memory of its own (a CachingAllocator over host pages, host_memory()
-// false: reachable only through copies), one SimStream as its stream,
-// an executor thread for the host side of launches, asynchronous copies,
-// and the CPU's kernels, run on the stream thread through the device
-// context (the CPU's intra-op pool). Placement priority 50: above the CPU,
-// like a GPU.
+// false: reachable only through copies), three SimStreams as a GPU has
+// them (compute, host-to-device copies, device-to-host and peer copies),
+// an executor thread for the host side of launches, asynchronous copies
+// that overlap compute, and the CPU's kernels, run on the compute stream's
+// thread through the device context (the CPU's intra-op pool). Placement
+// priority 50: above the CPU, like a GPU.
 class SimDevice final : public Device {
  public:
-  SimDevice(DeviceTypeId type, int index, const DeviceContext& cpu, int64_t latency_us);
+  SimDevice(DeviceTypeId type, int index, const DeviceContext& cpu, int64_t latency_us, int64_t launch_us);
   ~SimDevice() override;
 
   Allocator* allocator() override { return allocator_.get(); }
   Executor* executor() override { return executor_.get(); }
   bool host_memory() const override { return false; }
 
-  void RunInOrder(std::function<Status()> work, DoneCallback done) override;
-  void CopyFromHost(const Tensor& src, Tensor dst, DoneCallback done) override;
-  void CopyToHost(const Tensor& src, Tensor dst, DoneCallback done) override;
-  void CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, DoneCallback done) override;
+  std::vector<Stream*> streams() const override { return {compute_.get(), host_to_device_.get(), device_to_host_.get()}; }
+  Status CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;
+  Status CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;
+  Status CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) override;
 
  private:
-  void PostCopy(const Tensor& src, Tensor dst, DoneCallback done);
+  static Status PostCopy(SimStream* stream, const Tensor& src, Tensor dst, const Event& after, Event* done);
 
   std::unique_ptr<Allocator> allocator_;
-  std::unique_ptr<SimStream> stream_;
+  std::unique_ptr<SimStream> compute_;
+  std::unique_ptr<SimStream> host_to_device_;
+  std::unique_ptr<SimStream> device_to_host_;  // also peer copies to other simulated devices
   std::unique_ptr<Executor> executor_;
 };
 
 // With EMBER_SIMULATED_DEVICES=n, adds sim:0 .. sim:n-1 and gives them the
 // CPU's kernels; EMBER_SIMULATED_LATENCY_US=k delays every kernel and copy
-// by k microseconds. Call after InitCpuDevice().
+// by k microseconds on its stream, EMBER_SIMULATED_LAUNCH_US=k makes every
+// post cost the posting thread k microseconds (Note [Simulated timing]).
+// Call after InitCpuDevice().
 void InitSimulatedDevices();
 
 }  // namespace ember

@@ -1,42 +1,66 @@
-// This file declares SimStream: the simulated accelerator's in-order
-// queue, one thread that plays the device's stream.
+// This file declares SimStream: one of the simulated accelerator's
+// in-order queues, a thread that plays a device stream.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/stream.h"
 
 namespace ember {
 
-// Runs posted work in order on its own thread, each item after an optional
-// delay (EMBER_SIMULATED_LATENCY_US), so that work finishes well after the
-// host queued it, as on a GPU, and ordering mistakes show as wrong values.
+// Note [Simulated timing]
+// Runs posted work in order on its own thread. Each kernel or copy first
+// takes `latency_us` on the stream (EMBER_SIMULATED_LATENCY_US: the
+// device's time, during which the host goes on), and each post takes
+// `launch_us` of the posting thread's time (EMBER_SIMULATED_LAUNCH_US: a
+// driver's launch cost). Work thus finishes well after the host queued
+// it, as on a GPU, and ordering mistakes show as wrong values. A
+// device-side wait (Stream::Wait) blocks this thread, not the host's,
+// until the other stream passed the event.
 class SimStream final : public Stream {
  public:
-  SimStream(std::string name, int64_t latency_us);
+  SimStream(std::string name, int64_t latency_us, int64_t launch_us);
   ~SimStream() override;
 
-  uint64_t Post(std::function<void()> work) override;
   uint64_t LastPosted() const override { return posted_.load(std::memory_order_acquire); }
   uint64_t LastCompleted() const override { return completed_.load(std::memory_order_acquire); }
   void Drain() override;
+  bool BlockUntil(uint64_t ticket, std::chrono::microseconds timeout) override;
+  const std::string& name() const { return name_; }
+  // True on this stream's thread, while it runs posted work (Note [Strict
+  // device memory] in devices/sim/sim_device.h).
+  bool OnStreamThread() const { return std::this_thread::get_id() == thread_.get_id(); }
+
+ protected:
+  uint64_t DoPost(std::function<void()> work, WorkKind kind) override;
+  void DoWait(const Event& event) override;
+  void DoOnCompleted(uint64_t ticket, std::function<void()> callback) override;
 
  private:
+  struct Item {
+    std::function<void()> work;  // null for a wait
+    Event wait;                  // set for a device-side wait
+    WorkKind kind = WorkKind::kKernel;
+  };
+  uint64_t Push(Item item);
   void Loop();
-  void Delay() const;
+  static void Spin(int64_t us);
 
   std::string name_;
   int64_t latency_us_;
+  int64_t launch_us_;
   std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable drained_cv_;
-  std::deque<std::function<void()>> queue_;
+  std::deque<Item> queue_;
+  std::vector<std::pair<uint64_t, std::function<void()>>> callbacks_;  // under mu_
   bool stopping_ = false;
   std::atomic<uint64_t> posted_{0};
   std::atomic<uint64_t> completed_{0};

@@ -1,0 +1,144 @@
+"""The stream-ordered runtime on the simulated accelerator (Note [Streams
+and events], Note [Stream order], Note [Pipelined graphs]): what
+ember.config.runtime_stats counts for eager ops, functions, copies and
+cross-device values, and that failures on a stream still reach the caller."""
+
+import numpy as np
+import pytest
+
+import ember
+from sim_markers import needs_two_sims
+
+pytestmark = needs_two_sims
+
+
+def delta(device, before):
+    after = ember.config.runtime_stats(device)
+    return {k: after[k] - before[k] for k in after if k != "streams"}
+
+
+def test_cpu_reports_no_streams():
+    stats = ember.config.runtime_stats("cpu:0")
+    assert stats["streams"] == {}
+    assert stats["kernels_enqueued"] == 0
+    assert set(stats) >= {"kernels_enqueued", "copies_enqueued", "events_recorded", "device_waits",
+                          "host_synchronizations", "host_callbacks", "busy_seconds"}
+
+
+def test_sim_has_compute_and_copy_streams():
+    stats = ember.config.runtime_stats("sim:0")
+    assert set(stats["streams"]) == {"compute", "host_to_device", "device_to_host"}
+
+
+def test_runtime_stats_rejects_unknown_devices():
+    with pytest.raises(ValueError, match="no device"):
+        ember.config.runtime_stats("sim:99")
+
+
+def chain(n):
+    # matmuls: element-wise chains would fuse into one kernel
+    @ember.function
+    def f(x, w):
+        for _ in range(n):
+            x = ember.matmul(x, w)
+        return x
+
+    return f
+
+
+@pytest.mark.parametrize("length", [50, 200])
+def test_function_chain_costs_no_host_round_trip_per_node(length):
+    f = chain(length)
+    with ember.device("sim:0"):
+        x = ember.identity(np.arange(16, dtype=np.float32).reshape(1, 16))
+        w = ember.identity(np.eye(16, dtype=np.float32) * 0.99)
+        f(x, w).numpy()  # trace and warm up
+        ember.sync()
+        before = ember.config.runtime_stats("sim:0")
+        y = f(x, w)
+        result = y.numpy()
+    d = delta("sim:0", before)
+    expected = np.arange(16, dtype=np.float32).reshape(1, 16) * np.float32(0.99) ** length
+    np.testing.assert_allclose(result, expected, rtol=1e-4)
+    # Every node's kernel went to the compute stream...
+    assert d["kernels_enqueued"] >= length
+    # ...and the host waited a fixed number of times for the whole call
+    # (once at the end of the graph, once for numpy()'s copy), not per node.
+    assert d["host_synchronizations"] + d["host_callbacks"] <= 4
+
+
+def test_eager_chain_has_no_callback_per_kernel(mode):
+    with ember.device("sim:0"):
+        x = ember.identity(np.ones(1000, np.float32))
+        ember.sync()
+        before = ember.config.runtime_stats("sim:0")
+        for _ in range(100):
+            x = x + 1.0
+        ember.sync()
+        d = delta("sim:0", before)
+    assert d["kernels_enqueued"] >= 100
+    assert d["host_callbacks"] == 0
+    if mode == "async":
+        # sync() waits once per stream; sync mode waits at each call.
+        assert d["host_synchronizations"] <= 3
+    np.testing.assert_array_equal(x.numpy(), np.full(1000, 101, np.float32))
+
+
+def test_copies_use_the_copy_streams():
+    before = ember.config.runtime_stats("sim:0")
+    with ember.device("sim:0"):
+        x = ember.identity(np.arange(10, dtype=np.float32))
+        y = x * 2.0
+    out = y.numpy()
+    after = ember.config.runtime_stats("sim:0")["streams"]
+    assert after["host_to_device"]["copies_enqueued"] > before["streams"]["host_to_device"]["copies_enqueued"]
+    assert after["device_to_host"]["copies_enqueued"] > before["streams"]["device_to_host"]["copies_enqueued"]
+    # The kernel on the compute stream waited for the upload on the device.
+    assert after["compute"]["device_waits"] > before["streams"]["compute"]["device_waits"]
+    np.testing.assert_array_equal(out, np.arange(10, dtype=np.float32) * 2)
+
+
+def test_value_moves_between_devices_with_a_device_side_wait(mode):
+    with ember.device("sim:0"):
+        x = ember.identity(np.arange(100, dtype=np.float32)) * 3.0
+    before = ember.config.runtime_stats("sim:1")
+    with ember.device("sim:1"):
+        y = x + 1.0
+    np.testing.assert_array_equal(y.numpy(), np.arange(100, dtype=np.float32) * 3 + 1)
+    d = delta("sim:1", before)
+    assert d["device_waits"] >= 1
+
+
+def test_failure_inside_a_pipelined_function_names_the_op_and_keeps_the_runtime_usable():
+    @ember.function
+    def f(x, d):
+        for _ in range(20):
+            x = x + 1
+        x = ember.math.floordiv(x, d)  # integer division by zero fails on the stream
+        for _ in range(20):
+            x = x + 1
+        return x
+
+    with ember.device("sim:0"):
+        x = ember.identity(np.arange(8, dtype=np.int32))
+        ok = f(x, ember.identity(np.full(8, 2, np.int32)))
+        np.testing.assert_array_equal(ok.numpy(), (np.arange(8) + 20) // 2 + 20)
+        with pytest.raises(ember.errors.InvalidArgumentError, match="floor"):
+            f(x, ember.identity(np.zeros(8, np.int32))).numpy()
+        again = f(x, ember.identity(np.full(8, 4, np.int32)))
+        np.testing.assert_array_equal(again.numpy(), (np.arange(8) + 20) // 4 + 20)
+
+
+def test_failed_kernel_poisons_its_stream_consumers_eagerly():
+    with ember.device("sim:0"):
+        x = ember.identity(np.arange(4, dtype=np.int32))
+        bad = ember.math.floordiv(x, ember.identity(np.zeros(4, np.int32)))
+        later = (bad + 1) * 2
+        with pytest.raises(ember.errors.InvalidArgumentError, match="floor"):
+            later.numpy()
+        fine = (x + 1) * 2
+        np.testing.assert_array_equal(fine.numpy(), (np.arange(4) + 1) * 2)
+    try:
+        ember.sync()
+    except ember.errors.InvalidArgumentError:
+        pass
