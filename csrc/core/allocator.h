@@ -38,6 +38,9 @@ class Allocator {
   }
   virtual const char* Name() const = 0;
   virtual MemoryKind memory_kind() const { return MemoryKind::kHost; }
+  // Note [Strict device memory]: non-null if host code must not touch this
+  // memory: only work running for this domain may (core/device_access.h).
+  virtual const void* access_domain() const { return nullptr; }
   // Returns cached, unused memory to the system (ember.config.empty_cache).
   virtual void EmptyCache() {}
 
@@ -117,9 +120,13 @@ class Buffer : public RefCounted {
   // read-only producer data stays unwritten.
   static RefPtr<Buffer> WrapForeign(void* data, size_t bytes, void (*release)(void* context), void* context);
 
+  // The address, for copies and pointer bookkeeping; kernels and host code
+  // read and write through Tensor::raw_data(), which checks access (Note
+  // [Strict device memory]).
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
   Allocator* allocator() const { return allocator_; }
+  const void* access_domain() const { return access_domain_; }
   bool foreign() const { return release_ != nullptr; }
 
  private:
@@ -130,6 +137,7 @@ class Buffer : public RefCounted {
   Allocator* allocator_;
   void* data_;
   size_t bytes_;
+  const void* access_domain_ = nullptr;  // the allocator's, cached for Tensor::raw_data
   void (*release_)(void*) = nullptr;  // set for foreign buffers
   void* release_context_ = nullptr;
 };

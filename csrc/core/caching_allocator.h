@@ -27,6 +27,8 @@ class SubAllocator {
   virtual void Free(void* ptr, size_t bytes) = 0;
   virtual MemoryKind kind() const = 0;
   virtual const char* Name() const = 0;
+  // Note [Strict device memory]: see Allocator::access_domain.
+  virtual const void* access_domain() const { return nullptr; }
 };
 
 // Caches segments taken from a SubAllocator and hands out blocks carved
@@ -67,6 +69,7 @@ class CachingAllocator final : public Allocator {
   void RecordStream(void* ptr, Stream* stream) override;
   const char* Name() const override { return name_.c_str(); }
   MemoryKind memory_kind() const override { return source_->kind(); }
+  const void* access_domain() const override { return source_->access_domain(); }
   // Returns every fully free segment to the source. Blocks still waiting
   // for other streams stay.
   void EmptyCache() override;

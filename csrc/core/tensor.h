@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/allocator.h"
+#include "core/device_access.h"
 #include "core/dtype.h"
 #include "core/shape.h"
 
@@ -23,7 +24,12 @@ class Tensor {
   size_t NumBytes() const { return static_cast<size_t>(NumElements()) * DTypeSize(dtype_); }
   const RefPtr<Buffer>& buffer() const { return buffer_; }
 
-  void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
+  // Note [Strict device memory]: memory the host may not touch is checked.
+  void* raw_data() const {
+    if (!buffer_) return nullptr;
+    if (buffer_->access_domain() != nullptr) CheckDeviceAccess(*buffer_);
+    return buffer_->data();
+  }
   template <typename T>
   T* data() const { return static_cast<T*>(raw_data()); }
 

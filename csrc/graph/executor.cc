@@ -386,7 +386,14 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
   std::vector<int> local(roots_.rbegin(), roots_.rend());
   for (size_t a = 0; a < arg_nodes_.size(); ++a) {
     const int id = arg_nodes_[a];
-    state.values[value_offsets_[id]] = args[a];
+    Tensor& value = state.values[value_offsets_[id]];
+    value = args[a];
+    // Note [Argument devices]: an argument that arrives elsewhere than the
+    // trace saw it is moved there first, so no node reads memory of a
+    // device it does not run on (Note [Strict device memory]).
+    Device* traced = nodes_[id].device != nullptr ? nodes_[id].device : state.caller;
+    Device* actual = DeviceHolding(value, traced);
+    if (NeedsCopy(actual, traced)) EMBER_RETURN_IF_ERROR(CopyResult(actual, traced, &value));
   }
   for (size_t a = 0; a < arg_nodes_.size(); ++a) {
     for (int c : nodes_[arg_nodes_[a]].consumers) {
@@ -446,6 +453,18 @@ Status GraphExecutor::CopyResult(Device* from, Device* to, Tensor* value) const 
   done.Synchronize();
   *value = std::move(dst);
   return Status::OK();
+}
+
+// The device whose memory holds `value`: `expected` when its allocator
+// made the buffer (the common case), else the device that owns that
+// allocator (host memory: the CPU).
+Device* DeviceHolding(const Tensor& value, Device* expected) {
+  const RefPtr<Buffer>& buffer = value.buffer();
+  if (!buffer || buffer->allocator() == expected->allocator()) return expected;
+  for (Device* device : DeviceManager::Global().devices()) {
+    if (device->allocator() == buffer->allocator()) return device;
+  }
+  return DeviceManager::Global().cpu();  // foreign or host memory
 }
 
 Status InferGraphShapes(const Graph& graph, const std::vector<Shape>& arg_shapes,

@@ -75,6 +75,10 @@ class GraphExecutor {
   Graph graph_;  // the executor's own copy; NodeInfo::node points into it
 };
 
+// The device whose memory holds `value` (`expected` if its allocator made
+// it).
+Device* DeviceHolding(const Tensor& value, Device* expected);
+
 // The output shapes of `graph` for arguments of `arg_shapes`, by running
 // each node's shape function in order: how a graph traced with unknown
 // dims learns the concrete shapes of one call.

@@ -222,6 +222,28 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     return results[0] if single else type(loop_vars)(results)
 
 
+def _loop_device(values):
+    """Where a traced while_loop runs and its cond and body find their
+    parameters: the device scope, else the first loop value's device that is
+    not a CPU (placement prefers accelerators), else the CPU. The loop op is
+    issued there too, so the traced parameters' devices are where the
+    values arrive (Note [Strict device memory] caught a loop traced for the
+    CPU that ran on sim:0)."""
+    scoped = _C._current_device_scope()
+    if scoped:
+        return scoped
+    return next((v.device for v in values if not v.device.startswith("cpu")), "cpu:0")
+
+
+@contextlib.contextmanager
+def _device_scope(name):
+    _C._push_device_scope(name)
+    try:
+        yield
+    finally:
+        _C._pop_device_scope()
+
+
 def _eager_loop(call, cond, next_vars, values, maximum_iterations):
     """Runs the loop in Python: each op is an eager op (and a tape records it)."""
     iteration = 0
@@ -244,6 +266,7 @@ def _trace_loop(loop_cond, loop_body, initial, invariants, maximum_iterations):
     trace = current_trace()
     specs = [TensorSpec(inv, v.dtype) for v, inv in zip(initial, invariants)]
     n = len(initial)
+    device = _loop_device(initial)
 
     def traced_cond(*vs):
         return loop_cond(list(vs[:n]))
@@ -254,21 +277,21 @@ def _trace_loop(loop_cond, loop_body, initial, invariants, maximum_iterations):
     # Variables the body assigns become extra loop variables (bound to
     # parameters, so each iteration sees the previous one's value): a first
     # trace finds them.
-    assigned = SubTrace(traced_body, specs).updated_variables()
-    cond_trace = SubTrace(traced_cond, specs, assigned)
+    assigned = SubTrace(traced_body, specs, device=device).updated_variables()
+    cond_trace = SubTrace(traced_cond, specs, assigned, device=device)
     if cond_trace.updated_variables():
         raise ValueError("while_loop: cond must not assign variables")
     _check_predicate(cond_trace.structure, "while_loop: cond")
     if not _is_symbolic(cond_trace.structure):
         raise TypeError(f"while_loop: cond must compute its result from the loop variables in a function, got "
                         f"{_describe(cond_trace.structure)}")
-    body_trace = SubTrace(traced_body, specs, assigned)
+    body_trace = SubTrace(traced_body, specs, assigned, device=device)
     cond_graph, cond_inputs = cond_trace.finish()
     body_graph, body_inputs = body_trace.finish([body_trace.value_of(v) for v in assigned])
     from ember._generated import raw_ops
 
     loop_inputs = initial + [trace.read_variable(v) for v in assigned]
-    with _autodiff_tape.recording_paused():  # the caller records the loop's gradient
+    with _autodiff_tape.recording_paused(), _device_scope(device):  # the caller records the loop's gradient
         results = raw_ops.while_loop(loop_inputs + cond_inputs + body_inputs, cond_graph.function_id,
                                      body_graph.function_id, len(loop_inputs), len(cond_inputs),
                                      -1 if maximum_iterations is None else int(maximum_iterations))

@@ -322,10 +322,11 @@ class SubTrace:
     extra outputs, which the caller writes back to the outer trace.
     """
 
-    def __init__(self, fn, specs, bound_variables=()):
+    def __init__(self, fn, specs, bound_variables=(), device=None):
         self.outer = current_trace()
         self.sub = _NestedTrace(self.outer)
-        device = _C._current_device_scope() or "cpu:0"
+        # The parameters live where the control-flow op will hand them over.
+        device = device or _C._current_device_scope() or "cpu:0"
         params = [self.sub.tracer.parameter(spec.dtype.name, list(spec.shape), device) for spec in specs]
         for var in bound_variables:
             param = self.sub.tracer.parameter(var.dtype.name, list(var.shape), var.device)

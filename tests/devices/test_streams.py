@@ -142,3 +142,24 @@ def test_failed_kernel_poisons_its_stream_consumers_eagerly():
         ember.sync()
     except ember.errors.InvalidArgumentError:
         pass
+
+
+def test_loop_body_runs_where_its_loop_runs(capfd):
+    # A loop traced outside any device scope over a sim:0 value runs on
+    # sim:0, body included; a host tensor it captures is moved there.
+    scale = ember.constant(2.0)
+
+    @ember.function
+    def f(x):
+        return ember.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * scale), [0, x])[1]
+
+    with ember.device("sim:0"):
+        x = ember.constant([1.0, 2.0])
+    ember.config.set_log_device_placement(True)
+    try:
+        out = f(x)
+    finally:
+        ember.config.set_log_device_placement(False)
+    np.testing.assert_allclose(out.numpy(), [8.0, 16.0])
+    log = capfd.readouterr().err
+    assert "multiply -> sim:0" in log and "multiply -> cpu:0" not in log

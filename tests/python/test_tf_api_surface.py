@@ -516,7 +516,7 @@ EXTENSIONS = {
     # Runtime settings and memory statistics (TensorFlow has some under tf.config.experimental).
     "config": {"clear_kernel_cache", "empty_cache", "get_device_policy", "get_log_device_placement",
                "get_memory_info", "get_trace_cache_capacity", "is_async", "kernel_cache_stats", "memory_stats",
-               "reset_peak_memory_stats", "set_async", "set_device_policy", "set_kernel_cache_capacity",
+               "reset_peak_memory_stats", "runtime_stats", "set_async", "set_device_policy", "set_kernel_cache_capacity",
                "set_log_device_placement", "set_memory_limit", "set_trace_cache_capacity",
                # What the build links (TensorFlow: tf.sysconfig.get_build_info()).
                "build_info"},

@@ -10,6 +10,12 @@
 #include "runtime/thread_executor.h"
 
 namespace ember {
+
+const void* SimAccessDomain() {
+  static const char domain = 0;
+  return &domain;
+}
+
 namespace {
 
 // The simulated device's "device memory": host pages that nothing but the
@@ -20,6 +26,9 @@ class SimMemory final : public SubAllocator {
   void Free(void* ptr, size_t) override { std::free(ptr); }
   MemoryKind kind() const override { return MemoryKind::kDevice; }
   const char* Name() const override { return "sim"; }
+  // Note [Strict device memory]: one domain for every simulated device, so
+  // a peer copy's stream may touch both ends.
+  const void* access_domain() const override { return SimAccessDomain(); }
 
  private:
   static size_t RoundUp(size_t bytes) {
@@ -38,9 +47,9 @@ SimDevice::SimDevice(DeviceTypeId type, int index, const DeviceContext& cpu, int
     : Device(type, index, /*placement_priority=*/50) {
   const std::string name = "sim:" + std::to_string(index);
   allocator_ = std::make_unique<CachingAllocator>(name, std::make_unique<SimMemory>());
-  compute_ = std::make_unique<SimStream>(name + " compute", latency_us, launch_us);
-  host_to_device_ = std::make_unique<SimStream>(name + " host-to-device", latency_us, launch_us);
-  device_to_host_ = std::make_unique<SimStream>(name + " device-to-host", latency_us, launch_us);
+  compute_ = std::make_unique<SimStream>(name + " compute", latency_us, launch_us, SimAccessDomain());
+  host_to_device_ = std::make_unique<SimStream>(name + " host-to-device", latency_us, launch_us, SimAccessDomain());
+  device_to_host_ = std::make_unique<SimStream>(name + " device-to-host", latency_us, launch_us, SimAccessDomain());
   executor_ = std::make_unique<ThreadExecutor>(name);
   DeviceContext context;
   context.stream = compute_.get();

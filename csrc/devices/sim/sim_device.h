@@ -42,6 +42,10 @@ class SimDevice final : public Device {
   std::unique_ptr<Executor> executor_;
 };
 
+// Note [Strict device memory]: the access domain of every simulated
+// device's memory.
+const void* SimAccessDomain();
+
 // With EMBER_SIMULATED_DEVICES=n, adds sim:0 .. sim:n-1 and gives them the
 // CPU's kernels; EMBER_SIMULATED_LATENCY_US=k delays every kernel and copy
 // by k microseconds on its stream, EMBER_SIMULATED_LAUNCH_US=k makes every

@@ -3,10 +3,12 @@
 
 #include <chrono>
 
+#include "core/device_access.h"
+
 namespace ember {
 
-SimStream::SimStream(std::string name, int64_t latency_us, int64_t launch_us)
-    : name_(std::move(name)), latency_us_(latency_us), launch_us_(launch_us) {
+SimStream::SimStream(std::string name, int64_t latency_us, int64_t launch_us, const void* access_domain)
+    : name_(std::move(name)), latency_us_(latency_us), launch_us_(launch_us), access_domain_(access_domain) {
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -79,6 +81,7 @@ void SimStream::Spin(int64_t us) {
 }
 
 void SimStream::Loop() {
+  DeviceAccessScope access(access_domain_);  // Note [Strict device memory]
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     work_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

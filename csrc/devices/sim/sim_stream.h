@@ -26,7 +26,9 @@ namespace ember {
 // until the other stream passed the event.
 class SimStream final : public Stream {
  public:
-  SimStream(std::string name, int64_t latency_us, int64_t launch_us);
+  // Work runs with access to memory of `access_domain` (Note [Strict
+  // device memory]); null: host memory only.
+  SimStream(std::string name, int64_t latency_us, int64_t launch_us, const void* access_domain = nullptr);
   ~SimStream() override;
 
   uint64_t LastPosted() const override { return posted_.load(std::memory_order_acquire); }
@@ -34,9 +36,6 @@ class SimStream final : public Stream {
   void Drain() override;
   bool BlockUntil(uint64_t ticket, std::chrono::microseconds timeout) override;
   const std::string& name() const { return name_; }
-  // True on this stream's thread, while it runs posted work (Note [Strict
-  // device memory] in devices/sim/sim_device.h).
-  bool OnStreamThread() const { return std::this_thread::get_id() == thread_.get_id(); }
 
  protected:
   uint64_t DoPost(std::function<void()> work, WorkKind kind) override;
@@ -56,6 +55,7 @@ class SimStream final : public Stream {
   std::string name_;
   int64_t latency_us_;
   int64_t launch_us_;
+  const void* access_domain_;
   std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable drained_cv_;

@@ -7,6 +7,8 @@
 #include <exception>
 #include <mutex>
 
+#include "core/device_access.h"
+
 #include <unsupported/Eigen/CXX11/Tensor>
 
 
@@ -24,8 +26,11 @@ void ParallelForOnPool(const DeviceContext* device, int64_t n, double cycles_per
   // where RunKernelNoThrow (ops/kernel_guard.h) turns it into a Status.
   std::mutex mu;
   std::exception_ptr error;
+  // Note [Strict device memory]: pool threads work for the caller's device.
+  const void* domain = DeviceAccessScope::Current();
   pool.parallelFor(static_cast<Eigen::Index>(n), Eigen::TensorOpCost(0, 0, cycles_per_unit),
                    [&](Eigen::Index first, Eigen::Index last) {
+                     DeviceAccessScope access(domain);
                      try {
                        fn(first, last);
                      } catch (...) {
