@@ -111,6 +111,7 @@ def _op_view(op: Op) -> dict:
         "reusable_input": -1 if op.reusable_input is None else op.reusable_input,
         "output_is_view": op.output_is_view,
         "stateful": op.stateful,
+        "host_memory_inputs": sum(1 << i for i in op.host_memory_inputs),
         "grad": op.grad,
         "loc": str(op.loc),
     }

@@ -293,6 +293,10 @@ class Op:
     # in python/ember/_grads/<family>.py, "none" for an op that is not
     # differentiable, or None while nobody has declared one yet.
     grad: Optional[str] = None
+    # Note [Host-memory inputs]: indices of the inputs the kernel reads on
+    # the host on every device (a predicate, a size); the runtime hands them
+    # over in host memory.
+    host_memory_inputs: tuple[int, ...] = ()
     # The Python wrapper returns its outputs as a namedtuple of this name
     # with the outputs' names as fields (TensorFlow's TopKV2(values,
     # indices)); None returns a plain tuple.
@@ -512,7 +516,7 @@ def _dtype_list(f: _File, value: Any, line: int, what: str) -> tuple[str, ...]:
 
 _OP_KEYS = {"name", "summary", "doc", "inputs", "outputs", "type_vars", "attrs", "shape_fn",
             "python", "tensor_methods", "reusable_input", "output_is_view", "signature", "arg_docs",
-            "wrapper_signature", "stateful", "grad", "output_tuple"}
+            "wrapper_signature", "stateful", "grad", "output_tuple", "host_memory_inputs"}
 _OP_REQUIRED = {"name", "summary", "outputs", "shape_fn", "python"}
 
 
@@ -754,13 +758,28 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
         if len(outputs) < 2 or any(o.is_list for o in outputs):
             raise err("output_tuple", "output_tuple needs two or more outputs and no list output")
 
+    host_memory_inputs = m.get("host_memory_inputs", YList())
+    f.expect(host_memory_inputs, YList, m.key_lines.get("host_memory_inputs", m.line),
+             f"{what}: 'host_memory_inputs'")
+    host_indices = []
+    for item in host_memory_inputs:
+        index = next((i for i, a in enumerate(inputs) if a.name == item), None)
+        if index is None:
+            raise err("host_memory_inputs", f"host_memory_inputs: no input {item!r}")
+        if any(a.is_list for a in inputs[:index + 1]):
+            raise err("host_memory_inputs", f"host_memory_inputs: {item!r} must be a single tensor before any "
+                                            "list input")
+        if index >= 32:
+            raise err("host_memory_inputs", f"host_memory_inputs: {item!r} is past the first 32 inputs")
+        host_indices.append(index)
+
     return Op(name=name, family=family, summary=summary.strip(), doc=doc.strip(),
               inputs=inputs, outputs=outputs, type_vars=tuple(type_vars), attrs=attrs,
               shape_fn=shape_fn, python_names=tuple(py), tensor_methods=tuple(methods),
               reusable_input=reusable, output_is_view=output_is_view, signature=signature,
               arg_docs=tuple((k, " ".join(v.split())) for k, v in arg_docs.items()),
               loc=f.loc(m.key_lines["name"]), wrapper_signature=wrapper_signature, stateful=stateful,
-              grad=grad, output_tuple=output_tuple)
+              grad=grad, output_tuple=output_tuple, host_memory_inputs=tuple(sorted(set(host_indices))))
 
 
 def _parse_attrs(f: _File, m: YMap, what: str, err) -> tuple[Attr, ...]:

@@ -62,14 +62,4 @@ void KernelRegistry::CopyKernels(DeviceTypeId from, DeviceTypeId to, const std::
   }
 }
 
-void KernelRegistry::SetHostMemoryInputs(OpId op, DeviceTypeId device, uint32_t mask) {
-  host_inputs_[static_cast<uint64_t>(op) << 16 | static_cast<uint64_t>(device)] = mask;
-}
-
-uint32_t KernelRegistry::HostMemoryInputs(OpId op, DeviceTypeId device) const {
-  if (host_inputs_.empty()) return 0;
-  auto it = host_inputs_.find(static_cast<uint64_t>(op) << 16 | static_cast<uint64_t>(device));
-  return it == host_inputs_.end() ? 0 : it->second;
-}
-
 }  // namespace ember

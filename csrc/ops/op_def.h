@@ -129,6 +129,16 @@ struct OpDef {
   // Has an effect besides its outputs (print): graph passes keep it and
   // tracing orders it after the previous stateful op (Note [Tracing]).
   bool is_stateful = false;
+  // Note [Host-memory inputs]
+  // Bit i set: the kernel reads input i on the host on every device (cond's
+  // predicate), declared in op_defs/ as `host_memory_inputs`. On a device
+  // whose memory the host cannot read, Execute's copy stage and the graph
+  // pass that inserts transfers hand that input over in host memory; the
+  // kernel may read it at once, with no synchronization of its own. Sizes,
+  // shapes, axes and counts are attributes, read by the Python layer when
+  // the op is called, so small integer shape arithmetic never leaves the
+  // host (docs/devices.md, "Host memory").
+  uint32_t host_memory_inputs = 0;
   // Note [Gradient declarations]: how the op differentiates, from its
   // `grad:` entry. The gradient functions themselves are Python
   // (python/ember/_grads/); the tape records only ops that may have one.

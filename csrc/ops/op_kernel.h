@@ -107,11 +107,6 @@ class KernelRegistry {
   // simulated accelerator) gets them.
   void CopyKernels(DeviceTypeId from, DeviceTypeId to, const std::vector<OpId>& except);
 
-  // Note [Host-memory inputs]: bit i set means the kernel of `op` on
-  // `device` reads input i on the host (a predicate, a size): Execute
-  // keeps or copies that input to host memory.
-  void SetHostMemoryInputs(OpId op, DeviceTypeId device, uint32_t mask);
-  uint32_t HostMemoryInputs(OpId op, DeviceTypeId device) const;
 
  private:
   struct Key {

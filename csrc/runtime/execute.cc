@@ -154,8 +154,8 @@ Status CheckOutputShapes(const OpCall& call) {
 // there (Note [Device copies]), asynchronously, under the device policy;
 // each copy shows in the placement log. Between devices with host memory
 // (the logical CPU devices) a kernel reads the input in place (Note
-// [Host-memory devices]). Inputs the kernel reads on the host (kernel
-// registrations declare them) go to host memory instead.
+// [Host-memory devices]). Inputs the kernel reads on the host (Note
+// [Host-memory inputs], declared in op_defs/) go to host memory instead.
 Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHandle>>* inputs) {
   // The CPU's case, checked first because every eager op passes here: a
   // host-memory device reads inputs from any host-memory device in place
@@ -165,7 +165,7 @@ Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHand
     for (const auto& in : *inputs) all_in_host_memory &= in->device() == device || in->device()->host_memory();
     if (all_in_host_memory) return Status::OK();
   }
-  const uint32_t host_inputs = device->host_memory() ? 0 : KernelRegistry::Global().HostMemoryInputs(op.id, device->type());
+  const uint32_t host_inputs = device->host_memory() ? 0 : op.host_memory_inputs;
   for (size_t i = 0; i < inputs->size(); ++i) {
     RefPtr<TensorHandle>& in = (*inputs)[i];
     const bool on_host = i < 32 && ((host_inputs >> i) & 1u) != 0;

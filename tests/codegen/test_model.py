@@ -226,3 +226,13 @@ def test_real_op_defs_parse():
     matmul = defs.op("matmul")
     assert [a.name for a in matmul.attrs] == ["transpose_a", "transpose_b"]
     assert defs.op("divide").type_vars[0].int_promotion == "float64"
+
+
+def test_host_memory_inputs_parse_to_indices(tmp_path):
+    text = _edit("    python: [good]", "    python: [good]\n    host_memory_inputs: [y]")
+    assert _load(tmp_path, text).op("good").host_memory_inputs == (1,)
+
+
+def test_host_memory_inputs_must_name_an_input(tmp_path):
+    _error(tmp_path, _edit("    python: [good]", "    python: [good]\n    host_memory_inputs: [z]"),
+           "host_memory_inputs", "host_memory_inputs: no input 'z'")

@@ -13,7 +13,8 @@ reported by the worker itself.
 Findings are grouped into classes (target, kind, exception or signal,
 message pattern); each class keeps its first reproducer. A crash or hang
 class's reproducer is then run alone in a fresh process to confirm it.
-Exits 1 if any crash or hang was found.
+Exits 1 if any crash, hang or unusable runtime (a canary op failing after a failed or
+interrupted call) was found.
 """
 
 import argparse
@@ -256,7 +257,7 @@ def main(argv=None):
               f"{m['hangs']} hangs, {m['other']} wrong exceptions or messages")
     kinds = collections.Counter(c["kind"] for c in summary["classes"])
     print(f"{len(summary['classes'])} classes: " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))
-    return 1 if kinds["crash"] or kinds["hang"] else 0
+    return 1 if kinds["crash"] or kinds["hang"] or kinds["unusable"] else 0
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import textwrap
 
 HERE = pathlib.Path(__file__).resolve().parent
 
-ORDER = {"crash": 0, "hang": 1, "wrong-exception": 2, "raw-cpp-message": 3, "wrong-message": 4, "bad-result": 5}
+ORDER = {"crash": 0, "hang": 1, "unusable": 2, "wrong-exception": 2, "raw-cpp-message": 3, "wrong-message": 4, "bad-result": 5}
 
 
 def merge(paths):

@@ -18,6 +18,7 @@ import json
 import os
 import random
 import resource
+import signal
 import time
 import traceback
 import warnings
@@ -30,7 +31,18 @@ from hypothesis import strategies as st
 import calls
 import outcome
 
-MEMORY_LIMIT = 6 << 30  # bytes of address space: a huge allocation must fail, not take the machine
+MEMORY_LIMIT = 4 << 30  # bytes of address space: a huge allocation must fail, not take the machine
+# One call in this many is interrupted (a KeyboardInterrupt after INTERRUPT_AFTER seconds), as Ctrl-C would.
+INTERRUPT_EVERY = 16
+INTERRUPT_AFTER = 0.002
+
+
+class _Interrupted(BaseException):
+    """The fuzzer's own interrupt, told apart from a KeyboardInterrupt meant to stop the worker."""
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _report(fd, event):
@@ -104,16 +116,28 @@ class Worker:
         _report(self.fd, {"ev": "begin", "pos": position, "target": call.target, "code": code,
                           "call": dataclasses.asdict(call)})
         ns = dict(self.namespace)
-        finding, returned = None, False
+        finding, returned, failed = None, False, False
+        interrupt = zlib.crc32(repr(position).encode()) % INTERRUPT_EVERY == 0
         try:
-            exec(compile(code, "<fuzz>", "exec"), ns)
-            returned = True
-            problem = outcome.check_result(ns.get("out"))
-            if problem:
-                finding = {"kind": "bad-result", "exception": None, "message": problem, "where": None}
+            try:
+                if interrupt:
+                    signal.signal(signal.SIGALRM, _interrupt)
+                    signal.setitimer(signal.ITIMER_REAL, INTERRUPT_AFTER)
+                exec(compile(code, "<fuzz>", "exec"), ns)
+                returned = True
+                problem = outcome.check_result(ns.get("out"))
+                if problem:
+                    finding = {"kind": "bad-result", "exception": None, "message": problem, "where": None}
+            finally:
+                if interrupt:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.signal(signal.SIGALRM, signal.SIG_DFL)
         except KeyboardInterrupt:
-            raise
+            if not interrupt:
+                raise
+            failed = True  # our own interrupt: a fine outcome, if the runtime survives it
         except BaseException as e:  # noqa: BLE001 - classifying every outcome is the point
+            failed = True
             kind = outcome.classify(e)
             if kind:
                 frame = traceback.extract_tb(e.__traceback__)[-1]
@@ -121,7 +145,23 @@ class Worker:
                            "where": f"{os.path.basename(frame.filename)}:{frame.lineno}"}
         finally:
             self.restore()
+        if failed and finding is None:
+            finding = self.check_usable()
         _report(self.fd, {"ev": "end", "finding": finding, "returned": returned})
+
+    def check_usable(self):
+        """The invariant after a failed or interrupted call: the runtime still computes. None, or a finding."""
+        ember = self.ember
+        try:
+            value = ember.add(ember.constant([1.0, 2.0]), 2.0).numpy().tolist()
+            ok = value == [3.0, 4.0]
+        except Exception as e:  # noqa: BLE001 - any failure here is the finding
+            return {"kind": "unusable", "exception": type(e).__name__,
+                    "message": f"the runtime failed a canary op after this call: {str(e)[:400]}", "where": None}
+        if not ok:
+            return {"kind": "unusable", "exception": None,
+                    "message": f"the runtime computed 1+2, 2+2 as {value} after this call", "where": None}
+        return None
 
     def restore(self):
         """Drops an unread async error and undoes settings a call may have changed."""

@@ -119,6 +119,24 @@ def test_crash_and_hang_reproducers(mode, code):
     run_reproducer(code, mode, returns_ok=False)
 
 
+# Valid calls that hung: work proportional to an attribute while the output
+# is empty (Note [Empty outputs] in csrc/ops/kernel_guard.h). They must
+# return their empty result.
+EMPTY_OUTPUT_HANGS = [
+    ("linspace_empty_batch_huge_num", "sync",
+     "out = ember.linspace(8, ember.constant(np.full((0,), 2, np.int16)), 1 << 40)"),
+    ("linspace_empty_batch_huge_num_async", "async",
+     "out = ember.linspace(8, ember.constant(np.full((0,), 2, np.int16)), 1 << 40)"),
+    ("linspace_empty_batch_huge_num_function", "sync",
+     "out = ember.function(lambda s: ember.linspace(8.0, s, 1 << 40))(np.zeros((0,), np.float32))"),
+]
+
+
+@pytest.mark.parametrize("mode,code", [c[1:] for c in EMPTY_OUTPUT_HANGS], ids=[c[0] for c in EMPTY_OUTPUT_HANGS])
+def test_empty_output_reproducers(mode, code):
+    run_reproducer(code, mode, returns_ok=True)
+
+
 # Calls that survived but raised an exception bad input should not raise:
 # internals leaking (AttributeError, StopIteration, RecursionError), InternalError
 # for malformed input, or pybind11's message that does not name the function.

@@ -106,8 +106,6 @@ void InitSimulatedDevices() {
     // transfer's kernel is a view: Execute's copy stage (eager) or the
     // graph executor (in functions) has already moved the value.
     registry.CopyKernels(kCpuDeviceType, type, {});
-    // Note [Host-memory inputs]: cond reads its predicate on the host.
-    registry.SetHostMemoryInputs(OpId::kCond, type, 1u);
     return true;
   }();
   (void)done;

@@ -3,10 +3,25 @@
 #include <map>
 #include <tuple>
 
+#include "core/device.h"
 #include "graph/passes/passes.h"
 #include "ops/op_ids.gen.h"
 
 namespace ember {
+
+namespace {
+
+// Where input `i` of `node` must live: the node's device, or host memory
+// for an input its kernel reads on the host on a device whose memory the
+// host cannot read (Note [Host-memory inputs]).
+std::string InputDevice(const Node& node, size_t i) {
+  if (i >= 32 || ((node.op->host_memory_inputs >> i) & 1u) == 0) return node.device;
+  Device* device = nullptr;
+  if (!DeviceManager::Global().Find(node.device, &device).ok() || device->host_memory()) return node.device;
+  return DeviceManager::Global().cpu()->name();
+}
+
+}  // namespace
 
 Status InsertTransfers(FunctionBody& body) {
   Graph& g = body.graph;
@@ -18,7 +33,7 @@ Status InsertTransfers(FunctionBody& body) {
     if (g.node(id).is_arg()) continue;
     for (size_t i = 0; i < g.node(id).inputs.size(); ++i) {
       const Endpoint in = g.node(id).inputs[i];
-      const std::string device = g.node(id).device;
+      const std::string device = InputDevice(g.node(id), i);
       if (g.node(in.node).device == device) continue;
       auto key = std::make_tuple(in.node, in.output, device);
       auto it = made.find(key);
