@@ -47,7 +47,7 @@ struct StreamCounters {
   // CUDA stream records a cudaEvent only then).
   std::atomic<uint64_t> events_recorded{0};
   std::atomic<uint64_t> device_waits{0};    // Wait() that had to order on the device
-  std::atomic<uint64_t> host_syncs{0};      // host threads blocked on this stream
+  std::atomic<uint64_t> host_syncs{0};      // tickets host threads blocked on
   std::atomic<uint64_t> host_callbacks{0};  // OnCompleted callbacks deferred to completion
   std::atomic<uint64_t> busy_ns{0};         // time the stream spent running posts
 };
@@ -75,11 +75,8 @@ class Stream {
     return DoPost(std::move(work), kind);
   }
   // An event at the latest post: it happens once everything posted so far
-  // finished.
-  Event Record() {
-    counters_.events_recorded.fetch_add(1, std::memory_order_relaxed);
-    return Event{this, LastPosted()};
-  }
+  // finished. Counted when someone waits for it, not here.
+  Event Record() const { return Event{const_cast<Stream*>(this), LastPosted()}; }
   // Device-side wait: work posted here after the call starts only once
   // `event` happened. Returns at once; a no-op for events of this stream
   // (stream order covers them) and for events that already happened.
@@ -91,10 +88,17 @@ class Stream {
   }
   // Blocks the calling host thread until `ticket` finished, for at most
   // `timeout`; true if it did.
+  // A reader that waits in slices (to notice Ctrl-C) counts once per
+  // ticket, not once per slice.
   bool HostWaitFor(uint64_t ticket, std::chrono::microseconds timeout) {
     if (Passed(ticket)) return true;
-    counters_.host_syncs.fetch_add(1, std::memory_order_relaxed);
-    counters_.events_recorded.fetch_add(1, std::memory_order_relaxed);
+    uint64_t counted = last_host_sync_.load(std::memory_order_relaxed);
+    while (ticket > counted && !last_host_sync_.compare_exchange_weak(counted, ticket, std::memory_order_relaxed)) {
+    }
+    if (ticket > counted) {
+      counters_.host_syncs.fetch_add(1, std::memory_order_relaxed);
+      counters_.events_recorded.fetch_add(1, std::memory_order_relaxed);
+    }
     return BlockUntil(ticket, timeout);
   }
   // Calls `callback` once `ticket` finished: at once on this thread if it
@@ -129,6 +133,7 @@ class Stream {
 
  private:
   StreamCounters counters_;
+  std::atomic<uint64_t> last_host_sync_{0};  // the highest ticket counted in host_syncs
 };
 
 inline bool Event::HasHappened() const { return stream == nullptr || stream->Passed(ticket); }

@@ -98,7 +98,7 @@ Status CopyTensor(Device* from, Device* to, const Tensor& src, Tensor dst, const
 RefPtr<TensorHandle> CopyToDevice(const RefPtr<TensorHandle>& src, Device* dst) {
   if (!NeedsCopy(src->device(), dst)) return src;
   Device* performer = Performer(src->device(), dst);
-  RefPtr<TensorHandle> out = TensorHandle::CreatePending(src->dtype(), src->shape(), dst, performer);
+  RefPtr<TensorHandle> out = TensorHandle::CreatePending(src->dtype(), src->shape(), dst);
   performer->executor()->Enqueue(std::make_unique<CopyLaunch>(src, out, performer));
   return out;
 }

@@ -2,17 +2,38 @@
 #include "runtime/tensor_handle.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <utility>
 
 #include "runtime/spin.h"
 
 namespace ember {
+namespace {
 
-RefPtr<TensorHandle> TensorHandle::CreatePending(DType dtype, Shape shape, Device* device, Device* producer) {
-  return RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device, producer));
+// Note [Lighter handles]: waiting is rare next to creating handles, so the
+// handles share these mutexes and condition variables, picked by address.
+// A slot's condition variable may wake waiters of other handles; they
+// check their own state and sleep again.
+struct WaitSlot {
+  std::mutex mu;
+  std::condition_variable cv;
+};
+
+WaitSlot& SlotFor(const void* handle) {
+  static WaitSlot* slots = new WaitSlot[64];  // leaked: handles may outlive static destruction
+  return slots[(reinterpret_cast<uintptr_t>(handle) >> 6) & 63];
+}
+
+}  // namespace
+
+RefPtr<TensorHandle> TensorHandle::CreatePending(DType dtype, Shape shape, Device* device) {
+  return RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device));
 }
 
 RefPtr<TensorHandle> TensorHandle::CreateReady(Tensor tensor, Device* device) {
-  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(tensor.dtype(), tensor.shape(), device, device));
+  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(tensor.dtype(), tensor.shape(), device));
   handle->tensor_ = std::move(tensor);
   handle->state_.store(kReady, std::memory_order_release);
   return handle;
@@ -20,14 +41,14 @@ RefPtr<TensorHandle> TensorHandle::CreateReady(Tensor tensor, Device* device) {
 
 RefPtr<TensorHandle> TensorHandle::CreateSymbolic(DType dtype, Shape shape, Device* device,
                                                   const void* tracer, int node, int output, Status error) {
-  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device, device));
-  handle->tracer_ = tracer;
-  handle->symbolic_node_ = node;
-  handle->symbolic_output_ = output;
+  auto handle = RefPtr<TensorHandle>::Adopt(new TensorHandle(dtype, std::move(shape), device));
+  handle->symbolic_ = std::make_unique<Symbolic>(Symbolic{tracer, node, output});
   handle->error_ = std::move(error);
   handle->state_.store(kError, std::memory_order_release);
   return handle;
 }
+
+TensorHandle::~TensorHandle() { delete waiters_; }
 
 // Readers usually wait for work that finishes within microseconds (a queued
 // kernel, a small graph); polling briefly first spares them the futex
@@ -37,12 +58,13 @@ constexpr int kAwaitSpinIterations = 1000;
 void TensorHandle::AwaitDefined() const {
   auto settled = [this] { return state_.load(std::memory_order_acquire) != kPending; };
   if (settled() || SpinUntil(settled, kAwaitSpinIterations)) return;
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, settled);
+  WaitSlot& slot = SlotFor(this);
+  std::unique_lock<std::mutex> lock(slot.mu);
+  slot.cv.wait(lock, settled);
 }
 
-// A pending handle is waited for on its condition variable until its
-// launch defines it; a defined one on its event (Note [Defined handles]).
+// A pending handle is waited for in the wait table until its launch
+// defines it; a defined one on its event (Note [Defined handles]).
 Status TensorHandle::Await() const {
   AwaitDefined();
   if (state_.load(std::memory_order_acquire) == kDefined) event_.Synchronize();
@@ -54,8 +76,9 @@ bool TensorHandle::AwaitFor(std::chrono::milliseconds timeout) const {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto settled = [this] { return state_.load(std::memory_order_acquire) != kPending; };
   if (!settled() && !SpinUntil(settled, kAwaitSpinIterations)) {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!cv_.wait_until(lock, deadline, settled)) return false;
+    WaitSlot& slot = SlotFor(this);
+    std::unique_lock<std::mutex> lock(slot.mu);
+    if (!slot.cv.wait_until(lock, deadline, settled)) return false;
   }
   if (state_.load(std::memory_order_acquire) != kDefined) return true;
   const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - std::chrono::steady_clock::now());
@@ -67,17 +90,22 @@ void TensorHandle::SetReady(Tensor tensor) {
   Publish(kReady);
 }
 
+// Under the slot's lock.
+std::vector<TensorHandle::Waiter>* TensorHandle::TakeWaiters() { return std::exchange(waiters_, nullptr); }
+
 void TensorHandle::MarkDefined(const Event& event) {
-  std::vector<Waiter> waiters;
+  WaitSlot& slot = SlotFor(this);
+  std::unique_ptr<std::vector<Waiter>> waiters;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(slot.mu);
     if (state_.load(std::memory_order_relaxed) != kPending) return;  // the work failed already
     event_ = event;
     state_.store(kDefined, std::memory_order_release);
-    waiters.swap(waiters_);
+    waiters.reset(TakeWaiters());
   }
-  cv_.notify_all();
-  for (Waiter& w : waiters) {
+  slot.cv.notify_all();
+  if (!waiters) return;
+  for (Waiter& w : *waiters) {
     if (w.until_defined) {
       w.callback();
     } else {
@@ -90,32 +118,35 @@ void TensorHandle::SetReady() { Publish(kReady); }
 
 void TensorHandle::SetError(Status error) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(SlotFor(this).mu);
     error_ = std::move(error);
   }
   Publish(kError);
 }
 
 void TensorHandle::Publish(State state) {
-  std::vector<Waiter> waiters;
+  WaitSlot& slot = SlotFor(this);
+  std::unique_ptr<std::vector<Waiter>> waiters;
   {
     // The store happens under the lock so a waiter cannot check the state,
     // miss the store and then sleep through the notification.
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(slot.mu);
     state_.store(state, std::memory_order_release);
-    waiters.swap(waiters_);
+    waiters.reset(TakeWaiters());
   }
-  cv_.notify_all();
-  for (Waiter& w : waiters) w.callback();
+  slot.cv.notify_all();
+  if (!waiters) return;
+  for (Waiter& w : *waiters) w.callback();
 }
 
 void TensorHandle::AndThen(std::function<void()> callback) {
   uint8_t s = state_.load(std::memory_order_acquire);
   if (s == kPending) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(SlotFor(this).mu);
     s = state_.load(std::memory_order_acquire);
     if (s == kPending) {
-      waiters_.push_back({std::move(callback), false});
+      if (waiters_ == nullptr) waiters_ = new std::vector<Waiter>();
+      waiters_->push_back({std::move(callback), false});
       return;
     }
   }
@@ -127,9 +158,10 @@ void TensorHandle::AndThen(std::function<void()> callback) {
 
 void TensorHandle::WhenDefined(std::function<void()> callback) {
   if (state_.load(std::memory_order_acquire) == kPending) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(SlotFor(this).mu);
     if (state_.load(std::memory_order_acquire) == kPending) {
-      waiters_.push_back({std::move(callback), true});
+      if (waiters_ == nullptr) waiters_ = new std::vector<Waiter>();
+      waiters_->push_back({std::move(callback), true});
       return;
     }
   }

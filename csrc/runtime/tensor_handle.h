@@ -4,9 +4,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
+#include <memory>
 #include <vector>
 
 #include "core/device.h"
@@ -35,10 +34,7 @@ namespace ember {
 // goes from pending straight to ready.
 class TensorHandle : public RefCounted {
  public:
-  // `producer` is the device whose order produces the value (a copy's
-  // output lives on one device and is produced by another); null: `device`.
-  static RefPtr<TensorHandle> CreatePending(DType dtype, Shape shape, Device* device,
-                                            Device* producer = nullptr);
+  static RefPtr<TensorHandle> CreatePending(DType dtype, Shape shape, Device* device);
   static RefPtr<TensorHandle> CreateReady(Tensor tensor, Device* device);
   // Note [Symbolic handles]: while @ember.function traces, ops return
   // handles that stand for output `output` of node `node` in the graph that
@@ -52,12 +48,11 @@ class TensorHandle : public RefCounted {
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   Device* device() const { return device_; }
-  Device* producer() const { return producer_; }
 
-  bool is_symbolic() const { return tracer_ != nullptr; }
-  const void* tracer() const { return tracer_; }
-  int symbolic_node() const { return symbolic_node_; }
-  int symbolic_output() const { return symbolic_output_; }
+  bool is_symbolic() const { return symbolic_ != nullptr; }
+  const void* tracer() const { return symbolic_ ? symbolic_->tracer : nullptr; }
+  int symbolic_node() const { return symbolic_ ? symbolic_->node : -1; }
+  int symbolic_output() const { return symbolic_ ? symbolic_->output : -1; }
 
   bool IsAvailable() const {
     const uint8_t s = state_.load(std::memory_order_acquire);
@@ -65,7 +60,10 @@ class TensorHandle : public RefCounted {
   }
   bool IsError() const {
     const uint8_t s = state_.load(std::memory_order_acquire);
-    return s == kError || (error_source_ && IsAvailable() && error_source_->IsError());
+    if (s == kError) return true;
+    // error_source_ is set before the handle is defined (release), so it
+    // may be read once kDefined was seen (acquire).
+    return s == kDefined && error_source_ && event_.HasHappened() && error_source_->IsError();
   }
   // Note [Defined handles]: tensor() is valid (its data may be pending)
   // and event() says when its data is there.
@@ -89,7 +87,8 @@ class TensorHandle : public RefCounted {
   const Tensor& tensor() const { return tensor_; }
   // Valid only once available.
   const Status& error() const {
-    return state_.load(std::memory_order_acquire) == kError || !error_source_ ? error_ : error_source_->error();
+    const uint8_t s = state_.load(std::memory_order_acquire);
+    return s == kDefined && error_source_ ? error_source_->error() : error_;
   }
 
   void SetReady(Tensor tensor);
@@ -117,31 +116,38 @@ class TensorHandle : public RefCounted {
 
  private:
   enum State : uint8_t { kPending, kDefined, kReady, kError };
-  TensorHandle(DType dtype, Shape shape, Device* device, Device* producer)
-      : dtype_(dtype), shape_(std::move(shape)), device_(device), producer_(producer ? producer : device) {}
-  void Publish(State state);
   struct Waiter {
     std::function<void()> callback;
     bool until_defined;  // WhenDefined rather than AndThen
   };
+  // Set only for symbolic handles (Note [Symbolic handles]).
+  struct Symbolic {
+    const void* tracer;
+    int node;
+    int output;
+  };
+  TensorHandle(DType dtype, Shape shape, Device* device)
+      : dtype_(dtype), shape_(std::move(shape)), device_(device) {}
+  ~TensorHandle() override;
+  void Publish(State state);
+  std::vector<Waiter>* TakeWaiters();
 
+  // Note [Lighter handles]: every op output is a handle, and few are ever
+  // waited for, so a handle carries no mutex, condition variable or waiter
+  // list of its own: waits go through a small table shared by all handles
+  // (tensor_handle.cc), the waiter list is allocated for the first waiter,
+  // and the tracer's identity lives out of line: 224 bytes, from 328.
   const DType dtype_;
-  const Shape shape_;
-  Device* const device_;
-  Device* const producer_;
   std::atomic<uint8_t> state_{kPending};
   std::atomic<bool> saved_{false};
+  const Shape shape_;
+  Device* const device_;
   Tensor tensor_;
   Status error_;
-  mutable std::mutex mu_;
-  mutable std::condition_variable cv_;
-  std::vector<Waiter> waiters_;  // under mu_, while pending
   Event event_;
   RefPtr<TensorHandle> error_source_;
-  // Set only for symbolic handles (Note [Symbolic handles]).
-  const void* tracer_ = nullptr;
-  int symbolic_node_ = -1;
-  int symbolic_output_ = -1;
+  std::vector<Waiter>* waiters_ = nullptr;  // under the handle's wait-table lock, while pending
+  std::unique_ptr<Symbolic> symbolic_;
 };
 
 }  // namespace ember

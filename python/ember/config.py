@@ -132,8 +132,8 @@ def runtime_stats(device="cpu:0"):
     statistics], docs/devices.md): ``kernels_enqueued``,
     ``copies_enqueued``, ``events_recorded`` (events another stream or the
     host had to wait for), ``device_waits`` (a stream ordered after another
-    on the device), ``host_synchronizations`` (a host thread blocked on a
-    stream), ``host_callbacks`` (a stream called the host back) and
+    on the device), ``host_synchronizations`` (points of a stream's order
+    a host thread blocked on), ``host_callbacks`` (a stream called the host back) and
     ``busy_seconds`` (time spent running work), summed over the device's
     streams, plus ``streams``: the same per stream. A device without
     streams (the CPU runs kernels at once) reports zeros. Take two readings
