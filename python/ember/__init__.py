@@ -55,6 +55,7 @@ from ember import nest  # noqa: E402
 from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember._control_flow import cond, while_loop  # noqa: E402
+from ember._module import Module  # noqa: E402 - tf.Module
 from ember._printing import print  # noqa: E402,A004 - tf.print
 from ember._tensor_repr import get_printoptions, printoptions, set_printoptions  # noqa: E402 - NumPy's names
 

@@ -16,6 +16,7 @@ import ember
 # has (inspect.signature on tf.<name>; tf.Variable's __init__). Functions taking *args are left out.
 TF_SIGNATURES = {
     'GradientTape': ['persistent', 'watch_accessed_variables'],
+    'Module': ['name'],
     'TensorShape': ['dims'],
     'TensorSpec': ['shape', 'dtype', 'name'],
     'Variable': [
@@ -398,7 +399,7 @@ TF_SIGNATURES = {
 # The public names of each TensorFlow 2.21 namespace that ember also has ('' is the top level).
 TF_NAMES = {
     '': [
-        'DType', 'GradientTape', 'Tensor', 'TensorShape', 'TensorSpec', 'UnconnectedGradients', 'Variable', 'abs',
+        'DType', 'GradientTape', 'Module', 'Tensor', 'TensorShape', 'TensorSpec', 'UnconnectedGradients', 'Variable', 'abs',
         'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'argsort', 'as_dtype', 'asin', 'asinh', 'atan',
         'atan2', 'atanh', 'autodiff', 'bfloat16', 'bitwise', 'bool', 'boolean_mask', 'broadcast_to', 'cast',
         'clip_by_global_norm', 'clip_by_norm', 'clip_by_value', 'complex64', 'concat', 'cond', 'config', 'constant',
