@@ -38,7 +38,7 @@ class Module:
 
     def __setattr__(self, key, value):
         object.__setattr__(self, key, value)
-        for hook in Module._attribute_hooks:
+        for hook in list(Module._attribute_hooks):  # a hook may remove itself
             hook()
 
     @property
