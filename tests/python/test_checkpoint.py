@@ -185,3 +185,33 @@ def test_init_fn_runs_without_checkpoint(tmp_path):
                                             init_fn=lambda: called.append(True))
     assert manager.restore_or_initialize() is None
     assert called == [True]
+
+
+def test_deferred_restore_from_inside_a_traced_call(tmp_path):
+    # The variable is made (outside the trace, via init_scope) by a method that ember.function traces;
+    # the attribute set that triggers the deferred restore happens while tracing.
+    class Traced(ember.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = None
+
+        @ember.function
+        def __call__(self, x):
+            if self.w is None:
+                with ember.init_scope():
+                    w = ember.Variable(ember.zeros([2]))
+                self.w = w
+            return x * self.w
+
+    saved = Traced()
+    saved(ember.ones([2]))
+    saved.w.assign([3.0, 4.0])
+    path = ember.train.Checkpoint(m=saved).write(os.path.join(tmp_path, "t"))
+    fresh = Traced()
+    status = ember.train.Checkpoint(m=fresh).read(path)
+    np.testing.assert_array_equal(fresh(ember.ones([2])).numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(fresh.w.numpy(), [3.0, 4.0])
+    status.assert_consumed()
+    # The restore ran eagerly, not as part of the graph: later calls do not assign it again.
+    fresh.w.assign([5.0, 6.0])
+    np.testing.assert_array_equal(fresh(ember.ones([2])).numpy(), [5.0, 6.0])

@@ -4,6 +4,7 @@ import numpy as np
 
 from ember._module import Module
 from ember._variables import Variable
+from ember.function import init_scope
 from ember.train import _object_graph as graph
 
 # Note [Deferred restore]: a saved value whose variable does not exist yet
@@ -52,7 +53,8 @@ class CheckpointLoadStatus:
             if opt is graph.MISSING:
                 return False
             var = opt.add_slot(var, entry["slot"])  # made now if the optimizer has not made it yet
-        _assign(var, self._arrays[entry["key"]], entry["key"], self._save_path)
+        with init_scope():  # eager even when the hook runs from code being traced
+            _assign(var, self._arrays[entry["key"]], entry["key"], self._save_path)
         self._matched.add(id(var))
         return True
 
