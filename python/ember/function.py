@@ -466,15 +466,16 @@ class ConcreteFunction:
         return self._call_flat(params, arg_variables)
 
     def _call_flat(self, params, arg_variables=()):
-        variables, updated = self._bound_variables(arg_variables)
+        if arg_variables:
+            variables, updated = self._bound_variables(arg_variables)
+        else:  # the common call, kept free of an extra Python call
+            variables, updated = self._variables, self._updated
         if _autodiff_tape.active_tape_count and self._python_function is not None and _autodiff_tape._thread_tapes():
             return self._call_recorded(params, arg_variables, variables, updated)
         return self._call_plain(params, variables, updated)
 
     def _bound_variables(self, arg_variables):
         """(graph variables, updated variables) with the call's variable arguments in place of the trace's."""
-        if not arg_variables:
-            return self._variables, self._updated
         swap = {id(old): new for old, new in zip(self._arg_variables, arg_variables)}
         return [swap.get(id(v), v) for v in self._variables], [swap.get(id(v), v) for v in self._updated]
 
