@@ -10,6 +10,7 @@ import numpy as np
 from ember import _C, _tensor_repr
 from ember.autodiff import _tape as _autodiff_tape
 from ember._creation import convert_to_tensor
+from ember._name_scope import get_current_name_scope
 from ember.function import current_trace as _current_trace
 
 
@@ -51,7 +52,10 @@ class Variable:
         if shape is not None and tuple(shape) != value.shape:
             raise ValueError(f"Variable: initial value has shape {value.shape}, expected {tuple(shape)}")
         Variable._next_id += 1
-        self._name = name or f"Variable{Variable._next_id}"
+        # As in TensorFlow, the enclosing name scope prefixes the name (a Module's variables: "dense/w").
+        base = name or f"Variable{Variable._next_id}"
+        scope = get_current_name_scope()
+        self._name = f"{scope}/{base}" if scope else base
         self._trainable = bool(trainable)
         self._lock = threading.Lock()
         # A view, so the caller's tensor and the variable never share

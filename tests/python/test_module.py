@@ -123,3 +123,19 @@ def test_function_method_traces_once_per_instance():
     first.scale.assign(5.0)  # variables are read at each call, not frozen at trace time
     np.testing.assert_allclose(first(x).numpy(), [5.0, 10.0])
     assert Counter.__call__.experimental_get_tracing_count() == 2
+
+
+def test_variables_made_in_the_name_scope_are_prefixed():
+    class Lazy(ember.Module):
+        @ember.Module.with_name_scope
+        def __call__(self, x):
+            if not hasattr(self, "w"):
+                self.w = ember.Variable(ember.ones([x.shape[1], 3]))
+                self.b = ember.Variable(ember.zeros([3]), name="b")
+            return ember.matmul(x, self.w) + self.b
+
+    m = Lazy(name="my_module")
+    m(ember.ones([1, 2]))
+    assert m.w.name.startswith("my_module/Variable")  # TensorFlow: 'my_module/Variable:0'
+    assert m.b.name == "my_module/b"
+    assert ember.Variable(1.0, name="plain").name == "plain"
