@@ -55,6 +55,7 @@ from ember import nest  # noqa: E402
 from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember._control_flow import cond, while_loop  # noqa: E402
+from ember._module import Module  # noqa: E402 - tf.Module
 from ember._printing import print  # noqa: E402,A004 - tf.print
 from ember._tensor_repr import get_printoptions, printoptions, set_printoptions  # noqa: E402 - NumPy's names
 
@@ -71,6 +72,7 @@ from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inp
 from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.initializers
 from ember import keras  # noqa: E402 - tf.keras.optimizers, tf.keras.initializers
 from ember import data  # noqa: E402 - tf.data: input pipelines
+from ember import train  # noqa: E402 - tf.train: checkpoints
 from ember import profiler  # noqa: E402 - tf.profiler.experimental
 from ember import experimental  # noqa: E402 - tf.experimental.dlpack
 from ember._dlpack import from_dlpack  # noqa: E402 - the array API's from_dlpack

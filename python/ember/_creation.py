@@ -25,9 +25,21 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
             raise ValueError(f"convert_to_tensor: requested dtype {as_dtype(dtype).name} for a tensor "
                              f"of dtype {value.dtype.name}; use ember.cast")
         return value
+    value = _array_protocol(value)
     if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):
         dtype = dtype_hint
     return _C.convert_to_tensor(value, None if dtype is None else as_dtype(dtype))
+
+
+_NATIVE = (np.ndarray, np.generic, list, tuple, int, float, complex, bool, str, bytes)
+
+
+def _array_protocol(value):
+    """value as a NumPy array if it is some other object with ``__array__`` (a pandas
+    DataFrame or Series), which TensorFlow converts through that protocol; else value."""
+    if isinstance(value, _NATIVE) or not hasattr(type(value), "__array__"):
+        return value
+    return np.asarray(value)
 
 
 def constant(value, dtype=None, shape=None, name=None):
@@ -39,7 +51,7 @@ def constant(value, dtype=None, shape=None, name=None):
     del name
     if isinstance(value, Tensor):
         value = value.numpy()
-    tensor = _C.convert_to_tensor(value, None if dtype is None else as_dtype(dtype))
+    tensor = _C.convert_to_tensor(_array_protocol(value), None if dtype is None else as_dtype(dtype))
     if shape is None:
         return tensor
     from ember._generated import ops  # the generated bindings import this module's package

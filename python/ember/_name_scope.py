@@ -9,7 +9,8 @@ class name_scope:  # noqa: N801 - TensorFlow's name
     """A context manager that yields the scope's full name, e.g. ``"outer/inner/"``.
 
     Eager ops have no names, so, as in TensorFlow's eager mode, the scope changes nothing but
-    the string it yields and ``ember.get_current_name_scope()``. A name ending in "/" is
+    the string it yields, ``ember.get_current_name_scope()`` and the names of the variables
+    created inside it (``"outer/w"``). A name ending in "/" is
     absolute (it replaces the enclosing scope); an empty name is the root scope.
     """
 

@@ -1,5 +1,6 @@
 """ember.Variable: a mutable tensor that lives on one device."""
 
+import contextlib
 import operator
 import threading
 
@@ -9,6 +10,7 @@ import numpy as np
 from ember import _C, _tensor_repr
 from ember.autodiff import _tape as _autodiff_tape
 from ember._creation import convert_to_tensor
+from ember._name_scope import get_current_name_scope
 from ember.function import current_trace as _current_trace
 
 
@@ -50,7 +52,10 @@ class Variable:
         if shape is not None and tuple(shape) != value.shape:
             raise ValueError(f"Variable: initial value has shape {value.shape}, expected {tuple(shape)}")
         Variable._next_id += 1
-        self._name = name or f"Variable{Variable._next_id}"
+        # As in TensorFlow, the enclosing name scope prefixes the name (a Module's variables: "dense/w").
+        base = name or f"Variable{Variable._next_id}"
+        scope = get_current_name_scope()
+        self._name = f"{scope}/{base}" if scope else base
         self._trainable = bool(trainable)
         self._lock = threading.Lock()
         # A view, so the caller's tensor and the variable never share
@@ -153,7 +158,7 @@ class Variable:
         if new.shape != self.shape:
             raise ValueError(f"assign: value of shape {new.shape} does not match the variable's "
                              f"shape {self.shape}")
-        with self._lock:
+        with self._lock, _unrecorded():
             self._set_value(self._kept_on_error(_ops().identity(new)))
         return self if read_value else None
 
@@ -166,7 +171,7 @@ class Variable:
         return self._update(_ops().subtract, delta, "assign_sub", read_value)
 
     def _update(self, op, delta, what, read_value):
-        with self._lock:  # read-modify-write: one update at a time
+        with self._lock, _unrecorded():  # read-modify-write: one update at a time
             new = op(self, delta)
             if new.shape != self.shape or new.dtype != self.dtype:
                 raise ValueError(f"{what}: result of shape {new.shape} and dtype {new.dtype.name} does "
@@ -228,7 +233,7 @@ class _VariableSlice(Variable):
         ops = _ops()
         var = self._variable
         coords = _slice_coordinates(var.shape, self._key, what)
-        with var._lock:  # read-modify-write of the whole value
+        with var._lock, _unrecorded():  # read-modify-write of the whole value
             current = var._value
             old = current[self._key]
             new = convert_to_tensor(_read(new_slice(old)), dtype=var.dtype)
@@ -291,6 +296,14 @@ def _is_int(k):
     except TypeError:
         return False
     return True
+
+
+def _unrecorded():
+    """Assignments are not differentiable, as in TensorFlow: tapes do not record the ops
+    that compute a variable's new value, so no gradient flows through it."""
+    if _autodiff_tape.active_tape_count:
+        return _autodiff_tape.recording_paused()
+    return contextlib.nullcontext()
 
 
 def _read(value):

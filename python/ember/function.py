@@ -72,12 +72,13 @@ class TensorSpec:
     """Describes a tensor argument: a shape whose dims may be None, and a dtype."""
 
     def __init__(self, shape, dtype=float32, name=None):
-        if shape is None:
-            raise ValueError("TensorSpec: shapes of unknown rank are not supported; give a tuple with None dims")
-        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-            raise TypeError(f"TensorSpec: shape must be a sequence of ints and Nones, got {safe_repr(shape)}")
-        self.shape = TensorShape(tuple(None if d is None else check_int(d, "TensorSpec", "a shape dim", minimum=0)
-                                       for d in shape))
+        if shape is None or (isinstance(shape, TensorShape) and shape.rank is None):
+            self.shape = TensorShape(None)  # unknown rank: any tensor of the dtype fits
+        elif isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+            raise TypeError(f"TensorSpec: shape must be None or a sequence of ints and Nones, got {safe_repr(shape)}")
+        else:
+            self.shape = TensorShape(tuple(None if d is None else check_int(d, "TensorSpec", "a shape dim", minimum=0)
+                                           for d in shape))
         try:
             self.dtype = as_dtype(dtype)
         except (TypeError, ValueError) as e:
@@ -98,7 +99,18 @@ class TensorSpec:
         return dtype == self.dtype and shape_fits(self.shape, shape)
 
     def _key(self):
-        return ("T", self.dtype.name, self.shape)
+        return ("T", self.dtype.name, None if self.shape.rank is None else tuple(self.shape))
+
+    def _with_rank_of(self, value):
+        """This spec, or for an unknown rank the spec with value's rank and every dim unknown:
+        graphs have a known rank, so a function traces once per rank such a spec meets."""
+        if self.shape.rank is not None:
+            return self
+        shape = value.shape if isinstance(value, TensorSpec) else _shape_and_dtype(value)[0]
+        if getattr(shape, "rank", 0) is None:
+            raise ValueError("an input_signature spec of unknown rank needs a tensor or a spec of known rank "
+                             "to trace for")
+        return TensorSpec([None] * len(shape), self.dtype, self.name)
 
     def __eq__(self, other):
         return isinstance(other, TensorSpec) and self._key() == other._key()
@@ -112,7 +124,10 @@ class TensorSpec:
 
 def shape_fits(pattern, shape):
     """True if `shape` has the rank of `pattern` and its dims wherever both
-    are known (None matches any size), like C++ Shape::IsCompatibleWith."""
+    are known (None matches any size), like C++ Shape::IsCompatibleWith. A pattern of
+    unknown rank fits every shape."""
+    if getattr(pattern, "rank", 0) is None:
+        return True
     return len(pattern) == len(shape) and all(p is None or d is None or p == d for p, d in zip(pattern, shape))
 
 
@@ -142,18 +157,57 @@ def _is_variable(value):
 
 
 def _signature(values):
-    """(key, tensor-like leaves) of a call's argument values (Note [Trace cache key]).
-    Tensors, lists and tuples are keyed in C++ (_C._signature_key); the rest here."""
+    """(key, tensor-like leaves) of a call's argument values (Note [Trace cache key])."""
+    key, leaves, _ = _signature_and_variables(values)
+    return key, leaves
+
+
+def _signature_and_variables(values):
+    """(key, tensor-like leaves, variable arguments). Tensors, lists and tuples are keyed in
+    C++ (_C._signature_key); the rest here. Note [Variable arguments]: a variable is keyed by
+    its dtype, shape and device, not its identity, so one trace serves every such variable
+    (as in TensorFlow); the key also records which arguments are the same variable, since
+    a trace for two variables is not one for a variable passed twice."""
     try:
-        return _C._signature_key(values, _other_key)
+        key, leaves = _C._signature_key(values, _raw_key)
     except RecursionError:
         raise ValueError("ember.function: an argument is nested too deeply to be keyed") from None
+    if not any(type(leaf) is _VariableArgument for leaf in leaves):
+        return key, leaves, []
+    variables = [leaf.variable for leaf in leaves if type(leaf) is _VariableArgument]
+    aliases = tuple(next(i for i, u in enumerate(variables) if u is v) for v in variables)
+    return key + (("aliases", aliases),), [leaf for leaf in leaves if type(leaf) is not _VariableArgument], variables
+
+
+class _VariableArgument:
+    """Marks a variable argument in the C++ keyer's leaf list (which otherwise holds tensors)."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
 
 
 def _nested_key(value, leaves):
-    key, sub = _signature([value])
+    try:
+        key, sub = _C._signature_key([value], _raw_key)
+    except RecursionError:
+        raise ValueError("ember.function: an argument is nested too deeply to be keyed") from None
     leaves.extend(sub)
     return key[0]
+
+
+def _raw_key(value, leaves):
+    if _is_variable(value) and not _is_variable_slice(value):
+        leaves.append(_VariableArgument(value))
+        return ("V", value.dtype.name, tuple(value.shape), value.device)
+    return _other_key(value, leaves)
+
+
+def _is_variable_slice(value):
+    from ember._variables import _VariableSlice
+
+    return isinstance(value, _VariableSlice)
 
 
 def _other_key(value, leaves):
@@ -164,7 +218,7 @@ def _other_key(value, leaves):
     if isinstance(value, TensorSpec):
         leaves.append(value)
         return value._key()
-    if _is_variable(value):
+    if _is_variable(value):  # a slice v[...]: its value was read when it was taken
         return ("V", id(value))
     if isinstance(value, (list, tuple)):  # subclasses, e.g. named tuples
         return ("L" if isinstance(value, list) else "U", type(value).__name__,
@@ -387,13 +441,16 @@ class ConcreteFunction:
         self._python_function = None
         self._call_templates = None  # (call_args, call_kwargs) with the traced leaves
         self._backward = None  # the backward Function, made on first use
+        # Note [Variable arguments]: the variables passed as arguments when traced; a
+        # call binds the variables passed then in their place.
+        self._arg_variables = []
 
     @property
     def structured_outputs(self):
         return self._structured_outputs
 
     def __call__(self, *args):
-        leaves = _signature(list(args))[1]
+        _, leaves, arg_variables = _signature_and_variables(list(args))
         if len(leaves) != len(self.input_signature):
             raise TypeError(f"{self.name}: this concrete function takes {len(self.input_signature)} tensor "
                             f"argument(s) {self.input_signature}, got {len(leaves)}")
@@ -404,12 +461,24 @@ class ConcreteFunction:
                 raise ValueError(f"{self.name}: argument {i} has shape {tuple(tensor.shape)}, which does not "
                                  f"match {spec}")
             params.append(tensor)
-        return self._call_flat(params)
+        if len(arg_variables) != len(self._arg_variables):
+            raise TypeError(f"{self.name}: this concrete function takes {len(self._arg_variables)} variable "
+                            f"argument(s), got {len(arg_variables)}")
+        return self._call_flat(params, arg_variables)
 
-    def _call_flat(self, params):
+    def _call_flat(self, params, arg_variables=()):
+        if arg_variables:
+            variables, updated = self._bound_variables(arg_variables)
+        else:  # the common call, kept free of an extra Python call
+            variables, updated = self._variables, self._updated
         if _autodiff_tape.active_tape_count and self._python_function is not None and _autodiff_tape._thread_tapes():
-            return self._call_recorded(params)
-        return self._call_plain(params)
+            return self._call_recorded(params, arg_variables, variables, updated)
+        return self._call_plain(params, variables, updated)
+
+    def _bound_variables(self, arg_variables):
+        """(graph variables, updated variables) with the call's variable arguments in place of the trace's."""
+        swap = {id(old): new for old, new in zip(self._arg_variables, arg_variables)}
+        return [swap.get(id(v), v) for v in self._variables], [swap.get(id(v), v) for v in self._updated]
 
     # Note [Function gradients]
     # A call under an active gradient tape is recorded as one step whose
@@ -424,12 +493,13 @@ class ConcreteFunction:
     # too. Variables are read at backward time, so a function that both
     # assigns a variable and is differentiated with respect to it sees the
     # new value there; the backward function never writes variables back.
-    def _call_recorded(self, params):
+    def _call_recorded(self, params, arg_variables, graph_variables, updated):
         params = [p if isinstance(p, Tensor) else _as_tensor(p) for p in params]
-        variables = [v for v in self._variables if _is_variable(v)]
+        variables = [v for v in graph_variables if _is_variable(v)]
         values = [v._value for v in variables]  # read before the call: the tapes watch these
         with _autodiff_tape.recording_paused():
-            flat_results = self._call_updating(params) if self._updated else self._call(params)
+            flat_results = (self._call_updating(params, graph_variables, updated) if updated
+                            else self._call(params, graph_variables))
         results = self._structure(flat_results)
         float_params = [p for p in params if p.dtype.is_floating]
         float_values = [v for v in values if v.dtype.is_floating]
@@ -439,7 +509,7 @@ class ConcreteFunction:
 
         def gradient(*upstream):
             backward = self._backward_function(len(params), float_outputs)
-            grads = backward(*params, *[upstream[i] for i in float_outputs])
+            grads = backward(*params, *arg_variables, *[upstream[i] for i in float_outputs])
             grads = [grads] if isinstance(grads, Tensor) else list(grads)
             return grads[:len(float_params)] + [g for v, g in zip(variables, grads[len(float_params):])
                                                  if v.dtype.is_floating]
@@ -453,18 +523,22 @@ class ConcreteFunction:
             return self._backward
         python_function = self._python_function
         call_args, call_kwargs = self._call_templates
-        variables = [v for v in self._variables if _is_variable(v)]
+        traced_arg_variables = self._arg_variables
+        num_bound = num_params + len(traced_arg_variables)
 
         def backward(*flat):
             from ember.autodiff import GradientTape
-            params, upstream = list(flat[:num_params]), list(flat[num_params:])
+            params, upstream = list(flat[:num_params]), list(flat[num_bound:])
+            # The variables passed to this call stand in for those of the trace (Note [Variable arguments]).
+            swap = {id(old): new for old, new in zip(traced_arg_variables, flat[num_params:num_bound])}
+            variables = [swap.get(id(v), v) for v in self._variables if _is_variable(v)]
             with GradientTape(watch_accessed_variables=False) as tape:
                 tape.watch([p for p in params if p.dtype.is_floating])
                 if variables:
                     tape.watch(variables)
                 it = iter(params)
-                args = [_replace_leaves(a, it) for a in call_args]
-                kwargs = {k: _replace_leaves(call_kwargs[k], it) for k in sorted(call_kwargs)}
+                args = [_replace_leaves(_swap_variables(a, swap), it) for a in call_args]
+                kwargs = {k: _replace_leaves(_swap_variables(call_kwargs[k], swap), it) for k in sorted(call_kwargs)}
                 outputs = python_function(*args, **kwargs)
             _, flat_outputs = _flatten_outputs(outputs)
             sources = [p for p in params if p.dtype.is_floating] + [v for v in variables if v.dtype.is_floating]
@@ -475,31 +549,32 @@ class ConcreteFunction:
         self._backward._discard_variable_updates = True
         return self._backward
 
-    def _call_plain(self, params):
-        return self._structure(self._call_updating(params) if self._updated else self._call(params))
+    def _call_plain(self, params, variables, updated):
+        return self._structure(self._call_updating(params, variables, updated) if updated
+                               else self._call(params, variables))
 
     def _structure(self, results):
         if self._single_output:
             return results[0]
         return _replace_leaves(self._structured_outputs, iter(results))
 
-    def _call(self, params):
+    def _call(self, params, variables):
         try:
-            return self._graph.call_flat(params, self._variables)
+            return self._graph.call_flat(params, variables)
         except TypeError as e:
             raise TypeError(f"{self.name}: {e}") from None
 
-    def _call_updating(self, params):
+    def _call_updating(self, params, variables, updated):
         # Reading the variables, calling and writing the new values back is
         # one read-modify-write, like Variable.assign_add: it holds the
         # variables' locks (in a fixed order), so concurrent calls and eager
         # assignments never lose an update.
-        locks = sorted((v._lock for v in self._updated), key=id)
+        locks = sorted({id(v._lock): v._lock for v in updated}.values(), key=id)  # an aliased variable locks once
         for lock in locks:
             lock.acquire()
         try:
-            results = self._call(params)
-            for var, value in zip(self._updated, results[self._num_user_outputs:]):
+            results = self._call(params, variables)
+            for var, value in zip(updated, results[self._num_user_outputs:]):
                 var._eager_value = _C._keep_on_error(value, var._eager_value)  # Note [Failed variable updates]
         finally:
             for lock in reversed(locks):
@@ -646,18 +721,20 @@ class Function:
         if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
             # The common call: positional arguments, already traced. The
             # leaves go to C++ as they are (NumPy values are converted there).
+            # Variables are keyed by identity here, so a call with variable
+            # arguments never hits and takes _lookup (Note [Variable arguments]).
             key, leaves = _C._signature_key(list(args), _other_key)
             concrete = self._concrete.get(key)
             if concrete is not None:
                 return concrete._call_flat(leaves)
-        concrete, params = self._lookup(args, kwargs, trace_specs=False)
-        return concrete._call_flat(params)
+        concrete, params, arg_variables = self._lookup(args, kwargs, trace_specs=False)
+        return concrete._call_flat(params, arg_variables)
 
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (values or TensorSpecs), tracing if needed."""
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
-        concrete, _ = self._lookup(args, kwargs, trace_specs=True)
+        concrete, _, _ = self._lookup(args, kwargs, trace_specs=True)
         return concrete
 
     # --- Signature handling --------------------------------------------------
@@ -675,8 +752,8 @@ class Function:
                         ok = leaf.dtype == leaf_spec.dtype and shape_fits(leaf_spec.shape, leaf.shape)
                     else:
                         ok = shape_fits(leaf_spec.shape, _shape_and_dtype(leaf)[0])
-                    if not ok:
-                        raise ValueError(f"{self._name}: argument {i} does not match its input_signature "
+                    if not ok:  # TypeError, as TensorFlow raises when binding fails
+                        raise TypeError(f"{self._name}: argument {i} does not match its input_signature "
                                          f"{leaf_spec}: got {_describe_value(leaf)}")
             names = [f"arg{i}" for i in range(len(args))]
             return names, list(args), {}
@@ -690,13 +767,13 @@ class Function:
     def _lookup(self, args, kwargs, trace_specs):
         names, call_args, call_kwargs = self._bind(args, kwargs)
         values = call_args + [call_kwargs[k] for k in sorted(call_kwargs)]
+        key, leaves, arg_variables = _signature_and_variables(values)
         if self._input_signature is not None:
-            key = ("signature",)
-            leaves = _signature(values)[1]
-            specs = _signature(list(self._input_signature))[1]
+            specs = [spec._with_rank_of(leaf) for spec, leaf in
+                     zip(_signature(list(self._input_signature))[1], leaves)]
+            key = ("signature", tuple(len(spec.shape) for spec in specs), key[-1] if arg_variables else None)
             params = [] if trace_specs else [_as_tensor(v, s.dtype) for v, s in zip(leaves, specs)]
         else:
-            key, leaves = _signature(values)
             params = [] if trace_specs else [v if type(v) is Tensor else _as_tensor(v) for v in leaves]
             specs = None
         with self._lock:
@@ -713,11 +790,12 @@ class Function:
                 if specs is None:
                     specs = _specs_from_key(_args_key(trace_key), [])
                 concrete = self._trace(names, call_args, call_kwargs, specs, key)
+                concrete._arg_variables = arg_variables
                 self._store(key, concrete)
                 if trace_key != key:
                     self._relaxed.append((_args_key(trace_key), concrete))
                     del self._relaxed[:-_trace_cache_capacity]
-        return concrete, params
+        return concrete, params, arg_variables
 
     def _store(self, key, concrete):
         while len(self._concrete) >= _trace_cache_capacity:
@@ -764,6 +842,20 @@ class Function:
         concrete._python_function = self._traced_function
         concrete._call_templates = (call_args, call_kwargs)
         return concrete
+
+
+def _swap_variables(value, swap):
+    """value with the variables in `swap` (by id) replaced, inside lists, tuples and dicts."""
+    if not swap:
+        return value
+    if _is_variable(value):
+        return swap.get(id(value), value)
+    if isinstance(value, (list, tuple)):
+        items = [_swap_variables(v, swap) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict):
+        return {k: _swap_variables(v, swap) for k, v in value.items()}
+    return value
 
 
 def _describe_value(value):

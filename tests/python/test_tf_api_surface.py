@@ -16,6 +16,13 @@ import ember
 # has (inspect.signature on tf.<name>; tf.Variable's __init__). Functions taking *args are left out.
 TF_SIGNATURES = {
     'GradientTape': ['persistent', 'watch_accessed_variables'],
+    'Module': ['name'],
+    'train.Checkpoint': ['root'],
+    'train.CheckpointManager': [
+        'checkpoint', 'directory', 'max_to_keep', 'keep_checkpoint_every_n_hours', 'checkpoint_name', 'step_counter',
+        'checkpoint_interval', 'init_fn'
+    ],
+    'train.latest_checkpoint': ['checkpoint_dir', 'latest_filename'],
     'TensorShape': ['dims'],
     'TensorSpec': ['shape', 'dtype', 'name'],
     'Variable': [
@@ -398,7 +405,7 @@ TF_SIGNATURES = {
 # The public names of each TensorFlow 2.21 namespace that ember also has ('' is the top level).
 TF_NAMES = {
     '': [
-        'DType', 'GradientTape', 'Tensor', 'TensorShape', 'TensorSpec', 'UnconnectedGradients', 'Variable', 'abs',
+        'DType', 'GradientTape', 'Module', 'Tensor', 'TensorShape', 'TensorSpec', 'UnconnectedGradients', 'Variable', 'abs',
         'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'argsort', 'as_dtype', 'asin', 'asinh', 'atan',
         'atan2', 'atanh', 'autodiff', 'bfloat16', 'bitwise', 'bool', 'boolean_mask', 'broadcast_to', 'cast',
         'clip_by_global_norm', 'clip_by_norm', 'clip_by_value', 'complex64', 'concat', 'cond', 'config', 'constant',
@@ -417,7 +424,7 @@ TF_NAMES = {
         'reverse', 'reverse_sequence', 'roll', 'round', 'scatter_nd', 'searchsorted', 'shape', 'sigmoid', 'sign',
         'signal', 'sin', 'sinh', 'size', 'slice', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack',
         'stop_gradient', 'strided_slice', 'subtract', 'tan', 'tanh', 'tensor_scatter_nd_update', 'tensordot', 'tile',
-        'transpose', 'truediv', 'uint8', 'unique', 'unique_with_counts', 'unstack',
+        'train', 'transpose', 'truediv', 'uint8', 'unique', 'unique_with_counts', 'unstack',
         'where', 'while_loop', 'zeros', 'zeros_like'
     ],
     'autodiff': ['GradientTape'],
@@ -490,6 +497,7 @@ TF_NAMES = {
         'stateless_categorical', 'stateless_normal', 'stateless_truncated_normal', 'stateless_uniform',
         'truncated_normal', 'uniform'
     ],
+    'train': ['Checkpoint', 'CheckpointManager', 'latest_checkpoint'],
     'signal': ['fft', 'fft2d', 'ifft', 'ifft2d', 'irfft', 'irfft2d', 'rfft', 'rfft2d'],
 }
 
@@ -613,5 +621,5 @@ def test_implementation_details_are_not_public(path):
 
 def test_tensorflow_namespaces_present():
     for name in ("math", "nn", "linalg", "random", "data", "config", "keras", "dtypes", "errors", "nest",
-                 "bitwise", "debugging", "autodiff", "initializers", "optimizers", "raw_ops"):
+                 "bitwise", "debugging", "autodiff", "initializers", "optimizers", "raw_ops", "train"):
         assert inspect.ismodule(getattr(ember, name)), name

@@ -300,9 +300,15 @@ class GradientTape:
             if self._tape is not None:
                 self._tape.recording = was
 
-    def _gradients(self, targets, target_grads, sources, unconnected, what):
+    def _gradients(self, targets, target_grads, sources, unconnected, what, target_variables=()):
         from ember import zeros_like
         source_keys = [self._source_keys(s, what) for s in sources]
+        # A variable that is itself a target is its own source, read or not (TensorFlow
+        # identifies both by the variable's handle): d v / d v is one.
+        for var, value in target_variables:
+            for source, keys in zip(sources, source_keys):
+                if source is var and _C._handle_key(value) not in keys:
+                    keys.append(_C._handle_key(value))
         if self._tape is None:
             results = {}
         else:
@@ -333,7 +339,9 @@ class GradientTape:
         """
         unconnected = _unconnected(unconnected_gradients)
         self._consume("gradient")
-        targets = [_as_target(t) for t in nest.flatten(target)]
+        flat_targets = nest.flatten(target)
+        targets = [_as_target(t) for t in flat_targets]
+        target_variables = [(t, value) for t, value in zip(flat_targets, targets) if _is_variable(t)]
         if output_gradients is None:
             weights = [None] * len(targets)
         else:
@@ -343,7 +351,7 @@ class GradientTape:
                                  f"target has {len(targets)}")
         target_grads = [_initial_grad(t, w) for t, w in zip(targets, weights)]
         flat_sources = nest.flatten(sources)
-        grads = self._gradients(targets, target_grads, flat_sources, unconnected, "gradient")
+        grads = self._gradients(targets, target_grads, flat_sources, unconnected, "gradient", target_variables)
         if not self._persistent and self._tape is not None:
             self._tape.reset()  # a non-persistent tape is done: free what it saved
         return nest.pack_sequence_as(sources, grads)

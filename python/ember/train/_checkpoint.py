@@ -1,0 +1,117 @@
+# ember.train.Checkpoint: saves and restores the variables reachable from the objects it is given.
+
+import os
+
+import numpy as np
+
+from ember._module import Module
+from ember._variables import Variable
+from ember.train import _format, _object_graph as graph, _state
+from ember.train._restore import CheckpointLoadStatus, InitializationOnlyStatus
+
+
+class Checkpoint:
+    """Saves the variables reachable from its keyword arguments (``tf.train.Checkpoint``).
+
+    ``Checkpoint(model=m, optimizer=opt, step=v)``: variables are named by
+    their path from the checkpoint (``model/layers/0/w``), so a restore finds
+    them again by the same attribute names in a fresh program; optimizer
+    slots are saved with the variable they belong to. A saved value whose
+    variable does not exist yet is assigned when it is created (Note
+    [Deferred restore]). docs/modules_and_checkpoints.md gives the format.
+    """
+
+    def __init__(self, root=None, **kwargs):
+        for name, value in kwargs.items():
+            if not graph.is_trackable(value):
+                raise ValueError(f"Checkpoint: {name}= must be a Variable, Module, Optimizer, Checkpoint or a "
+                                 f"list/tuple/dict of them, got {type(value).__name__}")
+            if name == "save_counter" or name.startswith("_"):
+                raise ValueError(f"Checkpoint: {name!r} is reserved")
+        if root is not None and graph.children(root) is None:
+            raise ValueError(f"Checkpoint: root must be a Module, Optimizer or Checkpoint, got {type(root).__name__}")
+        self._root_object = root
+        self._kwargs = {}
+        self._save_counter = None
+        self._status = None
+        for name, value in kwargs.items():
+            setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        # Public attributes set later are tracked too, as in TensorFlow.
+        object.__setattr__(self, name, value)
+        if not name.startswith("_") and graph.is_trackable(value):
+            self._kwargs[name] = value
+            for hook in list(Module._attribute_hooks):
+                hook()
+
+    @property
+    def save_counter(self):
+        """How many times ``save`` has run (an int64 variable, saved with the checkpoint)."""
+        if self._save_counter is None:
+            self._save_counter = Variable(np.int64(0), trainable=False, name="save_counter")
+        return self._save_counter
+
+    def _checkpoint_children(self):
+        items = list(graph.children(self._root_object) or ()) if self._root_object is not None else []
+        items += sorted(self._kwargs.items())
+        items.append(("save_counter", self.save_counter))
+        return items
+
+    # --- Saving ----------------------------------------------------------------
+    def write(self, file_prefix, options=None):
+        """Writes the checkpoint to ``file_prefix`` exactly (no counter, no state file); returns the prefix."""
+        del options
+        file_prefix = os.fspath(file_prefix)
+        variables, optimizers = graph.walk(self)
+        object_graph, arrays = {"variables": [], "slots": []}, {}
+        for path, var in variables:
+            key = _unique(graph.key_of(path), arrays)
+            object_graph["variables"].append({"key": key, "path": list(path)})
+            arrays[key] = var.numpy()
+        for var_path, opt_path, name, slot in graph.slot_entries(variables, optimizers):
+            key = _unique(graph.key_of(var_path, f"/.slot/{graph.key_of(opt_path)}/{name}"), arrays)
+            object_graph["slots"].append({"key": key, "path": list(var_path), "optimizer": list(opt_path),
+                                          "slot": name})
+            arrays[key] = slot.numpy()
+        _format.write(file_prefix, object_graph, arrays)
+        return file_prefix
+
+    def save(self, file_prefix, options=None):
+        """Writes ``<file_prefix>-<n>`` (n: the save counter after adding 1), records it as the
+        directory's latest checkpoint, and returns that path."""
+        counter = self.save_counter
+        counter.assign_add(1)
+        path = self.write(f"{os.fspath(file_prefix)}-{int(counter.numpy())}", options)
+        _state.record_latest(path)
+        return path
+
+    # --- Restoring -------------------------------------------------------------
+    def read(self, save_path, options=None):
+        """Restores from a checkpoint written by ``write`` (or ``save``); returns a load status."""
+        del options
+        return self._restore(save_path)
+
+    def restore(self, save_path, options=None):
+        """Restores from ``save_path`` (as returned by ``save`` or ``latest_checkpoint``); returns
+        a load status. ``None`` restores nothing, as in TensorFlow (for a first run)."""
+        del options
+        if save_path is None:
+            return InitializationOnlyStatus()
+        return self._restore(save_path)
+
+    def _restore(self, save_path):
+        save_path = os.fspath(save_path)
+        object_graph, arrays = _format.read(save_path)
+        if self._status is not None:
+            self._status.expect_partial()  # a newer restore replaces its pending values
+        self._status = CheckpointLoadStatus(self, object_graph, arrays, save_path)
+        return self._status
+
+
+def _unique(key, taken):
+    candidate, n = key, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{key}#{n}"
+    return candidate
