@@ -353,6 +353,7 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("empty_cache", [](const std::string& spec) {
     Device* d = FindDevice(spec);
+    ClearDeviceScalarCache(d);  // Note [Device scalar cache]
     py::gil_scoped_release release;
     d->allocator()->EmptyCache();
   });

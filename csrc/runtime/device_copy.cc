@@ -1,6 +1,10 @@
 // This file implements CopyToDevice (Note [Device copies]).
 #include "runtime/device_copy.h"
 
+#include <cstring>
+#include <list>
+#include <mutex>
+
 #include "runtime/context.h"
 #include "runtime/profiler.h"
 
@@ -95,12 +99,97 @@ Status CopyTensor(Device* from, Device* to, const Tensor& src, Tensor dst, const
   return from->CopyToDevice(src, to, std::move(dst), after, done);
 }
 
-RefPtr<TensorHandle> CopyToDevice(const RefPtr<TensorHandle>& src, Device* dst) {
-  if (!NeedsCopy(src->device(), dst)) return src;
+namespace {
+
+// Note [Device scalar cache]
+// A Python scalar in a device op (`x + 1.0` under a GPU scope) arrives as
+// a host scalar, which the copy stage would move with a transfer and a
+// device-side wait per op. Values are immutable, so a small cache per
+// device, keyed by dtype and bits, hands back the device copy made
+// before: 100 `x + 1.0` on sim:0 make 1 copy, not 100. Bounded (least
+// recently used out), emptied by ember.config.empty_cache. A cached
+// handle is never donated: the cache's reference keeps its count above
+// the two that donation needs (Note [Buffer donation]).
+class ScalarCache {
+ public:
+  static ScalarCache& Global() {
+    static ScalarCache* cache = new ScalarCache();  // leaked: handles may outlive static destruction
+    return *cache;
+  }
+
+  // The bits of `src` if it is a ready host scalar worth caching.
+  static bool KeyOf(const TensorHandle& src, uint64_t* bits) {
+    if (!src.device()->host_memory() || src.shape().rank() != 0 || !src.IsAvailable() || src.IsError()) {
+      return false;
+    }
+    const Tensor& t = src.tensor();
+    if (!t.buffer() || t.NumBytes() > sizeof(uint64_t)) return false;
+    *bits = 0;
+    std::memcpy(bits, t.raw_data(), t.NumBytes());
+    return true;
+  }
+
+  RefPtr<TensorHandle> Find(Device* device, DType dtype, uint64_t bits) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->device == device && it->dtype == dtype && it->bits == bits) {
+        if (it->handle->IsError()) {  // its copy failed: make a new one
+          entries_.erase(it);
+          return nullptr;
+        }
+        entries_.splice(entries_.begin(), entries_, it);  // most recently used first
+        return entries_.front().handle;
+      }
+    }
+    return nullptr;
+  }
+
+  void Insert(Device* device, DType dtype, uint64_t bits, RefPtr<TensorHandle> handle) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.push_front(Entry{device, dtype, bits, std::move(handle)});
+    if (entries_.size() > kCapacity) entries_.pop_back();
+  }
+
+  void Clear(Device* device) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.remove_if([&](const Entry& e) { return e.device == device; });
+  }
+
+ private:
+  // A linear scan of a short list costs less than hashing would save.
+  static constexpr size_t kCapacity = 64;
+  struct Entry {
+    Device* device;
+    DType dtype;
+    uint64_t bits;
+    RefPtr<TensorHandle> handle;
+  };
+  std::mutex mu_;
+  std::list<Entry> entries_;
+};
+
+RefPtr<TensorHandle> IssueCopy(const RefPtr<TensorHandle>& src, Device* dst) {
   Device* performer = Performer(src->device(), dst);
   RefPtr<TensorHandle> out = TensorHandle::CreatePending(src->dtype(), src->shape(), dst);
   performer->executor()->Enqueue(std::make_unique<CopyLaunch>(src, out, performer));
   return out;
+}
+
+}  // namespace
+
+void ClearDeviceScalarCache(Device* device) { ScalarCache::Global().Clear(device); }
+
+RefPtr<TensorHandle> CopyToDevice(const RefPtr<TensorHandle>& src, Device* dst) {
+  if (!NeedsCopy(src->device(), dst)) return src;
+  uint64_t bits;
+  if (!dst->host_memory() && ScalarCache::KeyOf(*src, &bits)) {
+    ScalarCache& cache = ScalarCache::Global();
+    if (RefPtr<TensorHandle> cached = cache.Find(dst, src->dtype(), bits)) return cached;
+    RefPtr<TensorHandle> out = IssueCopy(src, dst);
+    cache.Insert(dst, src->dtype(), bits, out);
+    return out;
+  }
+  return IssueCopy(src, dst);
 }
 
 }  // namespace ember

@@ -22,6 +22,10 @@ namespace ember {
 // [Host-memory devices]).
 RefPtr<TensorHandle> CopyToDevice(const RefPtr<TensorHandle>& src, Device* dst);
 
+// Note [Device scalar cache]: drops the device copies of host scalars
+// kept for `device` (ember.config.empty_cache).
+void ClearDeviceScalarCache(Device* device);
+
 // Enqueues the copy of `src` on `from` into `dst` (allocated on `to`) on
 // the performing device, after `after`; `*done` marks its end. For graph
 // executors, whose values are tensors with events.

@@ -84,6 +84,23 @@ def test_eager_chain_has_no_callback_per_kernel(mode):
     np.testing.assert_array_equal(x.numpy(), np.full(1000, 101, np.float32))
 
 
+def test_python_scalars_are_copied_to_the_device_once():
+    # Note [Device scalar cache]: `x + 0.25` a hundred times is one upload.
+    with ember.device("sim:0"):
+        x = ember.identity(np.zeros(8, np.float32))
+        ember.sync()
+        before = ember.config.runtime_stats("sim:0")["streams"]["host_to_device"]["copies_enqueued"]
+        for _ in range(100):
+            x = x + 0.25
+    np.testing.assert_array_equal(x.numpy(), np.full(8, 25.0, np.float32))
+    after = ember.config.runtime_stats("sim:0")["streams"]["host_to_device"]["copies_enqueued"]
+    assert after - before <= 1
+    # A value changed by the program is a new value, not the cached one.
+    with ember.device("sim:0"):
+        y = ember.identity(np.zeros(8, np.float32)) + 0.5
+    np.testing.assert_array_equal(y.numpy(), np.full(8, 0.5, np.float32))
+
+
 def test_copies_use_the_copy_streams():
     before = ember.config.runtime_stats("sim:0")
     with ember.device("sim:0"):
