@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "core/device_access.h"
+#include "runtime/tensor_handle.h"
 
 namespace ember {
 namespace {
@@ -73,6 +76,46 @@ TEST_F(SimDeviceTest, CopyOfMismatchedSizesIsRefusedAtEnqueue) {
   Tensor on_device = DeviceTensor(3);
   Event done;
   EXPECT_FALSE(device_.CopyFromHost(host_in, on_device, Event{}, &done).ok());
+}
+
+// Note [Defined handles]: a handle defined with an event of a stream is
+// available once the event happened, with no callback from the stream;
+// a failure set on the stream before the event shows as its error, and a
+// copy's output fails with its source (SetErrorSource).
+TEST_F(SimDeviceTest, DefinedHandlesFollowTheirEvent) {
+  SimStream slow("slow", /*latency_us=*/3000, 0);
+  RefPtr<TensorHandle> value = TensorHandle::CreatePending(DType::kFloat32, Shape({4}), &device_);
+  value->SetTensor(DeviceTensor(4));
+  const uint64_t ticket = slow.Post([] {});
+  value->MarkDefined(Event{&slow, ticket});
+  EXPECT_TRUE(value->IsDefined());
+  EXPECT_FALSE(value->IsAvailable());
+  std::atomic<bool> called{false};
+  value->AndThen([&] { called.store(true); });  // through the stream's OnCompleted
+  EXPECT_TRUE(value->Await().ok());
+  EXPECT_TRUE(value->IsAvailable());
+  slow.Drain();
+  for (int i = 0; i < 1000 && !called.load(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  EXPECT_TRUE(called.load());
+  EXPECT_EQ(slow.counters().host_callbacks.load(), 1u);
+}
+
+TEST_F(SimDeviceTest, FailureOnTheStreamIsTheHandlesErrorAndPassesToCopies) {
+  SimStream stream("stream", /*latency_us=*/1000, 0);
+  RefPtr<TensorHandle> source = TensorHandle::CreatePending(DType::kFloat32, Shape({4}), &device_);
+  source->SetTensor(DeviceTensor(4));
+  const uint64_t ticket = stream.Post([source] { source->SetError(InvalidArgument("bad data")); });
+  source->MarkDefined(Event{&stream, ticket});
+  RefPtr<TensorHandle> copy = TensorHandle::CreatePending(DType::kFloat32, Shape({4}), &device_);
+  copy->SetTensor(DeviceTensor(4));
+  copy->SetErrorSource(source);
+  const uint64_t copied = stream.Post([] {}, WorkKind::kCopy);
+  copy->MarkDefined(Event{&stream, copied});
+  Status s = copy->Await();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(copy->IsError());
+  EXPECT_TRUE(source->IsError());
+  EXPECT_EQ(source->error().message(), "bad data");
 }
 
 }  // namespace

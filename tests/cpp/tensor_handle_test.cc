@@ -68,5 +68,24 @@ TEST(TensorHandleTest, ManyWaitersAllWake) {
   EXPECT_EQ(woke.load(), 8);
 }
 
+// Note [Lighter handles]: handles share the wait table's slots; waiters of
+// many handles at once (several per slot) all wake.
+TEST(TensorHandleTest, WaitersOfManyHandlesSharingSlotsAllWake) {
+  std::vector<RefPtr<TensorHandle>> handles;
+  for (int i = 0; i < 256; ++i) handles.push_back(TensorHandle::CreatePending(DType::kFloat32, Shape(), nullptr));
+  std::atomic<int> woke{0};
+  std::vector<std::thread> waiters;
+  for (int t = 0; t < 8; ++t) {
+    waiters.emplace_back([&, t] {
+      for (int i = t; i < 256; i += 8) {
+        if (handles[i]->Await().ok()) woke++;
+      }
+    });
+  }
+  for (auto& h : handles) h->SetReady(MakeScalar(1));
+  for (auto& t : waiters) t.join();
+  EXPECT_EQ(woke.load(), 256);
+}
+
 }  // namespace
 }  // namespace ember
