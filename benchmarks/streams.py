@@ -67,6 +67,20 @@ def measure(run, repeats):
     return best
 
 
+def report_chain(label, n, run, repeats, unit):
+    wall, before, after = measure(run, repeats)
+    d = diff(after, before)
+    trips = d["host_synchronizations"] + d["host_callbacks"]
+    print(f"{label:26s} wall {wall * 1e3:8.2f} ms, compute stream busy {d['busy_seconds'] * 1e3:8.2f} ms,"
+          f" wall/busy {wall / d['busy_seconds']:.3f}; kernels {d['kernels_enqueued']}, host round trips {trips}"
+          f" ({trips / n:.3f} per {unit})")
+
+
+def matmul_operands():
+    with ember.device("sim:0"):
+        return ember.identity(np.ones((1, 16), np.float32)), ember.identity(np.eye(16, dtype=np.float32))
+
+
 def chain_in_function(n, repeats):
     @ember.function
     def chain(x, w):
@@ -74,9 +88,7 @@ def chain_in_function(n, repeats):
             x = ember.matmul(x, w)
         return x
 
-    with ember.device("sim:0"):
-        x = ember.identity(np.ones((1, 16), np.float32))
-        w = ember.identity(np.eye(16, dtype=np.float32))
+    x, w = matmul_operands()
 
     def run():
         with ember.device("sim:0"):
@@ -84,18 +96,11 @@ def chain_in_function(n, repeats):
         ember.sync()
         return y
 
-    wall, before, after = measure(run, repeats)
-    d = diff(after, before)
-    trips = d["host_synchronizations"] + d["host_callbacks"]
-    print(f"function, {n}-node chain: wall {wall * 1e3:8.2f} ms, compute stream busy {d['busy_seconds'] * 1e3:8.2f} ms,"
-          f" wall/busy {wall / d['busy_seconds']:.3f}; kernels {d['kernels_enqueued']}, host round trips {trips}"
-          f" ({trips / n:.3f} per node)")
+    report_chain(f"function, {n}-node chain:", n, run, repeats, "node")
 
 
 def chain_eager(n, repeats):
-    with ember.device("sim:0"):
-        x = ember.identity(np.ones((1, 16), np.float32))
-        w = ember.identity(np.eye(16, dtype=np.float32))
+    x, w = matmul_operands()
 
     def run():
         y = x
@@ -105,12 +110,7 @@ def chain_eager(n, repeats):
         ember.sync()
         return y
 
-    wall, before, after = measure(run, repeats)
-    d = diff(after, before)
-    trips = d["host_synchronizations"] + d["host_callbacks"]
-    print(f"eager, {n}-op chain:        wall {wall * 1e3:8.2f} ms, compute stream busy {d['busy_seconds'] * 1e3:8.2f} ms,"
-          f" wall/busy {wall / d['busy_seconds']:.3f}; kernels {d['kernels_enqueued']}, host round trips {trips}"
-          f" ({trips / n:.3f} per op)")
+    report_chain(f"eager, {n}-op chain:", n, run, repeats, "op")
 
 
 def copy_compute_overlap(count, repeats):
