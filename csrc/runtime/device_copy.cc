@@ -108,8 +108,9 @@ namespace {
 // device, keyed by dtype and bits, hands back the device copy made
 // before: 100 `x + 1.0` on sim:0 make 1 copy, not 100. Bounded (least
 // recently used out), emptied by ember.config.empty_cache. A cached
-// handle is never donated: the cache's reference keeps its count above
-// the two that donation needs (Note [Buffer donation]).
+// handle is shared by every op that uses the value, so it is marked saved:
+// no op may take over its buffer (Note [Buffer donation]), even one whose
+// Python caller donated the tensor wrapping it.
 class ScalarCache {
  public:
   static ScalarCache& Global() {
@@ -186,6 +187,7 @@ RefPtr<TensorHandle> CopyToDevice(const RefPtr<TensorHandle>& src, Device* dst) 
     ScalarCache& cache = ScalarCache::Global();
     if (RefPtr<TensorHandle> cached = cache.Find(dst, src->dtype(), bits)) return cached;
     RefPtr<TensorHandle> out = IssueCopy(src, dst);
+    out->MarkSaved();
     cache.Insert(dst, src->dtype(), bits, out);
     return out;
   }

@@ -101,6 +101,17 @@ def test_python_scalars_are_copied_to_the_device_once():
     np.testing.assert_array_equal(y.numpy(), np.full(8, 0.5, np.float32))
 
 
+def test_a_cached_scalar_is_never_donated():
+    # The cached device scalar is shared: an op given it as a donated
+    # temporary (`ember.constant(3) + 4` under a device scope) must not
+    # write its result into it.
+    with ember.device("sim:0"):
+        for _ in range(3):
+            out = ember.add(ember.constant(np.int32(3)), ember.constant(np.int32(4)))
+            assert out.numpy() == 7
+        assert (ember.constant(np.int32(3)) * 1).numpy() == 3
+
+
 def test_copies_use_the_copy_streams():
     before = ember.config.runtime_stats("sim:0")
     with ember.device("sim:0"):
