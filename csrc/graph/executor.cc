@@ -188,23 +188,13 @@ void GraphExecutor::PostNode(RunState& state, int id, std::vector<int>* local) c
   for (int v : info.input_values) run->inputs.push_back(state.values[v]);
   Status s = AllocateOutputs(state, info, run->inputs, &run->outputs);
   if (!s.ok()) return Complete(state, id, s, nullptr, local);
-  if (node.op->output_is_view) {  // Note [Stream order]: views alias their inputs
-    for (size_t i = 0; i < run->outputs.size() && !run->inputs.empty(); ++i) {
-      const Tensor& source = run->inputs[std::min(i, run->inputs.size() - 1)];
-      run->outputs[i] = Tensor(run->outputs[i].dtype(), run->outputs[i].shape(), source.buffer());
-    }
-  }
+  if (node.op->output_is_view) AliasViewOutputs(run->inputs, &run->outputs);
   run->attrs = node.attrs;
   for (int v : info.input_values) stream->Wait(state.events[v]);
   std::vector<Tensor> outputs = run->outputs;
   const uint64_t ticket = stream->Post([this, &state, id, run, expected = outputs] {
     if (state.failed.load(std::memory_order_acquire)) return;  // an earlier node failed
-    Status status = RunKernelNow(*run);
-    for (size_t i = 0; status.ok() && i < expected.size(); ++i) {
-      if (run->outputs[i].buffer().get() != expected[i].buffer().get()) {
-        status = Internal("the kernel replaced output " + std::to_string(i) + " (Note [Stream order])");
-      }
-    }
+    Status status = RunKernelKeepingOutputs(*run, expected);
     if (!status.ok()) RecordFailure(state, id, status);
   });
   const Event event{stream, ticket};

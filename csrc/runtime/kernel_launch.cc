@@ -1,8 +1,6 @@
 // This file implements KernelLaunch.
 #include "runtime/kernel_launch.h"
 
-#include <algorithm>
-
 #include "ops/kernel_guard.h"
 #include "runtime/context.h"
 #include "runtime/kernel_run.h"
@@ -126,12 +124,7 @@ void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> o
   for (const auto& in : inputs_) {
     if (!in->IsAvailable()) stream->Wait(in->event());
   }
-  if (op_.output_is_view) {
-    for (size_t i = 0; i < outputs.size() && !inputs.empty(); ++i) {
-      const Tensor& source = inputs[std::min(i, inputs.size() - 1)];
-      outputs[i] = Tensor(outputs[i].dtype(), outputs[i].shape(), source.buffer());
-    }
-  }
+  if (op_.output_is_view) AliasViewOutputs(inputs, &outputs);
   for (size_t i = 0; i < outputs_.size(); ++i) outputs_[i]->SetTensor(outputs[i]);
   auto run = std::make_shared<KernelRun>();
   run->op = &op_;
@@ -143,9 +136,9 @@ void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> o
   run->outputs = std::move(outputs);
   run->cancellation_sink = error_sink_.get();
   run->cancellation_epoch = cancellation_epoch_;
-  std::function<void()> work = [run, inputs_handles = inputs_, outputs_handles = outputs_, sink = error_sink_,
-                                sequence = sequence_, async = async_] {
-    Status s = RunOnStreamNow(*run, inputs_handles, outputs_handles);
+  std::function<void()> work = [run, handed_out = run->outputs, inputs_handles = inputs_, outputs_handles = outputs_,
+                                sink = error_sink_, sequence = sequence_, async = async_] {
+    Status s = RunOnStreamNow(*run, inputs_handles, handed_out);
     if (s.ok()) return;
     if (!run->input_failed && s.code() != StatusCode::kCancelled) {
       s = s.WithPrefix(std::string(run->op->name) + ": ");
@@ -161,7 +154,7 @@ void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> o
 // error on unchanged; a launch issued before a KeyboardInterrupt is
 // cancelled; else the kernel runs and must fill the outputs it was given.
 Status KernelLaunch::RunOnStreamNow(KernelRun& run, const std::vector<RefPtr<TensorHandle>>& inputs,
-                                    const std::vector<RefPtr<TensorHandle>>& outputs) {
+                                    const std::vector<Tensor>& handed_out) {
   for (const auto& in : inputs) {
     if (in->IsError()) {
       run.input_failed = true;
@@ -171,14 +164,7 @@ Status KernelLaunch::RunOnStreamNow(KernelRun& run, const std::vector<RefPtr<Ten
   if (run.cancellation_sink != nullptr && run.cancellation_sink->cancellation_epoch() != run.cancellation_epoch) {
     return Cancelled(std::string(run.op->name) + ": cancelled by a KeyboardInterrupt");
   }
-  EMBER_RETURN_IF_ERROR(RunKernelNow(run));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (run.outputs[i].buffer().get() != outputs[i]->tensor().buffer().get()) {
-      return Internal("the kernel replaced output " + std::to_string(i) + " on " + run.device->name() +
-                      ", whose buffer was already handed out (Note [Stream order])");
-    }
-  }
-  return Status::OK();
+  return RunKernelKeepingOutputs(run, handed_out);
 }
 
 // Note [Buffer donation]: output 0 of an element-wise op may take over

@@ -52,7 +52,7 @@ class KernelLaunch final : public Task {
   void RunGuarded();
   void RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> outputs);
   static Status RunOnStreamNow(KernelRun& run, const std::vector<RefPtr<TensorHandle>>& inputs,
-                               const std::vector<RefPtr<TensorHandle>>& outputs);
+                               const std::vector<Tensor>& handed_out);
   Status AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
   void Fail(const Status& status, bool kernel_error);
 

@@ -1,6 +1,9 @@
 // This file implements RunKernel (Note [One kernel path]).
 #include "runtime/kernel_run.h"
 
+#include <algorithm>
+#include <string>
+
 #include "ops/kernel_guard.h"
 #include "ops/op_ids.gen.h"
 #include "runtime/context.h"
@@ -19,6 +22,25 @@ Status RunKernelNow(KernelRun& run) {
   if (run.cancellation_sink == nullptr) return RunKernelRecorded(*run.kernel, ctx);
   CancellationScope cancellation(run.cancellation_sink, run.cancellation_epoch);
   return RunKernelRecorded(*run.kernel, ctx);
+}
+
+void AliasViewOutputs(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
+  if (inputs.empty()) return;
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    Tensor& out = (*outputs)[i];
+    out = Tensor(out.dtype(), out.shape(), inputs[std::min(i, inputs.size() - 1)].buffer());
+  }
+}
+
+Status RunKernelKeepingOutputs(KernelRun& run, const std::vector<Tensor>& handed_out) {
+  EMBER_RETURN_IF_ERROR(RunKernelNow(run));
+  for (size_t i = 0; i < handed_out.size(); ++i) {
+    if (run.outputs[i].buffer().get() != handed_out[i].buffer().get()) {
+      return Internal("the kernel replaced output " + std::to_string(i) + " on " + run.device->name() +
+                      ", whose buffer was already handed out (Note [Stream order])");
+    }
+  }
+  return Status::OK();
 }
 
 Status OutOfDeviceMemory(Device* device, size_t bytes) {

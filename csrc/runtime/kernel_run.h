@@ -52,6 +52,15 @@ inline bool RunsOnStream(const OpDef& op, const Device* device) {
 // Runs the kernel now, on this thread, under the cancellation scope.
 Status RunKernelNow(KernelRun& run);
 
+// Note [Stream order]: a view op's output i aliases input i (or the last
+// input), so its buffer is known before the kernel runs; sets `outputs`'
+// buffers accordingly.
+void AliasViewOutputs(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
+
+// RunKernelNow for a kernel posted to a stream, whose output buffers were
+// handed out (`handed_out`) before it ran: replacing one is an error.
+Status RunKernelKeepingOutputs(KernelRun& run, const std::vector<Tensor>& handed_out);
+
 // Allocates output `i` of shape `shape` on `device` for `op` (no buffer
 // for view ops, whose kernels set their outputs).
 Status OutOfDeviceMemory(Device* device, size_t bytes);
