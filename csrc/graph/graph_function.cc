@@ -13,9 +13,22 @@ bool IsFunctionAttr(const char* name) {
   return n == "function" || (n.size() > kSuffix.size() && n.substr(n.size() - kSuffix.size()) == kSuffix);
 }
 
+bool HasEffect(const Node& node) {
+  if (node.is_arg()) return false;
+  if (node.op->is_stateful) return true;
+  for (size_t i = 0; i < node.op->attrs.size() && i < node.attrs.size(); ++i) {
+    const AttrDef& def = node.op->attrs[i];
+    if (!IsFunctionAttr(def.name) || def.type != AttrType::kInt || node.attrs[i].is_none()) continue;
+    const std::shared_ptr<const GraphFunction> callee = FindGraphFunction(node.attrs[i].as_int());
+    if (callee != nullptr && callee->has_effect()) return true;
+  }
+  return false;
+}
+
 GraphFunction::GraphFunction(Graph graph) : graph_(std::move(graph)) {
   for (const Node& node : graph_.nodes()) {
     if (node.is_arg()) continue;
+    has_effect_ = has_effect_ || HasEffect(node);
     for (size_t i = 0; i < node.op->attrs.size() && i < node.attrs.size(); ++i) {
       const AttrDef& def = node.op->attrs[i];
       if (!IsFunctionAttr(def.name) || def.type != AttrType::kInt || node.attrs[i].is_none()) continue;

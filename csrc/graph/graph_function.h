@@ -20,12 +20,15 @@ class GraphFunction {
   explicit GraphFunction(Graph graph);
 
   const Graph& graph() const { return graph_; }
+  // Some node of the graph has an effect (Note [Effects in control flow]).
+  bool has_effect() const { return has_effect_; }
   // The instantiated executor, created once.
   Status GetExecutor(const GraphExecutor** out) const;
 
  private:
   Graph graph_;
   std::vector<std::shared_ptr<const GraphFunction>> callees_;
+  bool has_effect_ = false;
   mutable std::once_flag once_;
   mutable Status init_status_;
   mutable std::unique_ptr<GraphExecutor> executor_;
@@ -34,5 +37,14 @@ class GraphFunction {
 // True for an attr that names a function by id: `function`, or a name
 // ending in `_function` (call_function, cond, while_loop).
 bool IsFunctionAttr(const char* name);
+
+// Note [Effects in control flow]
+// A node has an effect when its op is stateful (print), or when it runs a
+// function (cond's branches, while_loop's condition and body, a nested
+// call) one of whose nodes has an effect: a print inside a branch is the
+// cond's effect. The tracer orders such nodes with the other effects, and
+// the graph passes keep them even when nothing reads their results, and
+// never merge or fold them.
+bool HasEffect(const Node& node);
 
 }  // namespace ember

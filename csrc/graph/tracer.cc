@@ -1,6 +1,8 @@
 // This file implements Tracer and the thread's tracer stack.
 #include "graph/tracer.h"
 
+#include "graph/graph_function.h"
+
 namespace ember {
 namespace {
 
@@ -80,10 +82,12 @@ Status Tracer::Intercept(OpCall& call, std::vector<RefPtr<TensorHandle>>* output
   Device* device = call.device;
   node.device = device->name();
   node.location = location_;
-  // Automatic control dependencies: stateful ops run in program order.
-  if (op.is_stateful && last_stateful_ >= 0) node.control_inputs.push_back(last_stateful_);
+  // Automatic control dependencies: effects run in program order, a cond
+  // or loop that prints among them (Note [Effects in control flow]).
+  const bool effect = HasEffect(node);
+  if (effect && last_stateful_ >= 0) node.control_inputs.push_back(last_stateful_);
   const int id = graph_.AddNode(std::move(node));
-  if (op.is_stateful) last_stateful_ = id;
+  if (effect) last_stateful_ = id;
   outputs->clear();
   const Node& added = graph_.node(id);
   for (size_t i = 0; i < added.outputs.size(); ++i) {

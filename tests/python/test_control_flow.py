@@ -160,3 +160,24 @@ def test_kernel_error_inside_a_loop_body_names_the_op(mode):
         _np(f(ember.constant([-1.0])))
     ember.sync()  # the read reported it: sync() does not raise it again
     np.testing.assert_allclose(_np(f(ember.constant([1.0]))).shape, (1,))
+
+
+# Note [Effects in control flow] (graph/graph_function.h): a cond or loop
+# whose results nobody reads still runs when a branch prints, in program
+# order with the other prints, and two equal printing conds both print.
+def test_printing_control_flow_with_unused_results_runs_in_order(capfd):
+    import sys
+
+    @ember.function(autograph=False)
+    def f(x):
+        ember.print("a", output_stream=sys.stdout)
+        ember.cond(x > 0, lambda: (ember.print("b", output_stream=sys.stdout), x)[1], lambda: x)
+        ember.cond(x > 0, lambda: (ember.print("b", output_stream=sys.stdout), x)[1], lambda: x)
+        ember.while_loop(lambda i: i < 2, lambda i: (ember.print("l", i, output_stream=sys.stdout), i + 1)[1],
+                         [ember.constant(0)])
+        ember.print("c", output_stream=sys.stdout)
+        return x
+
+    f(ember.constant(1))
+    ember.sync()
+    assert capfd.readouterr().out.split() == ["a", "b", "b", "l", "0", "l", "1", "c"]

@@ -1,6 +1,7 @@
 // This file implements EliminateCommonSubexpressions.
 #include <unordered_map>
 
+#include "graph/graph_function.h"
 #include "graph/passes/passes.h"
 
 namespace ember {
@@ -43,7 +44,7 @@ Status EliminateCommonSubexpressions(FunctionBody& body) {
     Node& node = g.mutable_node(id);
     for (Endpoint& in : node.inputs) in.node = rep[in.node];
     for (int& c : node.control_inputs) c = rep[c];
-    if (node.is_arg() || node.op->is_stateful) continue;  // two prints print twice
+    if (node.is_arg() || HasEffect(node)) continue;  // two prints print twice
     const size_t h = CallHash(node);
     auto [first, last] = seen.equal_range(h);
     for (auto it = first; it != last; ++it) {

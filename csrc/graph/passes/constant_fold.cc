@@ -1,6 +1,7 @@
 // This file implements FoldConstants and OptimizeGraph.
 #include "core/device.h"
 #include "graph/executor.h"
+#include "graph/graph_function.h"
 #include "graph/passes/passes.h"
 
 namespace ember {
@@ -48,7 +49,7 @@ Status FoldConstants(FunctionBody& body) {
   for (int id = 0; id < num_nodes; ++id) {
     const Node node = g.node(id);
     // Ops without inputs (zeros) fold too; stateful ones must run at call time.
-    if (node.is_arg() || node.op->is_stateful || !node.control_inputs.empty()) continue;
+    if (node.is_arg() || HasEffect(node) || !node.control_inputs.empty()) continue;
     bool foldable = true;
     int64_t elements = 0;
     for (const Endpoint& in : node.inputs) foldable = foldable && IsConstantArg(body, in);

@@ -1,5 +1,7 @@
 // This file implements EliminateDeadCode: nodes that neither feed an
-// output nor have an effect (stateful ops) are dropped.
+// output nor have an effect (stateful ops, and control flow around them)
+// are dropped.
+#include "graph/graph_function.h"
 #include "graph/passes/passes.h"
 
 namespace ember {
@@ -10,7 +12,7 @@ Status EliminateDeadCode(FunctionBody& body) {
   std::vector<int> stack;
   for (const Endpoint& e : g.outputs()) stack.push_back(e.node);
   for (const Node& n : g.nodes()) {
-    if (!n.is_arg() && n.op->is_stateful) stack.push_back(n.id);  // its effect is the point
+    if (HasEffect(n)) stack.push_back(n.id);  // its effect is the point (Note [Effects in control flow])
   }
   while (!stack.empty()) {
     const int id = stack.back();
