@@ -112,6 +112,8 @@ def _op_view(op: Op) -> dict:
         "output_is_view": op.output_is_view,
         "stateful": op.stateful,
         "host_memory_inputs": sum(1 << i for i in op.host_memory_inputs),
+        "metadata_inputs": sum(1 << i for i in op.metadata_inputs),
+        "host_memory_outputs": sum(1 << i for i in op.host_memory_outputs),
         "grad": op.grad,
         "loc": str(op.loc),
     }

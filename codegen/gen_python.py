@@ -149,6 +149,20 @@ def generate_python(defs: OpDefs) -> dict[str, str]:
     return out
 
 
+def _memory_line(op) -> str:
+    """Host-memory declarations in words (docs/devices.md, "Host memory");
+    empty for the ops that have none."""
+    parts = []
+    if op.metadata_inputs:
+        parts.append("reads only the shape of " + ", ".join(f"`{op.inputs[i].name}`" for i in op.metadata_inputs))
+    if op.host_memory_inputs:
+        parts.append("reads " + ", ".join(f"`{op.inputs[i].name}`" for i in op.host_memory_inputs) + " in host memory")
+    if op.host_memory_outputs:
+        parts.append(", ".join(f"`{op.outputs[i].name}`" for i in op.host_memory_outputs) +
+                     " in host memory (runs on the host)")
+    return "; ".join(parts)
+
+
 def generate_docs(defs: OpDefs) -> str:
     families: dict[str, list[dict]] = {}
     for op in sorted(defs.ops, key=lambda o: (o.family, o.name)):
@@ -166,6 +180,7 @@ def generate_docs(defs: OpDefs) -> str:
             "shape_fn": op.shape_fn.name,
             "grad": ("not differentiable" if op.grad == "none" else
                      "none yet" if op.grad is None else f"`{op.grad}` in `python/ember/_grads/{op.family}.py`"),
+            "memory": _memory_line(op),
             "loc": str(op.loc),
         })
     return render("ops.md.j2", families=families, num_ops=len(defs.ops))

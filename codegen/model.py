@@ -297,6 +297,14 @@ class Op:
     # the host on every device (a predicate, a size); the runtime hands them
     # over in host memory.
     host_memory_inputs: tuple[int, ...] = ()
+    # Note [Metadata inputs]: indices of the inputs whose shape and dtype
+    # alone the kernel reads, never their data; the runtime neither copies
+    # them nor waits for them.
+    metadata_inputs: tuple[int, ...] = ()
+    # Indices of the outputs that live in host memory on every device
+    # (shape, size, rank of a device value): the op runs on the host, so
+    # small integer shape arithmetic stays there (Note [Host-memory outputs]).
+    host_memory_outputs: tuple[int, ...] = ()
     # The Python wrapper returns its outputs as a namedtuple of this name
     # with the outputs' names as fields (TensorFlow's TopKV2(values,
     # indices)); None returns a plain tuple.
@@ -516,7 +524,8 @@ def _dtype_list(f: _File, value: Any, line: int, what: str) -> tuple[str, ...]:
 
 _OP_KEYS = {"name", "summary", "doc", "inputs", "outputs", "type_vars", "attrs", "shape_fn",
             "python", "tensor_methods", "reusable_input", "output_is_view", "signature", "arg_docs",
-            "wrapper_signature", "stateful", "grad", "output_tuple", "host_memory_inputs"}
+            "wrapper_signature", "stateful", "grad", "output_tuple", "host_memory_inputs",
+            "metadata_inputs", "host_memory_outputs"}
 _OP_REQUIRED = {"name", "summary", "outputs", "shape_fn", "python"}
 
 
@@ -758,20 +767,17 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
         if len(outputs) < 2 or any(o.is_list for o in outputs):
             raise err("output_tuple", "output_tuple needs two or more outputs and no list output")
 
-    host_memory_inputs = m.get("host_memory_inputs", YList())
-    f.expect(host_memory_inputs, YList, m.key_lines.get("host_memory_inputs", m.line),
-             f"{what}: 'host_memory_inputs'")
-    host_indices = []
-    for item in host_memory_inputs:
-        index = next((i for i, a in enumerate(inputs) if a.name == item), None)
-        if index is None:
-            raise err("host_memory_inputs", f"host_memory_inputs: no input {item!r}")
-        if any(a.is_list for a in inputs[:index + 1]):
-            raise err("host_memory_inputs", f"host_memory_inputs: {item!r} must be a single tensor before any "
-                                            "list input")
-        if index >= 32:
-            raise err("host_memory_inputs", f"host_memory_inputs: {item!r} is past the first 32 inputs")
-        host_indices.append(index)
+    host_indices = _arg_indices(f, m, "host_memory_inputs", inputs, what, err)
+    metadata_indices = _arg_indices(f, m, "metadata_inputs", inputs, what, err)
+    host_output_indices = _arg_indices(f, m, "host_memory_outputs", outputs, what, err)
+    if set(host_indices) & set(metadata_indices):
+        raise err("metadata_inputs", "an input cannot be both a metadata input and a host-memory input")
+    if host_output_indices:
+        # The op runs on the host: every input it reads must be there already.
+        device_inputs = [a.name for i, a in enumerate(inputs) if i not in host_indices and i not in metadata_indices]
+        if device_inputs:
+            raise err("host_memory_outputs", "host_memory_outputs needs every input declared in metadata_inputs "
+                                             f"or host_memory_inputs; {device_inputs[0]!r} is in neither")
 
     return Op(name=name, family=family, summary=summary.strip(), doc=doc.strip(),
               inputs=inputs, outputs=outputs, type_vars=tuple(type_vars), attrs=attrs,
@@ -779,7 +785,27 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
               reusable_input=reusable, output_is_view=output_is_view, signature=signature,
               arg_docs=tuple((k, " ".join(v.split())) for k, v in arg_docs.items()),
               loc=f.loc(m.key_lines["name"]), wrapper_signature=wrapper_signature, stateful=stateful,
-              grad=grad, output_tuple=output_tuple, host_memory_inputs=tuple(sorted(set(host_indices))))
+              grad=grad, output_tuple=output_tuple, host_memory_inputs=host_indices,
+              metadata_inputs=metadata_indices, host_memory_outputs=host_output_indices)
+
+
+def _arg_indices(f: _File, m: YMap, key: str, args: tuple, what: str, err) -> tuple[int, ...]:
+    """The sorted indices of the arguments `key` names: single tensors
+    before any list argument, within the first 32 (a bit mask each)."""
+    items = m.get(key, YList())
+    f.expect(items, YList, m.key_lines.get(key, m.line), f"{what}: {key!r}")
+    noun = "output" if key.endswith("outputs") else "input"
+    indices = []
+    for item in items:
+        index = next((i for i, a in enumerate(args) if a.name == item), None)
+        if index is None:
+            raise err(key, f"{key}: no {noun} {item!r}")
+        if any(a.is_list for a in args[:index + 1]):
+            raise err(key, f"{key}: {item!r} must be a single tensor before any list {noun}")
+        if index >= 32:
+            raise err(key, f"{key}: {item!r} is past the first 32 {noun}s")
+        indices.append(index)
+    return tuple(sorted(set(indices)))
 
 
 def _parse_attrs(f: _File, m: YMap, what: str, err) -> tuple[Attr, ...]:

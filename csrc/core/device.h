@@ -119,6 +119,23 @@ class Device {
   const DeviceContext& context() const { return context_; }
   Stream* stream() const { return context_.stream; }
 
+  // Note [Pinned staging]
+  // A GPU's copy engines read and write page-locked ("pinned") host memory
+  // directly, so a copy between it and the device is asynchronous; from
+  // ordinary pageable memory the data must first be copied, by the host,
+  // into pinned memory. A device that needs pinned memory returns the
+  // allocator of it here (null: it needs none, as the CPU). The copy paths
+  // use it in two ways:
+  //  - CopyFromHost of pageable memory copies the source into a pinned
+  //    staging buffer at once, on the issuing thread, and enqueues the
+  //    transfer from there; the staging buffer goes back to the pool when
+  //    the transfer has run. A pinned source is transferred directly.
+  //  - A copy to host memory allocates its destination in pinned memory
+  //    (falling back to pageable memory when that runs out), so values
+  //    read back from the device and sent to it again need no staging.
+  // runtime_stats counts the staged copies ("copies_staged").
+  virtual Allocator* pinned_allocator() { return nullptr; }
+
   // Every stream of the device (compute first), for synchronization and
   // ember.config.runtime_stats; empty for devices without streams.
   virtual std::vector<Stream*> streams() const {

@@ -43,6 +43,9 @@ struct Event {
 struct StreamCounters {
   std::atomic<uint64_t> kernels{0};         // kernels posted
   std::atomic<uint64_t> copies{0};          // copies posted
+  // Of those, copies from pageable host memory that went through pinned
+  // staging (Note [Pinned staging] in core/device.h).
+  std::atomic<uint64_t> staged_copies{0};
   // Events of this stream another stream or the host had to wait for (a
   // CUDA stream records a cudaEvent only then).
   std::atomic<uint64_t> events_recorded{0};
@@ -53,7 +56,7 @@ struct StreamCounters {
 };
 
 // What a post is, for the counters and the simulated device's timing.
-enum class WorkKind : uint8_t { kKernel, kCopy, kMarker };
+enum class WorkKind : uint8_t { kKernel, kCopy, kStagedCopy, kMarker };
 
 // Note [Stream-ordered memory]
 // A buffer freed while work that uses it is still queued may go at once to
@@ -71,7 +74,8 @@ class Stream {
   // Queues `work`; returns its ticket.
   uint64_t Post(std::function<void()> work, WorkKind kind = WorkKind::kKernel) {
     if (kind == WorkKind::kKernel) counters_.kernels.fetch_add(1, std::memory_order_relaxed);
-    if (kind == WorkKind::kCopy) counters_.copies.fetch_add(1, std::memory_order_relaxed);
+    if (kind == WorkKind::kCopy || kind == WorkKind::kStagedCopy) counters_.copies.fetch_add(1, std::memory_order_relaxed);
+    if (kind == WorkKind::kStagedCopy) counters_.staged_copies.fetch_add(1, std::memory_order_relaxed);
     return DoPost(std::move(work), kind);
   }
   // An event at the latest post: it happens once everything posted so far

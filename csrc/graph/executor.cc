@@ -31,11 +31,26 @@ std::vector<int> ArgStarts(const Node& node) {
 }
 
 Status RunShapeFn(const OpDef& op, const std::vector<Shape>& in_shapes, const std::vector<DType>& in_dtypes,
-                  const AttrList& attrs, const std::vector<int>& arg_starts, std::vector<Shape>* out_shapes) {
+                  const AttrList& attrs, const std::vector<int>& arg_starts, std::vector<Shape>* out_shapes,
+                  KernelPlan* plan = nullptr) {
   out_shapes->assign(op.outputs.size(), Shape());
   ShapeContext ctx(op, in_shapes.data(), in_dtypes.data(), static_cast<int>(in_shapes.size()), attrs, out_shapes,
                    arg_starts.empty() ? nullptr : arg_starts.data());
+  ctx.set_plan(plan);
   return op.shape_fn(ctx);
+}
+
+// Note [Kernel plans]: a node whose shapes the trace knows gets its plan
+// once, here, for every call with the traced shapes.
+void PlanNode(const Graph& g, const Node& node, const std::vector<int>& arg_starts, KernelPlan* plan) {
+  std::vector<Shape> in_shapes;
+  std::vector<DType> in_dtypes;
+  for (const Endpoint& in : node.inputs) {
+    in_shapes.push_back(g.info(in).shape);
+    in_dtypes.push_back(g.info(in).dtype);
+  }
+  std::vector<Shape> out_shapes;
+  if (!RunShapeFn(*node.op, in_shapes, in_dtypes, node.attrs, arg_starts, &out_shapes, plan).ok()) plan->Clear();
 }
 
 Status WithNode(const Node& node, const Status& s) {
@@ -56,6 +71,7 @@ struct GraphExecutor::NodeInfo {
   int num_deps = 0;
   bool cheap = false;
   bool static_shapes = false;  // every input and output shape known at trace time
+  KernelPlan plan;             // for the traced shapes (Note [Kernel plans])
 };
 
 struct GraphExecutor::RunState {
@@ -145,6 +161,7 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
     info.cheap = (known && elements < kInlineElements) || RunsOnStream(*node.op, info.device) || info.is_transfer;
     info.static_shapes = known;
     for (const Endpoint& in : node.inputs) info.static_shapes = info.static_shapes && g.info(in).shape.IsFullyKnown();
+    if (info.static_shapes && !info.is_transfer && !RunsOnHost(*node.op)) PlanNode(g, node, info.arg_starts, &info.plan);
     if (info.num_deps == 0) ex->roots_.push_back(i);
   }
   for (const Endpoint& e : g.outputs()) ++ex->initial_uses_[ex->value_offsets_[e.node] + e.output];
@@ -171,7 +188,11 @@ void GraphExecutor::RunNode(RunState& state, int id, std::vector<int>* local) co
   if (state.failed.load(std::memory_order_acquire)) return Complete(state, id, Status::OK(), nullptr, local);
   if (info.is_transfer) return RunTransfer(state, id, local);
   if (RunsOnStream(*node.op, info.device)) return PostNode(state, id, local);
-  for (int v : info.input_values) state.events[v].Synchronize();
+  for (size_t i = 0; i < info.input_values.size(); ++i) {
+    // Note [Metadata inputs]: the kernel reads no data there.
+    if (i < 32 && ((node.op->metadata_inputs >> i) & 1u) != 0) continue;
+    state.events[info.input_values[i]].Synchronize();
+  }
   RunNodeNow(state, id, local);
 }
 
@@ -184,6 +205,7 @@ void GraphExecutor::PostNode(RunState& state, int id, std::vector<int>* local) c
   run->device = info.device;
   run->kernel = info.kernel;
   run->arg_starts = info.arg_starts;
+  if (state.traced_shapes && info.static_shapes) run->shared_plan = &info.plan;
   run->inputs.reserve(info.input_values.size());
   for (int v : info.input_values) run->inputs.push_back(state.values[v]);
   Status s = AllocateOutputs(state, info, run->inputs, &run->outputs);
@@ -218,7 +240,8 @@ void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local)
   Status s = AllocateOutputs(state, info, inputs, &outputs);
   if (s.ok()) {
     KernelContext ctx(*node.op, info.device, node.attrs, &inputs, &outputs,
-                      info.arg_starts.empty() ? nullptr : info.arg_starts.data());
+                      info.arg_starts.empty() ? nullptr : info.arg_starts.data(),
+                      state.traced_shapes && info.static_shapes ? &info.plan : nullptr);
     s = RunKernelRecorded(*info.kernel, ctx);
   }
   Complete(state, id, s, s.ok() ? &outputs : nullptr, local);
@@ -267,7 +290,7 @@ void GraphExecutor::RunTransfer(RunState& state, int id, std::vector<int>* local
     state.events[value_offsets_[id]] = state.events[v];
     return Complete(state, id, Status::OK(), &outputs, local);
   }
-  RefPtr<Buffer> buffer = Buffer::Allocate(info.device->allocator(), src.NumBytes(), info.device->stream());
+  RefPtr<Buffer> buffer = AllocateCopyDestination(from, info.device, src.NumBytes());
   if (!buffer) {
     return Complete(state, id, ResourceExhausted("out of memory on " + info.device->name()), nullptr, local);
   }
@@ -435,7 +458,7 @@ void GraphExecutor::SynchronizePosts(const RunState& state) const {
 // is the caller's, which already waits for the whole graph.
 Status GraphExecutor::CopyResult(Device* from, Device* to, Tensor* value) const {
   if (!NeedsCopy(from, to)) return Status::OK();
-  RefPtr<Buffer> buffer = Buffer::Allocate(to->allocator(), value->NumBytes(), to->stream());
+  RefPtr<Buffer> buffer = AllocateCopyDestination(from, to, value->NumBytes());
   if (!buffer) return ResourceExhausted("out of memory on " + to->name());
   Tensor dst(value->dtype(), value->shape(), std::move(buffer));
   Event done;

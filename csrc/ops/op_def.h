@@ -18,6 +18,7 @@ namespace ember {
 enum class OpId : int32_t;
 
 struct OpDef;
+class KernelPlan;  // ops/kernel_plan.h
 
 // Note [List arguments]: an input declared `list(T)` (concat's values,
 // add_n's inputs) takes any number of tensors, and an output declared
@@ -67,6 +68,10 @@ class ShapeContext {
   void set_output_dtype(int i, DType dtype) {
     if (output_dtypes_) (*output_dtypes_)[i] = dtype;
   }
+  // Note [Kernel plans]: where the shape function may leave what it worked
+  // out for the kernel; null when nobody will run one (tracing, checks).
+  void set_plan(KernelPlan* plan) { plan_ = plan; }
+  KernelPlan* plan() const { return plan_; }
 
  private:
   const OpDef& op_;
@@ -78,6 +83,7 @@ class ShapeContext {
   std::vector<Shape>* outputs_ = nullptr;
   std::vector<DType>* output_dtypes_ = nullptr;
   const int* arg_starts_ = nullptr;
+  KernelPlan* plan_ = nullptr;
 };
 
 // Returns InvalidArgument describing the problem; execute() prefixes the
@@ -139,6 +145,21 @@ struct OpDef {
   // the op is called, so small integer shape arithmetic never leaves the
   // host (docs/devices.md, "Host memory").
   uint32_t host_memory_inputs = 0;
+  // Note [Metadata inputs]
+  // Bit i set: the kernel reads only input i's dtype and shape, never its
+  // data (shape, size, rank). The runtime neither copies such an input nor
+  // waits for its producer: a value's dtype and shape are known when its
+  // op is issued (shape functions run first), so `ember.shape(x)` of a value a GPU
+  // is still computing costs no synchronization.
+  uint32_t metadata_inputs = 0;
+  // Note [Host-memory outputs]
+  // Bit i set: output i lives in host memory on every device. Such an op
+  // runs on the host CPU device whenever it would otherwise be placed on a
+  // device without host memory, so its result (a shape, a size) and the
+  // small integer arithmetic done on it stay on the host, with no copy
+  // back from the device (TensorFlow's "int32 problem"). Codegen allows
+  // it only when every input is a metadata or host-memory input.
+  uint32_t host_memory_outputs = 0;
   // Note [Gradient declarations]: how the op differentiates, from its
   // `grad:` entry. The gradient functions themselves are Python
   // (python/ember/_grads/); the tape records only ops that may have one.

@@ -11,6 +11,7 @@
 #include "core/attr_value.h"
 #include "core/device.h"
 #include "core/tensor.h"
+#include "ops/kernel_plan.h"
 #include "ops/op_def.h"
 
 namespace ember {
@@ -23,9 +24,9 @@ class KernelContext {
  public:
   KernelContext(const OpDef& op, Device* device, const AttrList& attrs,
                 std::vector<Tensor>* inputs, std::vector<Tensor>* outputs,
-                const int* arg_starts = nullptr)
+                const int* arg_starts = nullptr, const KernelPlan* plan = nullptr)
       : op_(op), device_(device), context_(device != nullptr ? &device->context() : &kNoDeviceContext),
-        attrs_(attrs), inputs_(inputs), outputs_(outputs), arg_starts_(arg_starts) {}
+        attrs_(attrs), inputs_(inputs), outputs_(outputs), arg_starts_(arg_starts), plan_(plan) {}
 
   const OpDef& op() const { return op_; }
   // For messages; what a kernel uses of its device is device_context().
@@ -43,6 +44,12 @@ class KernelContext {
   // For ops whose output is a view of an input (reshape, identity): replace
   // the preallocated output. The dtype and shape must stay the same.
   void set_output(int i, Tensor t) { (*outputs_)[i] = std::move(t); }
+  // Note [Kernel plans]: what the shape function worked out for this call,
+  // if it is a P; null otherwise (the kernel then works it out itself).
+  template <typename P>
+  const P* plan() const {
+    return plan_ != nullptr ? plan_->Get<P>() : nullptr;
+  }
 
  private:
   static inline const DeviceContext kNoDeviceContext{};
@@ -54,6 +61,7 @@ class KernelContext {
   std::vector<Tensor>* inputs_;
   std::vector<Tensor>* outputs_;
   const int* arg_starts_;
+  const KernelPlan* plan_;
 };
 
 // A kernel instance is built once per kernel-cache key (op, device, dtypes,

@@ -306,9 +306,11 @@ PYBIND11_MODULE(_C, m) {
     d["capacity"] = st.capacity;
     return d;
   });
-  m.def("memory_stats", [](const std::string& spec) {
+  m.def("memory_stats", [](const std::string& spec, bool pinned) {
     Device* d = FindDevice(spec);
-    Allocator::Stats st = d->allocator()->GetStats();
+    Allocator* allocator = pinned ? d->pinned_allocator() : d->allocator();
+    if (allocator == nullptr) throw py::value_error(d->name() + " has no pinned host memory");
+    Allocator::Stats st = allocator->GetStats();
     py::dict out;
     out["bytes_in_use"] = st.bytes_in_use;
     out["peak_bytes_in_use"] = st.peak_bytes_in_use;
@@ -325,6 +327,7 @@ PYBIND11_MODULE(_C, m) {
       py::dict out;
       out["kernels_enqueued"] = c.kernels.load();
       out["copies_enqueued"] = c.copies.load();
+      out["copies_staged"] = c.staged_copies.load();
       out["events_recorded"] = c.events_recorded.load();
       out["device_waits"] = c.device_waits.load();
       out["host_synchronizations"] = c.host_syncs.load();
@@ -340,6 +343,7 @@ PYBIND11_MODULE(_C, m) {
       const StreamCounters& c = streams[i]->counters();
       total.kernels += c.kernels.load();
       total.copies += c.copies.load();
+      total.staged_copies += c.staged_copies.load();
       total.events_recorded += c.events_recorded.load();
       total.device_waits += c.device_waits.load();
       total.host_syncs += c.host_syncs.load();

@@ -61,7 +61,7 @@ class CopyLaunch final : public Task {
     if (src_->IsError()) return dst_->SetError(src_->error());
     Device* to = dst_->device();
     const Tensor& source = src_->tensor();
-    RefPtr<Buffer> buffer = Buffer::Allocate(to->allocator(), source.NumBytes(), to->stream());
+    RefPtr<Buffer> buffer = AllocateCopyDestination(src_->device(), to, source.NumBytes());
     if (!buffer) {
       return Fail(ResourceExhausted(Where() + "out of memory allocating " + std::to_string(source.NumBytes()) +
                                     " bytes on " + to->name()));
@@ -92,6 +92,13 @@ class CopyLaunch final : public Task {
 };
 
 }  // namespace
+
+RefPtr<Buffer> AllocateCopyDestination(Device* from, Device* to, size_t bytes) {
+  if (to->host_memory() && from->pinned_allocator() != nullptr) {
+    if (RefPtr<Buffer> pinned = Buffer::Allocate(from->pinned_allocator(), bytes)) return pinned;
+  }
+  return Buffer::Allocate(to->allocator(), bytes, to->stream());
+}
 
 Status CopyTensor(Device* from, Device* to, const Tensor& src, Tensor dst, const Event& after, Event* done) {
   if (Performer(from, to) == to) return to->CopyFromHost(src, std::move(dst), after, done);

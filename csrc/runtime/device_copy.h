@@ -31,6 +31,11 @@ void ClearDeviceScalarCache(Device* device);
 // executors, whose values are tensors with events.
 Status CopyTensor(Device* from, Device* to, const Tensor& src, Tensor dst, const Event& after, Event* done);
 
+// The buffer a copy from `from` into `to` writes: on `to`, or, for a copy
+// into host memory, in the source device's pinned host memory while it
+// has some (Note [Pinned staging]). Null when out of memory.
+RefPtr<Buffer> AllocateCopyDestination(Device* from, Device* to, size_t bytes);
+
 // True if a value on `from` must be copied to be used on `to`.
 inline bool NeedsCopy(const Device* from, const Device* to) {
   return from != to && !(from->host_memory() && to->host_memory());

@@ -105,7 +105,8 @@ Status CastInputs(const OpDef& op, TensorHandle* const* inputs, int num_inputs, 
 // `any_dtypes` receives the dtypes of list(any) outputs; it may be null for
 // ops without them (nearly all, which then allocate nothing for dtypes).
 Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs, const int* arg_starts,
-                   const AttrList& attrs, std::vector<Shape>* output_shapes, std::vector<DType>* any_dtypes) {
+                   const AttrList& attrs, std::vector<Shape>* output_shapes, std::vector<DType>* any_dtypes,
+                   KernelPlan* plan) {
   // Most ops have few inputs: keep their metadata on the stack.
   constexpr size_t kInline = 4;
   const size_t n = inputs.size();
@@ -127,6 +128,7 @@ Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inp
   }
   output_shapes->resize(op.outputs.size());
   ShapeContext ctx(op, shapes, dtypes, static_cast<int>(n), attrs, output_shapes, arg_starts);
+  ctx.set_plan(plan);  // Note [Kernel plans]
   if (any_dtypes != nullptr) {
     any_dtypes->resize(op.outputs.size());
     ctx.set_output_dtypes(any_dtypes);
@@ -150,12 +152,24 @@ Status CheckOutputShapes(const OpCall& call) {
   return Status::OK();
 }
 
+// A ready stand-in for `value` that has its dtype and shape but no data,
+// on `device`: what a kernel gets for a metadata input.
+RefPtr<TensorHandle> MetadataOnly(const TensorHandle& value, Device* device) {
+  return TensorHandle::CreateReady(Tensor(value.dtype(), value.shape(), RefPtr<Buffer>()), device);
+}
+
+void MarkShapeValues(const std::vector<RefPtr<TensorHandle>>& outputs) {
+  for (const auto& out : outputs) out->MarkShapeValue();
+}
+
 // Note [Copy stage]: an input on another device than the op's is copied
 // there (Note [Device copies]), asynchronously, under the device policy;
 // each copy shows in the placement log. Between devices with host memory
 // (the logical CPU devices) a kernel reads the input in place (Note
 // [Host-memory devices]). Inputs the kernel reads on the host (Note
-// [Host-memory inputs], declared in op_defs/) go to host memory instead.
+// [Host-memory inputs], declared in op_defs/) go to host memory instead;
+// those it reads only the metadata of are not moved at all (Note
+// [Metadata inputs]).
 Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHandle>>* inputs) {
   // The CPU's case, checked first because every eager op passes here: a
   // host-memory device reads inputs from any host-memory device in place
@@ -168,6 +182,11 @@ Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHand
   const uint32_t host_inputs = device->host_memory() ? 0 : op.host_memory_inputs;
   for (size_t i = 0; i < inputs->size(); ++i) {
     RefPtr<TensorHandle>& in = (*inputs)[i];
+    if (i < 32 && ((op.metadata_inputs >> i) & 1u) != 0) {
+      // Note [Metadata inputs]: the kernel gets the metadata, at once.
+      if (in->device() != device && !in->device()->host_memory()) in = MetadataOnly(*in, device);
+      continue;
+    }
     const bool on_host = i < 32 && ((host_inputs >> i) & 1u) != 0;
     if (in->device() == device && !on_host) continue;  // the common case: nothing to move
     // Graph-running ops hand their arguments to the graph where they are:
@@ -217,13 +236,14 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   EMBER_RETURN_IF_ERROR(CastInputs(op, inputs, num_inputs, arg_starts, call.bindings.data(), &call.inputs));
 
   s = InferShapes(op, call.inputs, arg_starts, attrs, &call.output_shapes,
-                  op.has_any_dtype_output() ? &call.any_dtypes : nullptr);
+                  op.has_any_dtype_output() ? &call.any_dtypes : nullptr, &call.plan);
   if (s.ok()) s = CheckOutputShapes(call);
   if (!s.ok()) return Prefixed(op, s);
 
   const uint64_t type_key = PackTypeKey(call.bindings.data(), static_cast<int>(op.type_vars.size()));
+  bool shape_value_outputs = false;
   s = PlaceOp(op, type_key, reinterpret_cast<TensorHandle* const*>(call.inputs.data()), num_inputs,
-              resource_device, &call.device);
+              resource_device, &call.device, &shape_value_outputs);
   if (!s.ok()) return Prefixed(op, s);
   std::shared_ptr<const OpKernel> kernel =
       Context::Global().kernel_cache().Lookup(op, call.device, type_key, call.bindings.data(), attrs, &s);
@@ -233,6 +253,7 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   // a kernel launch (Note [Tracing]).
   if (OpCallInterceptor* interceptor = CurrentOpCallInterceptor()) {
     s = interceptor->Intercept(call, &result->outputs);
+    if (s.ok() && shape_value_outputs) MarkShapeValues(result->outputs);
     if (s.ok() && AnyOpCallObservers()) NotifyOpCallObservers(call, result->outputs);
     return s;
   }
@@ -256,6 +277,8 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
     result->outputs.push_back(
         TensorHandle::CreatePending(call.output_dtype(i), std::move(call.output_shapes[i]), call.device));
   }
+
+  if (shape_value_outputs) MarkShapeValues(result->outputs);
 
   // The gradient tape records here, before the launch takes the record
   // over (Note [Gradient tape]).

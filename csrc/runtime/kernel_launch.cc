@@ -98,7 +98,7 @@ void KernelLaunch::RunGuarded() {
   if (s.ok() && RunsOnStream(op_, device_)) return RunOnStream(std::move(inputs), std::move(outputs));
   if (s.ok()) {
     KernelContext ctx(op_, device_, attrs_, &inputs, &outputs,
-                      arg_starts_.empty() ? nullptr : arg_starts_.data());
+                      arg_starts_.empty() ? nullptr : arg_starts_.data(), &plan_);
     CancellationScope cancellation(error_sink_.get(), cancellation_epoch_);
     if (flow_ != 0) profiler::CurrentFlow() = flow_;
     s = RunKernelRecorded(*kernel_, ctx);
@@ -132,6 +132,7 @@ void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> o
   run->kernel = kernel_;
   run->attrs = attrs_;
   run->arg_starts = arg_starts_;
+  run->plan = std::move(plan_);
   run->inputs = std::move(inputs);
   run->outputs = std::move(outputs);
   run->cancellation_sink = error_sink_.get();

@@ -23,7 +23,7 @@ class KernelLaunch final : public Task {
                bool async)
       : op_(*call.op), device_(call.device), kernel_(std::move(kernel)), attrs_(*call.attrs),
         inputs_(std::move(call.inputs)), outputs_(std::move(outputs)), donated_mask_(call.donated_mask),
-        async_(async), arg_starts_(std::move(call.arg_starts)) {
+        async_(async), arg_starts_(std::move(call.arg_starts)), plan_(std::move(call.plan)) {
     // Note [Async error routing]: errors go back to the issuing thread,
     // and its KeyboardInterrupts cancel the launch (Note [Cancellation]).
     error_sink_ = ErrorSink::ForCurrentThread();
@@ -65,6 +65,7 @@ class KernelLaunch final : public Task {
   uint32_t donated_mask_;
   bool async_;
   std::vector<int> arg_starts_;  // empty unless an input is a list
+  KernelPlan plan_;              // Note [Kernel plans]
   std::shared_ptr<ErrorSink> error_sink_;
   uint64_t sequence_ = 0;
   uint64_t cancellation_epoch_ = 0;  // Note [Cancellation]

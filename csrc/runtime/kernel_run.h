@@ -28,6 +28,10 @@ struct KernelRun {
   std::shared_ptr<const OpKernel> kernel;
   AttrList attrs;
   std::vector<int> arg_starts;  // empty unless an input is a list
+  // Note [Kernel plans]: the launch's own, or a graph node's (owned by its
+  // executor, which outlives the run).
+  KernelPlan plan;
+  const KernelPlan* shared_plan = nullptr;
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;  // allocated; a view op's have no buffer yet
   // Note [Cancellation]: the issuing thread's sink and epoch, or null.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/attr_value.h"
+#include "ops/kernel_plan.h"
 #include "ops/op_def.h"
 #include "runtime/tensor_handle.h"
 #include "runtime/type_binding.h"
@@ -44,6 +45,8 @@ struct OpCall {
   // The dtypes the shape function chose for list(any) outputs; empty for
   // ops without them (nearly all).
   std::vector<DType> any_dtypes;
+  // Note [Kernel plans]: filled by the shape function, read by the kernel.
+  KernelPlan plan;
 
   const int* arg_starts_or_null() const { return arg_starts.empty() ? nullptr : arg_starts.data(); }
   // Output i's dtype: bound by a type variable, or chosen by the shape

@@ -19,10 +19,8 @@ void Log(const OpDef& op, Device* device, const char* reason) {
   }
 }
 
-}  // namespace
-
-Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, int num_inputs,
-               Device* resource_device, Device** out) {
+Status PlaceByRules(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, int num_inputs,
+                    Device* resource_device, Device** out) {
   if (resource_device != nullptr) {
     if (!HasKernel(op, type_key, resource_device)) {
       return NotFound("no kernel on " + resource_device->name() + ", where its variable input lives");
@@ -62,6 +60,46 @@ Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, 
   if (best == nullptr) return NotFound("no device has a kernel for these dtypes");
   *out = best;
   Log(op, best, "best device with a kernel");
+  return Status::OK();
+}
+
+}  // namespace
+
+// Rule 5's inputs: at most this many elements each, integers, in host
+// memory, at least one of them a shape value.
+constexpr int64_t kShapeValueElements = 64;
+
+bool IsShapeArithmetic(TensorHandle* const* inputs, int num_inputs) {
+  bool any_shape_value = false;
+  for (int i = 0; i < num_inputs; ++i) {
+    const TensorHandle& in = *inputs[i];
+    if (!in.device()->host_memory() || (in.dtype() != DType::kInt32 && in.dtype() != DType::kInt64) ||
+        in.shape().NumElements() > kShapeValueElements) {
+      return false;
+    }
+    any_shape_value |= in.is_shape_value();
+  }
+  return any_shape_value;
+}
+
+Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, int num_inputs,
+               Device* resource_device, Device** out, bool* shape_value_outputs) {
+  *shape_value_outputs = false;
+  EMBER_RETURN_IF_ERROR(PlaceByRules(op, type_key, inputs, num_inputs, resource_device, out));
+  if ((*out)->host_memory() || resource_device != nullptr) return Status::OK();
+  // Note [Host-memory outputs]: rules 4 and 5 move the op to the host.
+  const char* reason = op.host_memory_outputs != 0                  ? "host-memory outputs"
+                       : IsShapeArithmetic(inputs, num_inputs) ? "shape arithmetic"
+                                                               : nullptr;
+  if (reason == nullptr) return Status::OK();
+  Device* host = DeviceManager::Global().cpu();
+  if (!HasKernel(op, type_key, host)) {
+    if (op.host_memory_outputs == 0) return Status::OK();  // shape arithmetic may stay on the device
+    return NotFound("no kernel on " + host->name() + " for its host-memory outputs");
+  }
+  *out = host;
+  *shape_value_outputs = true;
+  Log(op, host, reason);
   return Status::OK();
 }
 

@@ -20,10 +20,20 @@ namespace ember {
 //     scalar is copied, Note [Device copies]).
 //  3. The device with the highest placement priority that has a kernel
 //     (an accelerator before the CPU).
+// Then, on a device without host memory, the host CPU instead (Note
+// [Host-memory outputs]) for
+//  4. an op with host-memory outputs (shape, size, rank), and
+//  5. shape arithmetic: an op whose inputs are all small integer values in
+//     host memory, one of them a shape value (an output of rule 4 or 5).
+//     `ember.shape(x)[0] * 2` under a GPU scope stays on the host, where
+//     the attribute it usually becomes is read, instead of going to the
+//     device and back (TensorFlow's "int32 problem").
+// `*shape_value_outputs` says whether 4 or 5 applied: the outputs are
+// shape values.
 // NotFound if no device has a kernel. With EMBER_LOG_PLACEMENT=1 (or
 // ember.config.set_log_device_placement(True)) each decision is printed
 // to stderr with the rule that made it.
 Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, int num_inputs,
-               Device* resource_device, Device** out);
+               Device* resource_device, Device** out, bool* shape_value_outputs);
 
 }  // namespace ember

@@ -107,6 +107,11 @@ class TensorHandle : public RefCounted {
   // over its buffer (Note [Buffer donation]). Never cleared.
   void MarkSaved() { saved_.store(true, std::memory_order_relaxed); }
   bool saved() const { return saved_.load(std::memory_order_relaxed); }
+  // A small integer value derived from shapes on the host (Note
+  // [Host-memory outputs]): placement keeps arithmetic on it there. Set
+  // once, by Execute, before the handle is handed out.
+  void MarkShapeValue() { shape_value_ = true; }
+  bool is_shape_value() const { return shape_value_; }
   // Runs `callback` once the handle is available: at once, on this thread,
   // if it already is; otherwise on the thread that makes it available (for
   // a defined handle, the stream's, through Stream::OnCompleted).
@@ -140,6 +145,7 @@ class TensorHandle : public RefCounted {
   const DType dtype_;
   std::atomic<uint8_t> state_{kPending};
   std::atomic<bool> saved_{false};
+  bool shape_value_ = false;
   const Shape shape_;
   Device* const device_;
   Tensor tensor_;

@@ -118,19 +118,24 @@ def functions_run_eagerly():
     return eager()
 
 
-def memory_stats(device="cpu:0"):
+def memory_stats(device="cpu:0", pinned=False):
     """The device allocator's counters: ``bytes_in_use`` (tensor buffers
     now), ``peak_bytes_in_use`` (since the last ``reset_peak_memory_stats``),
     ``bytes_reserved`` (held from the system: in use plus the cache of a
     caching allocator), ``num_allocs`` (allocations so far) and
-    ``limit_bytes`` (0: no limit)."""
-    return _C.memory_stats(_check_str(device, "memory_stats", "device"))
+    ``limit_bytes`` (0: no limit). With ``pinned=True``, the same for the
+    pinned host memory the device stages its copies through (Note [Pinned
+    staging]); ``ValueError`` for a device that has none, as the CPU."""
+    if not isinstance(pinned, bool):
+        raise TypeError(f"memory_stats: pinned must be a bool, got {type(pinned).__name__}")
+    return _C.memory_stats(_check_str(device, "memory_stats", "device"), pinned)
 
 
 def runtime_stats(device="cpu:0"):
     """What ``device``'s streams counted since start-up (Note [Runtime
     statistics], docs/devices.md): ``kernels_enqueued``,
-    ``copies_enqueued``, ``events_recorded`` (events another stream or the
+    ``copies_enqueued``, ``copies_staged`` (copies from pageable host memory
+    through pinned staging), ``events_recorded`` (events another stream or the
     host had to wait for), ``device_waits`` (a stream ordered after another
     on the device), ``host_synchronizations`` (points of a stream's order
     a host thread blocked on), ``host_callbacks`` (a stream called the host back) and

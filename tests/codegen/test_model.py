@@ -236,3 +236,27 @@ def test_host_memory_inputs_parse_to_indices(tmp_path):
 def test_host_memory_inputs_must_name_an_input(tmp_path):
     _error(tmp_path, _edit("    python: [good]", "    python: [good]\n    host_memory_inputs: [z]"),
            "host_memory_inputs", "host_memory_inputs: no input 'z'")
+
+
+def test_metadata_inputs_and_host_memory_outputs_parse_to_indices(tmp_path):
+    text = _edit("    python: [good]", "    python: [good]\n    metadata_inputs: [x, y]\n    host_memory_outputs: [z]")
+    op = _load(tmp_path, text).op("good")
+    assert (op.metadata_inputs, op.host_memory_outputs) == ((0, 1), (0,))
+
+
+def test_host_memory_outputs_need_every_input_on_the_host(tmp_path):
+    # y would have to be read on the device, but the op runs on the host.
+    _error(tmp_path, _edit("    python: [good]", "    python: [good]\n    metadata_inputs: [x]\n"
+                                                 "    host_memory_outputs: [z]"),
+           "host_memory_outputs", "'y' is in neither")
+
+
+def test_host_memory_outputs_must_name_an_output(tmp_path):
+    _error(tmp_path, _edit("    python: [good]", "    python: [good]\n    host_memory_outputs: [x]"),
+           "host_memory_outputs", "host_memory_outputs: no output 'x'")
+
+
+def test_an_input_is_not_both_metadata_and_host_memory(tmp_path):
+    _error(tmp_path, _edit("    python: [good]", "    python: [good]\n    metadata_inputs: [x]\n"
+                                                 "    host_memory_inputs: [x]"),
+           "metadata_inputs", "both a metadata input and a host-memory input")

@@ -142,16 +142,16 @@ std::vector<Out> ReferenceBinary(const Tensor& a, const Tensor& b, const Shape& 
 // --- Element-wise ----------------------------------------------------------
 
 TEST(CpuKernelsTest, BroadcastPlanCollapses) {
-  cpu::BroadcastPlan p = cpu::MakeBroadcastPlan(Shape{8, 4, 5}, Shape{5}, Shape{8, 4, 5});
-  ASSERT_EQ(p.kind, cpu::BroadcastPlan::Kind::kGeneral);
+  BroadcastPlan p = MakeBroadcastPlan(Shape{8, 4, 5}, Shape{5}, Shape{8, 4, 5});
+  ASSERT_EQ(p.kind, BroadcastPlan::Kind::kGeneral);
   EXPECT_EQ(p.dims, Shape({32, 5}));
   EXPECT_EQ(p.lhs_strides, Shape({5, 1}));
   EXPECT_EQ(p.rhs_strides, Shape({0, 1}));
-  EXPECT_EQ(cpu::MakeBroadcastPlan(Shape{3}, Shape{1, 3}, Shape{1, 3}).kind, cpu::BroadcastPlan::Kind::kSameShape);
-  EXPECT_EQ(cpu::MakeBroadcastPlan(Shape{1, 1}, Shape{4}, Shape{1, 4}).kind, cpu::BroadcastPlan::Kind::kLhsScalar);
-  EXPECT_EQ(cpu::MakeBroadcastPlan(Shape{4}, Shape{}, Shape{4}).kind, cpu::BroadcastPlan::Kind::kRhsScalar);
-  EXPECT_EQ(cpu::MakeBroadcastPlan(Shape{0, 4}, Shape{4}, Shape{0, 4}).kind, cpu::BroadcastPlan::Kind::kEmpty);
-  p = cpu::MakeBroadcastPlan(Shape{2, 1, 3, 1}, Shape{1, 4, 1, 1}, Shape{2, 4, 3, 1});
+  EXPECT_EQ(MakeBroadcastPlan(Shape{3}, Shape{1, 3}, Shape{1, 3}).kind, BroadcastPlan::Kind::kSameShape);
+  EXPECT_EQ(MakeBroadcastPlan(Shape{1, 1}, Shape{4}, Shape{1, 4}).kind, BroadcastPlan::Kind::kLhsScalar);
+  EXPECT_EQ(MakeBroadcastPlan(Shape{4}, Shape{}, Shape{4}).kind, BroadcastPlan::Kind::kRhsScalar);
+  EXPECT_EQ(MakeBroadcastPlan(Shape{0, 4}, Shape{4}, Shape{0, 4}).kind, BroadcastPlan::Kind::kEmpty);
+  p = MakeBroadcastPlan(Shape{2, 1, 3, 1}, Shape{1, 4, 1, 1}, Shape{2, 4, 3, 1});
   EXPECT_EQ(p.dims, Shape({2, 4, 3}));
   EXPECT_EQ(p.lhs_strides, Shape({3, 0, 1}));
   EXPECT_EQ(p.rhs_strides, Shape({0, 1, 0}));
@@ -367,7 +367,7 @@ std::vector<T> ReferenceMatmul(const Tensor& a, const Tensor& b, const Shape& c_
   const int64_t k = a.dim(a.rank() - (ta ? 2 : 1));
   Shape batch(c_shape.data(), r - 2);
   Shape ab(a.shape().data(), a.rank() - 2), bb(b.shape().data(), b.rank() - 2);
-  cpu::BroadcastPlan plan = cpu::MakeBroadcastPlan(ab, bb, batch);
+  BroadcastPlan plan = MakeBroadcastPlan(ab, bb, batch);
   std::vector<T> out(c_shape.NumElements());
   cpu::ForEachBroadcastElement(plan, 0, batch.NumElements(), [&](int64_t o, int64_t ia, int64_t ib) {
     const T* pa = a.data<T>() + ia * m * k;

@@ -127,12 +127,16 @@ def test_copies_use_the_copy_streams():
 
 
 def test_value_moves_between_devices_with_a_device_side_wait(mode):
+    # 16 MiB: the peer copy takes milliseconds, so the kernel on sim:1 is
+    # posted before it finished (a tiny copy may be done first, and then
+    # no wait is needed).
+    n = 1 << 22
     with ember.device("sim:0"):
-        x = ember.identity(np.arange(100, dtype=np.float32)) * 3.0
+        x = ember.identity(np.arange(n, dtype=np.float32)) * 3.0
     before = ember.config.runtime_stats("sim:1")
     with ember.device("sim:1"):
         y = x + 1.0
-    np.testing.assert_array_equal(y.numpy(), np.arange(100, dtype=np.float32) * 3 + 1)
+    np.testing.assert_array_equal(y.numpy(), np.arange(n, dtype=np.float32) * 3 + 1)
     d = delta("sim:1", before)
     assert d["device_waits"] >= 1
 

@@ -36,12 +36,41 @@ class SimMemory final : public SubAllocator {
   }
 };
 
+// The simulated "page-locked" host memory: ordinary host pages (the host
+// may read and write them) that the simulated copy engines take without
+// staging (Note [Pinned staging]).
+class SimPinnedMemory final : public SubAllocator {
+ public:
+  void* Alloc(size_t bytes) override { return std::aligned_alloc(kHostAlignment, RoundUp(bytes)); }
+  void Free(void* ptr, size_t) override { std::free(ptr); }
+  MemoryKind kind() const override { return MemoryKind::kPinnedHost; }
+  const char* Name() const override { return "sim pinned"; }
+
+ private:
+  static size_t RoundUp(size_t bytes) {
+    return bytes == 0 ? kHostAlignment : (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
+  }
+};
+
+bool IsPinned(const Tensor& t) {
+  return t.buffer() && t.buffer()->allocator() != nullptr &&
+         t.buffer()->allocator()->memory_kind() == MemoryKind::kPinnedHost;
+}
+
 int64_t EnvInt(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? 0 : std::atoll(value);
 }
 
 }  // namespace
+
+// One pool for every simulated device, as pinned memory is the process's
+// (cudaHostAlloc'd memory serves every GPU). Leaked: host tensors made by
+// copies live in it and may outlive static destruction.
+Allocator* SimDevice::pinned_allocator() {
+  static Allocator* pinned = new CachingAllocator("sim pinned", std::make_unique<SimPinnedMemory>());
+  return pinned;
+}
 
 SimDevice::SimDevice(DeviceTypeId type, int index, const DeviceContext& cpu, int64_t latency_us, int64_t launch_us)
     : Device(type, index, /*placement_priority=*/50) {
@@ -64,20 +93,34 @@ SimDevice::~SimDevice() {
 }
 
 // The copy waits on the device for `after`, then runs in `stream`'s order.
-Status SimDevice::PostCopy(SimStream* stream, const Tensor& src, Tensor dst, const Event& after, Event* done) {
+Status SimDevice::PostCopy(SimStream* stream, const Tensor& src, Tensor dst, const Event& after, Event* done,
+                           WorkKind kind) {
   if (src.NumBytes() != dst.NumBytes()) return Internal("copy between tensors of different sizes");
   stream->Wait(after);
   const uint64_t ticket = stream->Post(
       [src, dst] {
         if (src.NumBytes() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.NumBytes());
       },
-      WorkKind::kCopy);
+      kind);
   *done = Event{stream, ticket};
   return Status::OK();
 }
 
+// Note [Pinned staging]: a pageable source whose data is there is copied
+// into pinned memory here, on the issuing thread, and transferred from
+// there; the staging buffer returns to the pool once the posted transfer
+// has run and let go of it. A pinned source, a source still being made (a
+// copy into host memory, behind `after`), or a full pinned pool: directly.
 Status SimDevice::CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {
-  return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
+  const bool ready = after.stream == nullptr || after.HasHappened();
+  if (IsPinned(src) || !ready || src.NumBytes() == 0) {
+    return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
+  }
+  RefPtr<Buffer> staging = Buffer::Allocate(pinned_allocator(), src.NumBytes());
+  if (!staging) return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
+  Tensor staged(src.dtype(), src.shape(), std::move(staging));
+  std::memcpy(staged.raw_data(), src.raw_data(), src.NumBytes());
+  return PostCopy(host_to_device_.get(), staged, std::move(dst), Event{}, done, WorkKind::kStagedCopy);
 }
 
 Status SimDevice::CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {

@@ -15,7 +15,8 @@ namespace ember {
 // false: reachable only through copies), three SimStreams as a GPU has
 // them (compute, host-to-device copies, device-to-host and peer copies),
 // an executor thread for the host side of launches, asynchronous copies
-// that overlap compute, and the CPU's kernels, run on the compute stream's
+// that overlap compute and stage pageable host memory through a pinned
+// pool (Note [Pinned staging] in core/device.h), and the CPU's kernels, run on the compute stream's
 // thread through the device context (the CPU's intra-op pool). Placement
 // priority 50: above the CPU, like a GPU.
 class SimDevice final : public Device {
@@ -27,13 +28,15 @@ class SimDevice final : public Device {
   Executor* executor() override { return executor_.get(); }
   bool host_memory() const override { return false; }
 
+  Allocator* pinned_allocator() override;
   std::vector<Stream*> streams() const override { return {compute_.get(), host_to_device_.get(), device_to_host_.get()}; }
   Status CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;
   Status CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;
   Status CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) override;
 
  private:
-  static Status PostCopy(SimStream* stream, const Tensor& src, Tensor dst, const Event& after, Event* done);
+  static Status PostCopy(SimStream* stream, const Tensor& src, Tensor dst, const Event& after, Event* done,
+                         WorkKind kind = WorkKind::kCopy);
 
   std::unique_ptr<Allocator> allocator_;
   std::unique_ptr<SimStream> compute_;

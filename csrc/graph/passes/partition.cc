@@ -14,7 +14,9 @@ namespace {
 // Where input `i` of `node` must live: the node's device, or host memory
 // for an input its kernel reads on the host on a device whose memory the
 // host cannot read (Note [Host-memory inputs]).
+// A metadata input (Note [Metadata inputs]) stays where it is made: empty.
 std::string InputDevice(const Node& node, size_t i) {
+  if (i < 32 && ((node.op->metadata_inputs >> i) & 1u) != 0) return std::string();
   if (i >= 32 || ((node.op->host_memory_inputs >> i) & 1u) == 0) return node.device;
   Device* device = nullptr;
   if (!DeviceManager::Global().Find(node.device, &device).ok() || device->host_memory()) return node.device;
@@ -34,7 +36,7 @@ Status InsertTransfers(FunctionBody& body) {
     for (size_t i = 0; i < g.node(id).inputs.size(); ++i) {
       const Endpoint in = g.node(id).inputs[i];
       const std::string device = InputDevice(g.node(id), i);
-      if (g.node(in.node).device == device) continue;
+      if (device.empty() || g.node(in.node).device == device) continue;
       auto key = std::make_tuple(in.node, in.output, device);
       auto it = made.find(key);
       if (it == made.end()) {

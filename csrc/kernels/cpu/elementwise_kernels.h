@@ -100,12 +100,16 @@ void ApplySpan(Out* out, const T* lhs, bool lhs_run, const T* rhs, bool rhs_run,
 }
 
 // Fills out = F(lhs, rhs) with NumPy broadcasting (see Note [Broadcast
-// plan]). `out` may alias `lhs` when they have the same shape.
+// plan]), following `given` when the shape function made one (Note
+// [Kernel plans]). `out` may alias `lhs` when they have the same shape.
 template <typename T, typename Out, typename F>
 void RunBroadcastBinary(const DeviceContext* device, const T* lhs, const Shape& lhs_shape, const T* rhs,
-                        const Shape& rhs_shape, Out* out, const Shape& out_shape) {
+                        const Shape& rhs_shape, Out* out, const Shape& out_shape,
+                        const BroadcastPlan* given = nullptr) {
   using Kind = BroadcastPlan::Kind;
-  const BroadcastPlan plan = MakeBroadcastPlan(lhs_shape, rhs_shape, out_shape);
+  BroadcastPlan made;
+  if (given == nullptr) made = MakeBroadcastPlan(lhs_shape, rhs_shape, out_shape);
+  const BroadcastPlan& plan = given != nullptr ? *given : made;
   if (plan.kind == Kind::kEmpty) return;
   if (plan.kind != Kind::kGeneral) {
     const bool lhs_run = plan.kind != Kind::kLhsScalar;
@@ -136,7 +140,7 @@ class BinaryKernel final : public OpKernel {
     const Tensor& rhs = ctx.input(1);
     Tensor& out = ctx.output(0);
     RunBroadcastBinary<T, Out, F>(&ctx.device_context(), lhs.data<T>(), lhs.shape(), rhs.data<T>(),
-                                  rhs.shape(), out.data<Out>(), out.shape());
+                                  rhs.shape(), out.data<Out>(), out.shape(), ctx.plan<BroadcastPlan>());
     return Status::OK();
   }
 };
@@ -164,7 +168,7 @@ class CheckedBinaryKernel final : public OpKernel {
       }
     }
     RunBroadcastBinary<T, T, F>(&ctx.device_context(), lhs.data<T>(), lhs.shape(), y, rhs.shape(),
-                                out.data<T>(), out.shape());
+                                out.data<T>(), out.shape(), ctx.plan<BroadcastPlan>());
     return Status::OK();
   }
 };

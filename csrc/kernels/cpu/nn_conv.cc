@@ -205,7 +205,12 @@ class Conv2dKernel final : public OpKernel {
     if (output.NumElements() == 0) return Status::OK();
     bool nchw;
     Window2D w;
-    EMBER_RETURN_IF_ERROR(ConvPlan(attrs_, input.shape(), filters, &nchw, &w));
+    if (const Window2D* given = ctx.plan<Window2D>()) {  // Note [Kernel plans]
+      w = *given;
+      nchw = w.nchw;
+    } else {
+      EMBER_RETURN_IF_ERROR(ConvPlan(attrs_, input.shape(), filters, &nchw, &w));
+    }
     const int64_t cin_g = filters.dim(2), cout = filters.dim(3);
     const DeviceContext* device = &ctx.device_context();
     if (input.NumElements() == 0 || cin_g == 0) {

@@ -1,7 +1,6 @@
-// This file declares ReducePlan, the [outer, reduced, inner] view of a
-// reduction that every reduction kernel shares, and ReduceKernel, the
-// one-pass reduction kernel behind reduce_sum, _mean, _prod
-// (reduction.cc), _max, _min, _any and _all (reduction_extrema.cc).
+// This file declares ReduceKernel, the one-pass reduction kernel behind
+// reduce_sum, _mean, _prod (reduction.cc), _max, _min, _any and _all
+// (reduction_extrema.cc), over a ReducePlan (ops/plans/reduce_plan.h).
 #pragma once
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/transpose.h"
 #include "ops/op_kernel.h"
+#include "ops/plans/reduce_plan.h"
 #include "ops/shape_fns/shape_fns.h"
 
 namespace ember::cpu {
@@ -26,59 +26,6 @@ template <typename T>
 using ConstVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
 using MutVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-
-// Note [Reduction plan]
-// The input is viewed as [outer, reduced, inner] row-major. Size-1 dims are
-// dropped and adjacent dims with the same reduced/kept flag merged, so any
-// contiguous set of reduced axes fits; otherwise (e.g. axes 0 and 2 of
-// [a, b, c]) the input is first transpose-copied so the kept dims lead and
-// the reduced dims trail: [kept..., reduced...] = [outer, reduced, 1].
-struct ReducePlan {
-  int64_t outer = 1;
-  int64_t reduced = 1;
-  int64_t inner = 1;
-  bool transpose = false;
-  Shape collapsed;        // when transpose: the merged input dims...
-  std::vector<int> perm;  // ...and the permutation putting kept dims first
-};
-
-inline ReducePlan MakeReducePlan(const Shape& in, const std::vector<bool>& reduced_axes) {
-  Shape dims;
-  std::vector<bool> flags;
-  for (int i = 0; i < in.rank(); ++i) {
-    if (in.dim(i) == 1) continue;
-    if (!flags.empty() && flags.back() == reduced_axes[i]) {
-      dims.set_dim(dims.rank() - 1, dims.dim(dims.rank() - 1) * in.dim(i));
-    } else {
-      dims.AddDim(in.dim(i));
-      flags.push_back(reduced_axes[i]);
-    }
-  }
-  ReducePlan plan;
-  const int n = dims.rank();
-  // Groups alternate, so the first flag and the count fix the pattern.
-  if (n == 0) return plan;
-  const bool starts_reduced = flags[0];
-  if (n == 1) {
-    (starts_reduced ? plan.reduced : plan.outer) = dims.dim(0);
-  } else if (n == 2 || (n == 3 && !starts_reduced)) {
-    int i = 0;
-    if (!starts_reduced) plan.outer = dims.dim(i++);
-    plan.reduced = dims.dim(i++);
-    if (i < n) plan.inner = dims.dim(i);
-  } else {
-    plan.transpose = true;
-    plan.collapsed = dims;
-    for (int pass = 0; pass < 2; ++pass) {
-      for (int i = 0; i < n; ++i) {
-        if (flags[i] != (pass == 1)) continue;
-        plan.perm.push_back(i);
-        (pass == 0 ? plan.outer : plan.reduced) *= dims.dim(i);
-      }
-    }
-  }
-  return plan;
-}
 
 // Note [Reduction accumulators]
 // A reducer R<T> computes in its accumulator type R<T>::Acc and rounds once
@@ -115,13 +62,21 @@ class ReduceKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& input = ctx.input(0);
     Tensor& output = ctx.output(0);
-    std::vector<bool> reduced_axes;
-    bool done;
-    EMBER_RETURN_IF_ERROR(BeginReduce<T>(axis_, input, output, Reducer::Empty(), &reduced_axes, &done));
-    if (done) return Status::OK();
     T* out = output.data<T>();
     const int64_t out_n = output.NumElements();
-    const ReducePlan plan = MakeReducePlan(input.shape(), reduced_axes);
+    if (input.NumElements() == 0) {
+      std::fill(out, out + out_n, Reducer::Empty());
+      return Status::OK();
+    }
+    // Note [Kernel plans]: the shape function's, else made here.
+    ReducePlan made;
+    const ReducePlan* given = ctx.plan<ReducePlan>();
+    if (given == nullptr) {
+      std::vector<bool> reduced_axes;
+      EMBER_RETURN_IF_ERROR(shape_fns::NormalizeAxes(axis_, input.rank(), &reduced_axes));
+      made = MakeReducePlan(input.shape(), reduced_axes);
+    }
+    const ReducePlan& plan = given != nullptr ? *given : made;
     const T* in = input.data<T>();
     if (plan.reduced == 1) {
       if (out != in) std::memcpy(out, in, out_n * sizeof(T));

@@ -74,7 +74,8 @@ template <typename T, typename RowFn>
 void ReduceRows(KernelContext& ctx, const Tensor& input, const std::vector<bool>& reduced_axes,
                 double cycles_per_value, T* out, int64_t out_n, RowFn row_fn) {
   using C = ComputeType<T>;
-  const ReducePlan plan = MakeReducePlan(input.shape(), reduced_axes);
+  const ReducePlan* given = ctx.plan<ReducePlan>();  // Note [Kernel plans]
+  const ReducePlan plan = given != nullptr ? *given : MakeReducePlan(input.shape(), reduced_axes);
   const T* in = input.data<T>();
   std::vector<T> scratch;
   if (plan.transpose) {

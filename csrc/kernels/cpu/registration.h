@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "kernels/registration.h"
 #include "ops/op_kernel.h"
 #include "ops/type_sets.gen.h"
 
@@ -26,17 +27,14 @@ void RegisterAddNKernels(KernelRegistry& registry);        // add_n.cc
 void RegisterFusedElementwiseKernels(KernelRegistry& registry);  // fused_elementwise.cc
 void RegisterRandomSamplingKernels(KernelRegistry& registry);    // random_sampling.cc
 
-// Registers K<T> for op on the CPU for each T in Ts.
+// The CPU's forms of kernels/registration.h.
 template <template <typename> class K, typename... Ts>
 void RegisterForTypes(KernelRegistry& registry, const char* op) {
-  (registry.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value}, &MakeKernel<K<Ts>>), ...);
+  ember::RegisterForTypes<K, Ts...>(registry, op, kCpuDeviceType);
 }
-
-// The same for a named dtype set of op_defs/_types.yaml, so the kernel's
-// dtypes follow the op definition's.
 template <template <typename> class K, typename... Ts>
-void RegisterForTypeSet(KernelRegistry& registry, const char* op, type_sets::TypeList<Ts...>) {
-  RegisterForTypes<K, Ts...>(registry, op);
+void RegisterForTypeSet(KernelRegistry& registry, const char* op, type_sets::TypeList<Ts...> types) {
+  ember::RegisterForTypeSet<K>(registry, op, kCpuDeviceType, types);
 }
 
 }  // namespace ember::cpu

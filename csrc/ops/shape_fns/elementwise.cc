@@ -2,6 +2,7 @@
 // NumPy broadcasting of two or more inputs.
 #include <algorithm>
 
+#include "ops/kernel_plan.h"
 #include "ops/shape_fns/shape_fns.h"
 
 namespace ember::shape_fns {
@@ -42,6 +43,10 @@ Status BroadcastShapes(const Shape& a, const Shape& b, Shape* out) {
 Status BroadcastBinary(ShapeContext& ctx) {
   Shape out;
   EMBER_RETURN_IF_ERROR(BroadcastShapes(ctx.input_shape(0), ctx.input_shape(1), &out));
+  // Note [Kernel plans]: how each operand maps onto the output.
+  if (ctx.plan() != nullptr && out.IsFullyKnown()) {
+    ctx.plan()->Set(MakeBroadcastPlan(ctx.input_shape(0), ctx.input_shape(1), out));
+  }
   ctx.set_output_shape(0, std::move(out));
   return Status::OK();
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/checked_math.h"
+#include "ops/kernel_plan.h"
 #include "ops/shape_fns/shape_fns.h"
 
 namespace ember::shape_fns {
@@ -227,7 +228,8 @@ namespace {
 // on are strides, padding, data_format, dilations (optional),
 // explicit_paddings (conv2d's order; the backprop ops put theirs after
 // one leading attr).
-Status Conv2dOutput(const Shape& input, const Shape& filters, const AttrList& attrs, size_t first, Shape* out) {
+Status Conv2dOutput(const Shape& input, const Shape& filters, const AttrList& attrs, size_t first, Shape* out,
+                    Window2D* window = nullptr) {
   bool nchw;
   EMBER_RETURN_IF_ERROR(ParseDataFormat2D(attrs[first + 2].as_string(), &nchw));
   EMBER_RETURN_IF_ERROR(ExpectRank(input, 4, "input"));
@@ -257,6 +259,7 @@ Status Conv2dOutput(const Shape& input, const Shape& filters, const AttrList& at
   EMBER_RETURN_IF_ERROR(MakeWindow2D(input, nchw, filters.dim(0), filters.dim(1), sh, sw, dh, dw,
                                      attrs[first + 1].as_string(), ListOrEmpty(attrs[first + 4]), false, &w));
   *out = w.OutputShape(out_c);
+  if (window != nullptr) *window = w;
   return Status::OK();
 }
 
@@ -288,7 +291,12 @@ Status ExpectShape(const Shape& got, const Shape& want, const char* what) {
 
 Status Conv2d(ShapeContext& ctx) {
   Shape out;
-  EMBER_RETURN_IF_ERROR(Conv2dOutput(ctx.input_shape(0), ctx.input_shape(1), ctx.attrs(), 0, &out));
+  Window2D window;
+  EMBER_RETURN_IF_ERROR(Conv2dOutput(ctx.input_shape(0), ctx.input_shape(1), ctx.attrs(), 0, &out, &window));
+  // Note [Kernel plans]: the window, padding resolved, for the kernel.
+  if (ctx.plan() != nullptr && ctx.input_shape(0).IsFullyKnown() && ctx.input_shape(1).IsFullyKnown()) {
+    ctx.plan()->Set(window);
+  }
   ctx.set_output_shape(0, std::move(out));
   return Status::OK();
 }

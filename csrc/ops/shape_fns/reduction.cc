@@ -1,4 +1,5 @@
 // This file implements the reduction shape function and axis normalization.
+#include "ops/kernel_plan.h"
 #include "ops/shape_fns/shape_fns.h"
 
 namespace ember::shape_fns {
@@ -41,6 +42,8 @@ Status Reduce(ShapeContext& ctx) {
       out.AddDim(1);
     }
   }
+  // Note [Kernel plans]: the [outer, reduced, inner] view of a known input.
+  if (ctx.plan() != nullptr && in.IsFullyKnown()) ctx.plan()->Set(MakeReducePlan(in, reduced));
   ctx.set_output_shape(0, std::move(out));
   return Status::OK();
 }

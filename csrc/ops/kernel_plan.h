@@ -1,0 +1,45 @@
+// This file declares KernelPlan: what a shape function works out about one
+// call that the call's kernel needs as well.
+#pragma once
+
+#include <utility>
+#include <variant>
+
+#include "ops/plans/broadcast_plan.h"
+#include "ops/plans/reduce_plan.h"
+#include "ops/shape_fns/nn.h"
+
+namespace ember {
+
+// Note [Kernel plans]
+// A shape function often computes more than the output shapes: how the
+// operands of a broadcast map onto the output (BroadcastPlan), which dims
+// a reduction folds ([outer, reduced, inner], ReducePlan), a convolution's
+// window and padding (Window2D). Its kernel needs the same facts, on any
+// device. So the shape function stores them here when the runtime gives
+// it a plan (ShapeContext::plan(), only when every shape is known) and the
+// kernel reads them (KernelContext::plan<P>()) instead of working them out
+// again. Eagerly the plan travels with the launch; a graph computes each
+// node's plan once, when its executor is built, and every call reuses it.
+// A kernel run without a plan (a unit test, a graph whose call has other
+// shapes than traced) computes its own: plans are pure functions of shapes
+// and attributes, so both ways give the same result. Plans are
+// device-independent: a CUDA kernel's host side reads the same structs.
+class KernelPlan {
+ public:
+  template <typename P>
+  void Set(P plan) {
+    value_ = std::move(plan);
+  }
+  // The plan if it is a P, else null.
+  template <typename P>
+  const P* Get() const {
+    return std::get_if<P>(&value_);
+  }
+  void Clear() { value_ = std::monostate(); }
+
+ private:
+  std::variant<std::monostate, BroadcastPlan, ReducePlan, shape_fns::Window2D> value_;
+};
+
+}  // namespace ember
