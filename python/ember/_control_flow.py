@@ -163,6 +163,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if not callable(cond) or not callable(body):
         raise TypeError("while_loop: cond and body must be callable")
     maximum_iterations = _check_maximum_iterations(maximum_iterations)
+    if _is_structured(loop_vars):
+        return _structured_loop(cond, body, loop_vars, shape_invariants, back_prop, maximum_iterations)
     single = not isinstance(loop_vars, (list, tuple))
     flat = [_C.convert_to_tensor(v, None) if not isinstance(v, Tensor) else v
             for v in ([loop_vars] if single else list(loop_vars))]
@@ -220,6 +222,90 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     else:
         results = _trace_loop(loop_cond, loop_body, flat, invariants, maximum_iterations)[0]
     return results[0] if single else type(loop_vars)(results)
+
+
+def _is_composite(value):
+    return hasattr(value, "_from_components")
+
+
+def _is_structured(loop_vars):
+    """True for loop variables beyond a tensor or a flat list/tuple of tensors:
+    nested lists, dicts, or composites such as a TensorArray."""
+    from ember import nest
+    items = list(loop_vars) if isinstance(loop_vars, (list, tuple)) else [loop_vars]
+    return _is_composite(loop_vars) or isinstance(loop_vars, dict) or any(
+        nest.is_nested(v) or _is_composite(v) for v in items)
+
+
+# Note [Structured loop variables]: nested structures and composites
+# (TensorArray, Note [TensorArray representation]) are flattened to their
+# tensors around the flat loop: each composite stands for the tensors of
+# _components() and is rebuilt with _from_components() before cond and body
+# see it. Eagerly the loop is plain Python, so the objects pass through as
+# they are.
+def _structured_loop(cond, body, loop_vars, shape_invariants, back_prop, maximum_iterations):
+    from ember import nest
+    is_list = isinstance(loop_vars, (list, tuple)) and not _is_composite(loop_vars)
+
+    def call(fn, values):
+        return fn(*values) if is_list else fn(values)
+
+    if current_trace() is None:
+        values, iteration = loop_vars, 0
+        with _autodiff_tape.recording_paused() if not back_prop else contextlib.nullcontext():
+            while maximum_iterations is None or iteration < maximum_iterations:
+                keep_going = call(cond, values)
+                _check_predicate(keep_going, "while_loop: cond")
+                if not bool(keep_going):
+                    break
+                iteration += 1
+                values = call(body, values)
+                if is_list:
+                    values = type(loop_vars)(values) if isinstance(values, (list, tuple)) else [values]
+                if len(nest.flatten(values)) != len(nest.flatten(loop_vars)):
+                    raise ValueError("while_loop: body must return the structure of loop_vars")
+        return values
+
+    leaves = nest.flatten(loop_vars)
+    probes = {k: leaf._probe_copy() for k, leaf in enumerate(leaves)
+              if _is_composite(leaf) and hasattr(leaf, "_needs_probe") and leaf._needs_probe()}
+    if probes:  # Note [TensorArray shape probe]
+        sample = nest.pack_sequence_as(loop_vars, [probes.get(k, leaf) for k, leaf in enumerate(leaves)])
+        SubTrace(lambda: call(body, sample), [])
+        for k, probe in probes.items():
+            leaves[k] = leaves[k]._copy_for_loop()._with_element_shape(probe._element_shape)
+        loop_vars = nest.pack_sequence_as(loop_vars, leaves)
+    flat, invariants, sizes = [], [], []
+    user_invariants = None if shape_invariants is None else nest.flatten(shape_invariants)
+    for k, leaf in enumerate(leaves):
+        if _is_composite(leaf):
+            parts = leaf._components()
+            invariants += leaf._component_invariants()
+        else:
+            parts = [leaf if isinstance(leaf, Tensor) else _C.convert_to_tensor(leaf, None)]
+            given = None if user_invariants is None or k >= len(user_invariants) else user_invariants[k]
+            invariants.append(tuple(parts[0].shape) if given is None else given)
+        flat += parts
+        sizes.append(len(parts))
+
+    def rebuild(values):
+        out, pos = [], 0
+        for leaf, n in zip(leaves, sizes):
+            out.append(leaf._from_components(list(values[pos:pos + n])) if _is_composite(leaf) else values[pos])
+            pos += n
+        return nest.pack_sequence_as(loop_vars, out)
+
+    def flatten(structure):
+        out = []
+        for leaf in nest.flatten(structure):
+            out += leaf._components() if _is_composite(leaf) else [leaf]
+        if len(out) != len(flat):
+            raise ValueError("while_loop: body must return the structure of loop_vars")
+        return out
+
+    results = while_loop(lambda *xs: call(cond, rebuild(xs)), lambda *xs: flatten(call(body, rebuild(xs))), flat,
+                         shape_invariants=invariants, back_prop=back_prop, maximum_iterations=maximum_iterations)
+    return rebuild(list(results))
 
 
 def _loop_device(values):
