@@ -42,6 +42,16 @@ def functions_run_eagerly():
     return _run_eagerly
 
 
+class HostCallbackInTrace(BaseException):
+    """Raised by py_function / numpy_function while a function traces (Note
+    [py_function in functions]). A BaseException, so that a user's
+    `except Exception` in the traced code does not swallow it."""
+
+
+# Marks a trace-cache entry whose function runs eagerly at every call.
+_EAGER = object()
+
+
 def current_trace():
     """The trace in progress on this thread, or None."""
     return getattr(_state, "trace", None)
@@ -725,9 +735,11 @@ class Function:
             # arguments never hits and takes _lookup (Note [Variable arguments]).
             key, leaves = _C._signature_key(list(args), _other_key)
             concrete = self._concrete.get(key)
-            if concrete is not None:
+            if concrete is not None and concrete is not _EAGER:
                 return concrete._call_flat(leaves)
         concrete, params, arg_variables = self._lookup(args, kwargs, trace_specs=False)
+        if concrete is _EAGER:  # Note [py_function in functions]
+            return self._python_function(*args, **kwargs)
         return concrete._call_flat(params, arg_variables)
 
     def get_concrete_function(self, *args, **kwargs):
@@ -735,6 +747,9 @@ class Function:
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
         concrete, _, _ = self._lookup(args, kwargs, trace_specs=True)
+        if concrete is _EAGER:
+            raise ValueError(f"{self._name} calls py_function or numpy_function, so it runs eagerly at each call "
+                             "and has no concrete graph (Note [py_function in functions])")
         return concrete
 
     # --- Signature handling --------------------------------------------------
@@ -789,7 +804,11 @@ class Function:
                         trace_key = relaxed[2]
                 if specs is None:
                     specs = _specs_from_key(_args_key(trace_key), [])
-                concrete = self._trace(names, call_args, call_kwargs, specs, key)
+                try:
+                    concrete = self._trace(names, call_args, call_kwargs, specs, key)
+                except HostCallbackInTrace:
+                    self._store(key, _EAGER)
+                    return _EAGER, params, arg_variables
                 concrete._arg_variables = arg_variables
                 self._store(key, concrete)
                 if trace_key != key:

@@ -31,6 +31,20 @@ TF_SIGNATURES = {
         'experimental_enable_variable_lifting'
     ],
     'abs': ['x', 'name'],
+    'map_fn': ['fn', 'elems', 'dtype', 'parallel_iterations', 'back_prop', 'swap_memory', 'infer_shape', 'name',
+               'fn_output_signature'],
+    'vectorized_map': ['fn', 'elems', 'fallback_to_while_loop', 'warn'],
+    'scan': ['fn', 'elems', 'initializer', 'parallel_iterations', 'back_prop', 'swap_memory', 'infer_shape',
+             'reverse', 'name'],
+    'foldl': ['fn', 'elems', 'initializer', 'parallel_iterations', 'back_prop', 'swap_memory', 'name'],
+    'foldr': ['fn', 'elems', 'initializer', 'parallel_iterations', 'back_prop', 'swap_memory', 'name'],
+    'switch_case': ['branch_index', 'branch_fns', 'default', 'name'],
+    'py_function': ['func', 'inp', 'Tout', 'name'],
+    'numpy_function': ['func', 'inp', 'Tout', 'stateful', 'name'],
+    'TensorArray': [
+        'dtype', 'size', 'dynamic_size', 'clear_after_read', 'tensor_array_name', 'handle', 'flow', 'infer_shape',
+        'element_shape', 'colocate_with_first_write_call', 'name'
+    ],
     'acos': ['x', 'name'],
     'acosh': ['x', 'name'],
     'add': ['x', 'y', 'name'],
@@ -405,7 +419,9 @@ TF_SIGNATURES = {
 # The public names of each TensorFlow 2.21 namespace that ember also has ('' is the top level).
 TF_NAMES = {
     '': [
-        'DType', 'GradientTape', 'Module', 'Tensor', 'TensorShape', 'TensorSpec', 'UnconnectedGradients', 'Variable', 'abs',
+        'DType', 'GradientTape', 'Module', 'Tensor', 'TensorArray', 'TensorShape', 'TensorSpec', 'UnconnectedGradients',
+        'Variable', 'abs', 'foldl', 'foldr', 'map_fn', 'numpy_function', 'py_function', 'scan', 'switch_case',
+        'vectorized_map',
         'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'argsort', 'as_dtype', 'asin', 'asinh', 'atan',
         'atan2', 'atanh', 'autodiff', 'bfloat16', 'bitwise', 'bool', 'boolean_mask', 'broadcast_to', 'cast',
         'clip_by_global_norm', 'clip_by_norm', 'clip_by_value', 'complex64', 'concat', 'cond', 'config', 'constant',
