@@ -555,7 +555,7 @@ class ConcreteFunction:
             return tape.gradient([flat_outputs[i] for i in float_outputs], sources, output_gradients=upstream,
                                  unconnected_gradients="zero")
 
-        self._backward = Function(backward, name=f"{self.name}_backward")
+        self._backward = Function(backward, name=f"{self.name}_backward", autograph=False)
         self._backward._discard_variable_updates = True
         return self._backward
 
@@ -683,8 +683,11 @@ class Function:
         del jit_compile  # accepted for TensorFlow compatibility
         functools.update_wrapper(self, python_function)
         self._python_function = python_function
-        # Note [AutoGraph] (ember/_autograph): off unless asked for.
-        self._traced_function = _autograph.convert(python_function) if autograph else python_function
+        # Note [AutoGraph] (ember/_autograph): on unless autograph=False, as in
+        # tf.function; only an explicit autograph=True warns when the source
+        # cannot be converted.
+        self._traced_function = (python_function if autograph is False
+                                 else _autograph.convert(python_function, warn=autograph is True))
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         params = list(self._signature.parameters.values())

@@ -167,8 +167,20 @@ def test_gradient_through_a_converted_if():
         np.testing.assert_allclose(tape.gradient(loss, x).numpy(), expected)
 
 
-def test_off_by_default_with_a_hint():
+def test_on_by_default_as_in_tensorflow():
     @ember.function
+    def f(x):
+        if ember.reduce_sum(x) > 0:
+            x = -x
+        return x
+
+    np.testing.assert_array_equal(f(_f32(1)).numpy(), [-1])
+    np.testing.assert_array_equal(f(_f32(-2)).numpy(), [-2])
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_off_when_asked_with_a_hint():
+    @ember.function(autograph=False)
     def f(x):
         if ember.reduce_sum(x) > 0:
             x = -x

@@ -31,7 +31,7 @@ def traced_spec(fn, input_spec, what):
         return _structure.call_unpacked(fn, _structure.pack(input_spec, components))
 
     try:
-        concrete = Function(call, name=what).get_concrete_function(*_structure.flatten(input_spec))
+        concrete = Function(call, name=what, autograph=False).get_concrete_function(*_structure.flatten(input_spec))
     except Exception as e:
         if hasattr(e, "add_note"):
             e.add_note(f"(raised while tracing the {what} function on {input_spec} to find the dataset's "
