@@ -48,8 +48,40 @@ class HostCallbackInTrace(BaseException):
     `except Exception` in the traced code does not swallow it."""
 
 
+class VariableNeedsEagerRun(BaseException):
+    """Raised by Variable() on a function's first trace when its initial value
+    is symbolic (Note [Variables created in functions])."""
+
+
 # Marks a trace-cache entry whose function runs eagerly at every call.
 _EAGER = object()
+
+
+# Note [Variables created in functions]: as in TensorFlow, a function may
+# create variables on its first call only (the usual `if self.v is None:
+# self.v = ember.Variable(...)`). That first trace allows it: Variable()
+# then makes an eager variable under init_scope, which the trace reads like
+# any other. A trace that created variables is thrown away and the function
+# traced again with creation refused, so code that would make a new
+# variable at every call raises ValueError at once, as TensorFlow's second
+# trace does. An initial value computed in the trace (`Variable(zeros([3]))`)
+# has no value yet: that first trace stops, the call runs eagerly (creating
+# the variables with real values), and the function is then traced with
+# creation refused.
+_VARIABLE_CREATION_ERROR = ("ember.function only supports singleton ember.Variables created on the first call. "
+                            "Make sure the ember.Variable is only created once or created outside ember.function")
+
+
+def allow_variable_creation(initial_value):
+    """Checks that the current trace may create a variable (Note [Variables created in functions])."""
+    trace = current_trace()
+    while isinstance(trace, _NestedTrace):
+        trace = trace.outer
+    if not getattr(trace, "allow_variable_creation", False):
+        raise ValueError(_VARIABLE_CREATION_ERROR)
+    if isinstance(initial_value, Tensor) and _C._is_symbolic(initial_value):
+        raise VariableNeedsEagerRun()
+    trace.created_variables += 1
 
 
 def current_trace():
@@ -335,6 +367,8 @@ class _Trace:
         self.variables = {}  # id(var) -> [var, symbolic argument, current symbolic value]
         self.variable_order = []  # vars in the order they became graph arguments
         self.subgraphs = []  # cond / while_loop graphs the traced graph refers to by id
+        self.allow_variable_creation = False  # Note [Variables created in functions]
+        self.created_variables = 0
 
     def keep_alive(self, *graphs):
         """Keeps graphs registered (their ids are attrs of this trace's nodes)."""
@@ -712,6 +746,7 @@ class Function:
         self._last_key = None
         self._tracing_count = 0
         self._discard_variable_updates = False  # Note [Function gradients]
+        self._first_call = True  # Note [Variables created in functions]
 
     @property
     def python_function(self):
@@ -743,6 +778,8 @@ class Function:
         concrete, params, arg_variables = self._lookup(args, kwargs, trace_specs=False)
         if concrete is _EAGER:  # Note [py_function in functions]
             return self._python_function(*args, **kwargs)
+        if type(concrete) is _EagerResult:  # Note [Variables created in functions]
+            return concrete.value
         return concrete._call_flat(params, arg_variables)
 
     def get_concrete_function(self, *args, **kwargs):
@@ -807,11 +844,25 @@ class Function:
                         trace_key = relaxed[2]
                 if specs is None:
                     specs = _specs_from_key(_args_key(trace_key), [])
+                first_call, self._first_call = self._first_call, False
+                eager_result = None
                 try:
-                    concrete = self._trace(names, call_args, call_kwargs, specs, key)
+                    concrete = self._trace(names, call_args, call_kwargs, specs, key, first_call)
                 except HostCallbackInTrace:
                     self._store(key, _EAGER)
                     return _EAGER, params, arg_variables
+                except VariableNeedsEagerRun:  # Note [Variables created in functions]
+                    if trace_specs:
+                        raise ValueError(f"{self._name}: its first call creates variables from values computed "
+                                         "in the function; call it once before get_concrete_function") from None
+                    eager_result = [self._python_function(*args, **kwargs)]
+                    concrete = None
+                if concrete is None or concrete._created_variables:
+                    concrete = self._trace(names, call_args, call_kwargs, specs, key, False)
+                if eager_result is not None:
+                    concrete._arg_variables = arg_variables
+                    self._store(key, concrete)
+                    return _EagerResult(eager_result[0]), params, arg_variables
                 concrete._arg_variables = arg_variables
                 self._store(key, concrete)
                 if trace_key != key:
@@ -831,7 +882,7 @@ class Function:
             return {"size": len(self._concrete), "capacity": _trace_cache_capacity,
                     "traces": self._tracing_count, "evictions": self._evictions}
 
-    def _trace(self, names, call_args, call_kwargs, specs, key):
+    def _trace(self, names, call_args, call_kwargs, specs, key, allow_variables=False):
         if self._last_key is not None and self._tracing_count >= RETRACE_WARNING_THRESHOLD:
             logger.warning("%s was traced %d times; this retrace is for %s. Retracing is slow: pass tensors "
                            "instead of Python values, or use input_signature or reduce_retracing=True.",
@@ -839,6 +890,7 @@ class Function:
         self._tracing_count += 1
         self._last_key = key
         trace = _Trace()
+        trace.allow_variable_creation = allow_variables
         leaves = _signature(call_args + [call_kwargs[k] for k in sorted(call_kwargs)])[1]
         symbolic = [trace.tracer.parameter(spec.dtype.name, list(spec.shape), _device_of(leaf))
                     for leaf, spec in zip(leaves, specs)]
@@ -863,7 +915,17 @@ class Function:
                                     trace.subgraphs)
         concrete._python_function = self._traced_function
         concrete._call_templates = (call_args, call_kwargs)
+        concrete._created_variables = trace.created_variables
         return concrete
+
+
+class _EagerResult:
+    """The result of a first call that ran eagerly (Note [Variables created in functions])."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
 
 
 def _swap_variables(value, swap):
