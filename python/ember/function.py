@@ -72,11 +72,17 @@ _VARIABLE_CREATION_ERROR = ("ember.function only supports singleton ember.Variab
                             "Make sure the ember.Variable is only created once or created outside ember.function")
 
 
-def allow_variable_creation(initial_value):
-    """Checks that the current trace may create a variable (Note [Variables created in functions])."""
+def root_trace():
+    """The outermost trace in progress on this thread (a cond or loop body's trace is nested in it), or None."""
     trace = current_trace()
     while isinstance(trace, _NestedTrace):
         trace = trace.outer
+    return trace
+
+
+def allow_variable_creation(initial_value):
+    """Checks that the current trace may create a variable (Note [Variables created in functions])."""
+    trace = root_trace()
     if not getattr(trace, "allow_variable_creation", False):
         raise ValueError(_VARIABLE_CREATION_ERROR)
     if isinstance(initial_value, Tensor) and _C._is_symbolic(initial_value):
