@@ -208,18 +208,22 @@ class TensorArray:
         """Writes `value` at `index`; returns the array to use from now on."""
         del name
         value = self._value(value, "write")
+        shape = self._element_shape
         if self._infer_shape or self._buffer is not None or self._probe:
-            self._element_shape = _merge(self._element_shape, value.shape, "write")
+            shape = _merge(shape, value.shape, "write")
         if self._probe:
+            self._element_shape = shape
             return self
         i = _static_index(index, "write")
         if i is None or self._buffer is not None:
+            self._element_shape = shape
             return self._write_dense(index if i is None else i, value)
         if i >= len(self._items):
             if not self._dynamic_size:
                 raise errors.OutOfRangeError(f"TensorArray.write: index {i} is out of range for an array of size "
                                              f"{len(self._items)} (dynamic_size=False)")
             self._items.extend([None] * (i + 1 - len(self._items)))
+        self._element_shape = shape
         self._items[i] = value
         return self
 
