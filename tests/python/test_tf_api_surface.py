@@ -31,6 +31,15 @@ TF_SIGNATURES = {
         'experimental_enable_variable_lifting'
     ],
     'abs': ['x', 'name'],
+    'SparseTensor': ['indices', 'values', 'dense_shape'],
+    'sparse.to_dense': ['sp_input', 'default_value', 'validate_indices', 'name'],
+    'sparse.from_dense': ['tensor', 'name'],
+    'sparse.add': ['a', 'b', 'threshold'],
+    'sparse.reduce_sum': ['sp_input', 'axis', 'keepdims', 'output_is_sparse', 'name'],
+    'sparse.sparse_dense_matmul': ['sp_a', 'b', 'adjoint_a', 'adjoint_b', 'name'],
+    'ragged.constant': ['pylist', 'dtype', 'ragged_rank', 'inner_shape', 'name', 'row_splits_dtype'],
+    'RaggedTensor.from_row_splits': ['values', 'row_splits', 'name', 'validate'],
+    'RaggedTensor.from_row_lengths': ['values', 'row_lengths', 'name', 'validate'],
     'map_fn': ['fn', 'elems', 'dtype', 'parallel_iterations', 'back_prop', 'swap_memory', 'infer_shape', 'name',
                'fn_output_signature'],
     'vectorized_map': ['fn', 'elems', 'fallback_to_while_loop', 'warn'],
@@ -420,7 +429,7 @@ TF_SIGNATURES = {
 TF_NAMES = {
     '': [
         'DType', 'GradientTape', 'Module', 'Tensor', 'TensorArray', 'TensorShape', 'TensorSpec', 'UnconnectedGradients',
-        'Variable', 'abs', 'foldl', 'foldr', 'map_fn', 'numpy_function', 'py_function', 'scan', 'switch_case',
+        'Variable', 'RaggedTensor', 'SparseTensor', 'ragged', 'sparse', 'abs', 'foldl', 'foldr', 'map_fn', 'numpy_function', 'py_function', 'scan', 'switch_case',
         'vectorized_map',
         'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'argsort', 'as_dtype', 'asin', 'asinh', 'atan',
         'atan2', 'atanh', 'autodiff', 'bfloat16', 'bitwise', 'bool', 'boolean_mask', 'broadcast_to', 'cast',
@@ -514,6 +523,8 @@ TF_NAMES = {
         'truncated_normal', 'uniform'
     ],
     'train': ['Checkpoint', 'CheckpointManager', 'latest_checkpoint'],
+    'sparse': ['SparseTensor', 'add', 'from_dense', 'reduce_sum', 'sparse_dense_matmul', 'to_dense'],
+    'ragged': ['constant', 'map_flat_values'],
     'signal': ['fft', 'fft2d', 'ifft', 'ifft2d', 'irfft', 'irfft2d', 'rfft', 'rfft2d'],
 }
 
