@@ -243,3 +243,25 @@ def test_errors_in_a_converted_body_name_the_users_line():
     lines = [entry.lineno for entry in info.traceback if entry.path.name == "test_autograph.py"]
     source = open(__file__).read().splitlines()
     assert any("the failing line" in source[n] for n in lines), lines
+
+
+def test_bound_methods_and_super_keep_working_when_converted_by_default():
+    class Model(ember.Module):
+        def __init__(self):
+            super().__init__()
+            self.k = ember.constant(2.0)
+
+        def call(self, x):
+            if ember.reduce_sum(x) > 0:
+                x = x * self.k
+            return x
+
+        @ember.function
+        def __call__(self, x):  # zero-argument super(): traced as written, unconverted
+            return super().__call__(x) if False else x * self.k
+
+    m = Model()
+    f = ember.function(m.call)  # tf.function(model.call)
+    np.testing.assert_array_equal(f(_f32(3)).numpy(), [6])
+    np.testing.assert_array_equal(f(_f32(-3)).numpy(), [-3])
+    np.testing.assert_array_equal(m(_f32(1)).numpy(), [2])

@@ -25,6 +25,7 @@ import ast
 import functools
 import inspect
 import textwrap
+import types
 import warnings
 
 from ember._autograph import _operators
@@ -35,6 +36,9 @@ def convert(func, warn=True):
     """`func` with its control flow converted, or `func` itself (with a
     warning if `warn`) if its source cannot be converted."""
     try:
+        if inspect.ismethod(func):  # a bound method: convert its function, bind it again
+            converted = _convert(func.__func__)
+            return func if converted is func.__func__ else types.MethodType(converted, func.__self__)
         return _convert(func)
     except (OSError, TypeError, SyntaxError, ValueError) as e:
         if not warn:
