@@ -19,7 +19,8 @@ second at most once:
   buffer, as TensorFlow's graph TensorArray does, and, as there,
   ``clear_after_read`` is not enforced.
 
-A dense array with ``dynamic_size`` grows by one row per write and writes
+A dense array with ``dynamic_size`` (or a size computed in the trace, which
+has no value until the function runs) grows by one row per write and writes
 the row at the index, so in a traced loop it assumes the writes append
 (index == size), which is what the loops that grow arrays do. Its size is
 then known only at run time, and a function cannot return such a tensor
@@ -101,8 +102,9 @@ class TensorArray:
                 raise ValueError("TensorArray: size is required unless dynamic_size=True")
         n = _static_index(size, "__init__")
         if n is None:
-            raise ValueError("TensorArray: size must be known when the array is made (a Python int or an eager "
-                             "tensor); use dynamic_size=True to grow it")
+            # A size computed in the trace (tf.shape(x)[0]) has no value yet: the array
+            # starts empty and grows by one row per write (Note [TensorArray representation]).
+            n, self._dynamic_size = 0, True
         self._items = [None] * n
 
     # --- the two forms ------------------------------------------------------

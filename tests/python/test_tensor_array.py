@@ -106,3 +106,17 @@ def test_read_previous_element_in_a_traced_loop_and_gradient():
         y = tf.reduce_sum(p)
     np.testing.assert_array_equal(p.numpy(), [2, 4, 8, 16])
     assert float(tape.gradient(y, x)) == pytest.approx(1 + 2 * 2 + 3 * 4 + 4 * 8)
+
+
+def test_size_computed_in_the_trace():
+    # TensorFlow programs size arrays from tf.shape(x)[0] and index rows with the loop counter.
+    @tf.function
+    def doubled_total(x):
+        n = tf.shape(x)[0]
+        ta = tf.TensorArray(tf.float32, size=n)
+        for i in tf.range(n):
+            ta = ta.write(i, x[i] * 2.0)
+        return tf.reduce_sum(ta.stack()), ta.size()
+
+    total, size = doubled_total(tf.constant([1.0, 2.0, 3.0]))
+    assert float(total) == 12.0 and int(size) == 3

@@ -122,3 +122,16 @@ def test_variables_reached_through_objects_are_read_at_each_call():
 
     assert float(evaluate(model, tf.constant(10.0))) == 35.0
     assert float(model.v) == 3.5
+
+
+def test_indexing_with_an_index_computed_in_the_trace():
+    x = tf.reshape(tf.range(6.0), [3, 2])
+
+    @tf.function
+    def pick(x, i, j):
+        return x[i], x[i, j], x[i - 3]  # i - 3 is negative: counted from the end
+
+    row, item, wrapped = pick(x, tf.constant(1), tf.constant(0))
+    np.testing.assert_array_equal(row.numpy(), [2.0, 3.0])
+    assert float(item) == 2.0
+    np.testing.assert_array_equal(wrapped.numpy(), [2.0, 3.0])
