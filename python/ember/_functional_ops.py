@@ -7,9 +7,12 @@ ember.while_loop and TensorArrays, as TensorFlow writes them. Eagerly that
 loop is Python and a gradient tape records each step; inside
 @ember.function it is one while_loop op (the arrays travel through it as
 dense buffers, Note [TensorArray representation]), and gradients flow
-through it as through any traced loop (Note [while_loop gradients]). The
-number of rows must be known when the function is traced: a graph's
-results have static shapes (docs/functions.md).
+through it as through any traced loop (Note [while_loop gradients]).
+When the trace does not know the number of rows (an input_signature with
+None), the results grow by a row per iteration: they can be used inside
+the function, but a function cannot return a value whose shape is known
+only at run time yet (docs/functions.md), and such a loop is not
+differentiated.
 """
 
 from ember import _C, nest
@@ -28,7 +31,8 @@ def _tensor(value):
 
 
 def _rows(flat, what):
-    """The common static number of rows of the flattened elems."""
+    """The common number of rows of the flattened elems: an int, or, when the trace does
+    not know it, an int32 tensor computed at run time."""
     if not flat:
         raise ValueError(f"{what}: elems must hold at least one tensor")
     counts = set()
@@ -36,8 +40,8 @@ def _rows(flat, what):
         if len(t.shape) == 0:
             raise ValueError(f"{what}: elements in elems must be at least rank 1, got a scalar")
         counts.add(t.shape[0])
-    if None in counts:
-        raise ValueError(f"{what}: the number of rows of elems must be known when the function is traced")
+    if None in counts:  # Note [Functional ops as loops]: the results grow row by row
+        return _ops().shape(flat[0])[0]
     if len(counts) != 1:
         raise ValueError(f"{what}: all tensors in elems must have the same number of rows, got {sorted(counts)}")
     return counts.pop()
@@ -93,9 +97,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     signature = fn_output_signature if fn_output_signature is not None else dtype
     flat = [_tensor(t) for t in nest.flatten(elems)]
     n = _rows(flat, "map_fn")
-    if n == 0:
+    if isinstance(n, int) and n == 0:
         return _empty_result(fn, elems, flat, signature)
-    if current_trace() is None:  # eager: a Python loop, recorded op by op
+    if current_trace() is None and not isinstance(n, Tensor):  # eager: a Python loop, recorded op by op
         results = [_conform(fn(_row(elems, flat, i)), signature, "map_fn") for i in range(n)]
         stacked = [_ops().stack(list(column)) for column in zip(*(r[1] for r in results))]
         return nest.pack_sequence_as(results[0][0], stacked)
@@ -143,24 +147,27 @@ def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
     flat = [_tensor(t) for t in nest.flatten(elems)]
     n = _rows(flat, what)
     ops = _ops()
-    order = list(range(n - 1, -1, -1)) if reverse else list(range(n))
+    known = not isinstance(n, Tensor)
+    if keep and reverse and not known:
+        raise ValueError(f"{what}: reverse=True needs the number of rows of elems when the function is traced")
+    step = -1 if reverse else 1
+    first = None
     if initializer is None:
-        if n == 0:
+        if known and n == 0:
             raise ValueError(f"{what}: elems has no rows and there is no initializer")
-        acc = _row(elems, flat, order[0])
-        first, order = order[0], order[1:]
+        first = n - 1 if reverse else 0
+        acc = _row(elems, flat, first)
+        start = first + step
     else:
         acc = nest.map_structure(_tensor, initializer)
-        first = None
+        start = n - 1 if reverse else 0
     acc_flat = nest.flatten(acc)
     arrays = [TensorArray(a.dtype, size=n, element_shape=a.shape, clear_after_read=False) for a in acc_flat]
     if keep and first is not None:
         arrays = [ta.write(first, a) for ta, a in zip(arrays, acc_flat)]
-    if not order:
-        final, arrays = acc, arrays
+    if known and not (0 <= start < n):  # no rows left to visit
+        final = acc
     else:
-        start, step = order[0], (-1 if reverse else 1)
-
         def body(i, acc, arrays):
             new = fn(acc, _row(elems, flat, i))
             new_flat = [v if isinstance(v, Tensor) else _C.convert_to_tensor(v, a.dtype)
@@ -174,8 +181,8 @@ def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
         def more(i, acc, arrays):
             return i >= 0 if reverse else i < n
 
-        _, final, arrays = ops.while_loop(more, body, [ops.constant(start, dtype=int32), acc, arrays],
-                                          back_prop=back_prop)
+        start = start if isinstance(start, Tensor) else ops.constant(start, dtype=int32)
+        _, final, arrays = ops.while_loop(more, body, [start, acc, arrays], back_prop=back_prop)
     if not keep:
         return final
     return nest.pack_sequence_as(acc, [ta.stack() for ta in arrays])

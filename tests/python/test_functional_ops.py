@@ -169,3 +169,16 @@ def test_py_function_gradient_and_numpy_function():
     assert [int(o) for o in outs] == [7, 10]
     with pytest.raises(TypeError, match="Tout"):
         tf.numpy_function(lambda a: a.astype(np.float64), [x], tf.float32)
+
+
+def test_rows_known_only_at_run_time():
+    @tf.function(input_signature=[tf.TensorSpec([None, 2])])
+    def totals(x):
+        return (tf.reduce_sum(tf.map_fn(lambda r: r * 2.0, x)), tf.reduce_sum(tf.scan(lambda a, r: a + r, x)),
+                tf.foldl(lambda a, r: a + r, x), tf.foldr(lambda a, r: a * r, x, initializer=tf.ones([2])))
+
+    for rows in (X, X[:1]):
+        got = totals(tf.constant(rows))
+        np.testing.assert_allclose([float(got[0]), float(got[1])], [2 * rows.sum(), np.cumsum(rows, 0).sum()])
+        np.testing.assert_allclose(got[2].numpy(), rows.sum(0))
+        np.testing.assert_allclose(got[3].numpy(), rows.prod(0))
