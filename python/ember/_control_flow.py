@@ -280,7 +280,7 @@ def _structured_loop(cond, body, loop_vars, shape_invariants, back_prop, maximum
     for k, leaf in enumerate(leaves):
         if _is_composite(leaf):
             parts = leaf._components()
-            invariants += leaf._component_invariants()
+            invariants += leaf._component_invariants(parts)
         else:
             parts = [leaf if isinstance(leaf, Tensor) else _C.convert_to_tensor(leaf, None)]
             given = None if user_invariants is None or k >= len(user_invariants) else user_invariants[k]

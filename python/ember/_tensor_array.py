@@ -166,8 +166,9 @@ class TensorArray:
         zeros = self._zeros("read")
         return zeros if rows is None else _ops().zeros((rows,) + tuple(zeros.shape), dtype=self._dtype)
 
-    def _component_invariants(self):
-        buffer = self._components()[0]
+    def _component_invariants(self, components):
+        """The while_loop shape invariants of _components(): a dynamic array may grow."""
+        buffer = components[0]
         return [(None,) + tuple(buffer.shape[1:]) if self._dynamic_size else tuple(buffer.shape)]
 
     def _from_components(self, components):

@@ -1,16 +1,17 @@
 """AutoGraph: Python `if`, `for` and `while` on traced tensors, converted to
-ember.cond and ember.while_loop (``@ember.function(autograph=True)``).
+ember.cond and ember.while_loop (``@ember.function``, on by default).
 
 Note [AutoGraph]
 ~~~~~~~~~~~~~~~~
 On by default, as in ``tf.function`` (``autograph=False`` traces the
 function as written, and Python control flow on a symbolic tensor then
-raises OperatorNotAllowedInGraphError). The function's source is parsed, each `if`/`for`/`while` statement in its body is rewritten
-into a call of a helper (_transform.py), and the result is compiled once,
-at decoration. At trace time the helpers (_operators.py) decide per
-statement: a symbolic condition or iterable becomes a `cond` or
-`while_loop` op; a Python value keeps Python semantics, so loops over
-`range(3)` still unroll, as in TensorFlow.
+raises OperatorNotAllowedInGraphError). The function's source is parsed,
+each `if`/`for`/`while` statement in its body is rewritten into a call of
+a helper (_transform.py), and the result is compiled once, at decoration.
+At trace time the helpers (_operators.py) decide per statement: a symbolic
+condition or iterable becomes a `cond` or `while_loop` op; a Python value
+keeps Python semantics, so loops over `range(3)` still unroll, as in
+TensorFlow.
 
 Limits, each falling back to plain Python for that statement: bodies that
 return or yield, or break or continue out of it; `for` with a tuple target

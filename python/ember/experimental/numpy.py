@@ -14,6 +14,7 @@ import numpy as _np
 
 from ember import _C
 from ember._tensor import Tensor as _Tensor
+# NumPy's dtype names, re-exported (tnp.float32, ...).
 from ember.dtypes import (as_dtype as _as_dtype, bool as bool_, float16, float32, float64, int8, int16,  # noqa: F401
                           int32, int64, uint8)
 

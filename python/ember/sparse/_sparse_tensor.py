@@ -1,4 +1,4 @@
-"""ember.SparseTensor: a tensor stored as the coordinates and values of its nonzero entries (``tf.sparse.SparseTensor``).
+"""ember.SparseTensor: a tensor stored as its entries' coordinates and values (``tf.sparse.SparseTensor``).
 
 A Python composite of three tensors, as in TensorFlow: `indices` (int64,
 [N, rank], row-major order), `values` ([N]) and `dense_shape` (int64,
