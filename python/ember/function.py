@@ -53,6 +53,10 @@ class VariableNeedsEagerRun(BaseException):
     is symbolic (Note [Variables created in functions])."""
 
 
+class HostCallbackError(ValueError):
+    """get_concrete_function of a function that runs eagerly (Note [py_function in functions])."""
+
+
 # Marks a trace-cache entry whose function runs eagerly at every call.
 _EAGER = object()
 
@@ -794,8 +798,9 @@ class Function:
             args = self._input_signature
         concrete, _, _ = self._lookup(args, kwargs, trace_specs=True)
         if concrete is _EAGER:
-            raise ValueError(f"{self._name} calls py_function or numpy_function, so it runs eagerly at each call "
-                             "and has no concrete graph (Note [py_function in functions])")
+            raise HostCallbackError(f"{self._name} calls py_function or numpy_function (or next() on an outside "
+                                    "iterator), so it runs eagerly at each call and has no concrete graph (Note "
+                                    "[py_function in functions])")
         return concrete
 
     # --- Signature handling --------------------------------------------------

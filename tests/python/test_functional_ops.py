@@ -182,3 +182,10 @@ def test_rows_known_only_at_run_time():
         np.testing.assert_allclose([float(got[0]), float(got[1])], [2 * rows.sum(), np.cumsum(rows, 0).sum()])
         np.testing.assert_allclose(got[2].numpy(), rows.sum(0))
         np.testing.assert_allclose(got[3].numpy(), rows.prod(0))
+
+
+def test_py_function_in_a_dataset_map():
+    ds = tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0, 4.0])
+    ds = ds.map(lambda x: tf.py_function(lambda a: a * 10.0, [x], tf.float32))
+    assert [b.numpy().tolist() for b in ds.batch(2)] == [[10.0, 20.0], [30.0, 40.0]]
+    assert ds.element_spec.dtype == tf.float32  # the shape of a py_function's result is not traced
