@@ -272,6 +272,8 @@ def _other_key(value, leaves):
         return value._key()
     if _is_variable(value):  # a slice v[...]: its value was read when it was taken
         return ("V", id(value))
+    if hasattr(value, "_arg_key"):  # Note [Composite arguments]
+        return ("C", value._arg_key(), tuple(_nested_key(part, leaves) for part in value._arg_parts()))
     if isinstance(value, (list, tuple)):  # subclasses, e.g. named tuples
         return ("L" if isinstance(value, list) else "U", type(value).__name__,
                 tuple(_nested_key(v, leaves) for v in value))
@@ -284,10 +286,29 @@ def _other_key(value, leaves):
     return ("P", type(value).__name__, value)
 
 
+# Note [Composite arguments]: a SparseTensor or RaggedTensor argument is
+# keyed by the part of it that ops need as Python data (a dense shape, row
+# splits: `_arg_key()`), and its other tensors (`_arg_parts()`: values,
+# indices) are graph parameters, so a new batch of the same structure
+# reuses the trace. A composite returned by a function travels as all its
+# tensors (`_components()`), rebuilt after the call.
+class _CompositeOutput:
+    """Stands for a composite in a function's output structure."""
+
+    __slots__ = ("template", "components")
+
+    def __init__(self, template, components):
+        self.template, self.components = template, components
+
+
 def _replace_leaves(value, leaves):
     """value with each tensor-like leaf replaced by next(leaves)."""
     if _is_tensor_like(value) or isinstance(value, TensorSpec):
         return next(leaves)
+    if type(value) is _CompositeOutput:
+        return value.template._from_components([_replace_leaves(c, leaves) for c in value.components])
+    if hasattr(value, "_arg_key"):
+        return value._from_arg_parts([_replace_leaves(part, leaves) for part in value._arg_parts()])
     if isinstance(value, (list, tuple)):
         items = [_replace_leaves(v, leaves) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
@@ -314,7 +335,8 @@ def _describe_change(names, old_key, new_key):
 
 
 def _short(key):
-    kinds = {"T": "tensor", "V": "variable", "L": "list", "U": "tuple", "D": "dict", "P": "value", "id": "object"}
+    kinds = {"T": "tensor", "V": "variable", "L": "list", "U": "tuple", "D": "dict", "P": "value", "id": "object",
+             "C": "composite"}
     return kinds.get(key[0], key[0])
 
 
@@ -362,6 +384,9 @@ def _specs_from_key(key, out):
             _specs_from_key(k, out)
     elif key[0] == "D":
         for _, k in key[1]:
+            _specs_from_key(k, out)
+    elif key[0] == "C":
+        for k in key[2]:
             _specs_from_key(k, out)
     return out
 
@@ -689,6 +714,8 @@ def _flatten_outputs(outputs):
         if isinstance(value, Tensor):
             leaves.append(value)
             return value
+        if hasattr(value, "_arg_key"):  # Note [Composite arguments]
+            return _CompositeOutput(value, [walk(c) for c in value._components()])
         if isinstance(value, (list, tuple)):
             items = [walk(v) for v in value]
             return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)

@@ -116,3 +116,27 @@ def test_gradient_through_ragged_values():
         loss = tf.reduce_sum(rt.to_tensor(default_value=5.0) * tf.constant([[1.0, 10.0], [100.0, 1000.0]]))
     assert float(loss) == 1 + 20 + 300 + 5000
     np.testing.assert_array_equal(tape.gradient(loss, values).numpy(), [1, 10, 100])
+
+
+def test_composites_as_function_arguments_and_results():
+    # Note [Composite arguments]: a new batch of the same structure reuses the trace.
+    @tf.function
+    def dense_product(st, b):
+        return tf.sparse.sparse_dense_matmul(st, b)
+
+    b = np.ones((4, 2), np.float32)
+    for values in ([1.0, 2.0], [3.0, 4.0]):
+        st = tf.SparseTensor(ST["indices"], values, ST["dense_shape"])
+        np.testing.assert_array_equal(dense_product(st, b).numpy(), tf.sparse.to_dense(st).numpy() @ b)
+    assert dense_product.experimental_get_tracing_count() == 1
+
+    @tf.function
+    def scaled(rt):
+        return rt * 3.0, rt.to_tensor()
+
+    first, _ = scaled(tf.ragged.constant([[1.0], [2.0, 3.0]]))
+    second, padded = scaled(tf.ragged.constant([[4.0], [5.0, 6.0]]))
+    assert isinstance(first, tf.RaggedTensor)
+    assert first.to_list() == [[3.0], [6.0, 9.0]] and second.to_list() == [[12.0], [15.0, 18.0]]
+    np.testing.assert_array_equal(padded.numpy(), [[4, 0], [5, 6]])
+    assert scaled.experimental_get_tracing_count() == 1

@@ -74,8 +74,11 @@ class RaggedTensor:
         """Consecutive rows of the given lengths."""
         del name
         lengths = _int64(row_lengths, "row_lengths")
-        ops = _ops()
-        splits = ops.concat([ops.zeros([1], dtype=int64), ops.cumsum(lengths)], 0)
+        if _C._is_symbolic(lengths):
+            ops = _ops()
+            splits = ops.concat([ops.zeros([1], dtype=int64), ops.cumsum(lengths)], 0)
+        else:  # row splits are data that to_tensor reads: keep them concrete inside traces too
+            splits = np.concatenate([[0], np.cumsum(lengths.numpy())]).astype(np.int64)
         return cls.from_row_splits(values, splits, validate=validate)
 
     # --- structure ----------------------------------------------------------
@@ -132,6 +135,30 @@ class RaggedTensor:
         if isinstance(self._values, RaggedTensor):
             return self.with_values(self._values.with_flat_values(new_values))
         return self.with_values(new_values)
+
+    # --- composite protocols (Note [Structured loop variables], Note [Composite arguments]) ---
+
+    def _components(self):
+        return [self.flat_values] + list(self.nested_row_splits)
+
+    def _component_invariants(self, components):
+        return [tuple(c.shape) for c in components]
+
+    def _from_components(self, components):
+        values = components[0]
+        for splits in reversed(components[1:]):
+            values = RaggedTensor(values, splits, internal=True)
+        return values
+
+    def _arg_key(self):
+        # to_tensor and to_list read the row splits as data: they are part of the key.
+        return ("RaggedTensor", tuple(tuple(s.numpy().tolist()) for s in self.nested_row_splits))
+
+    def _arg_parts(self):
+        return [self.flat_values]
+
+    def _from_arg_parts(self, parts):
+        return self.with_flat_values(parts[0])
 
     # --- conversion ---------------------------------------------------------
 

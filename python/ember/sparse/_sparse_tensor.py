@@ -77,6 +77,26 @@ class SparseTensor:
         """The same coordinates with other values."""
         return SparseTensor(self._indices, new_values, self._dense_shape)
 
+    # The composite protocols: while_loop variables (Note [Structured loop
+    # variables]) and function arguments and results (Note [Composite arguments]).
+    def _components(self):
+        return [self._indices, self._values, self._dense_shape]
+
+    def _component_invariants(self, components):
+        return [tuple(c.shape) for c in components]
+
+    def _from_components(self, components):
+        return SparseTensor(*components)
+
+    def _arg_key(self):
+        return ("SparseTensor", tuple(self._shape))
+
+    def _arg_parts(self):
+        return [self._indices, self._values]
+
+    def _from_arg_parts(self, parts):
+        return SparseTensor(parts[0], parts[1], self._dense_shape)
+
     def _static_dims(self, what):
         if any(d is None for d in self._shape):
             raise ValueError(f"{what}: the SparseTensor's dense_shape must be known (not computed in a traced "
