@@ -891,6 +891,7 @@ class Function:
                     return _EAGER, params, arg_variables
                 except VariableNeedsEagerRun:  # Note [Variables created in functions]
                     if trace_specs:
+                        self._first_call = True  # a later call may still create them
                         raise ValueError(f"{self._name}: its first call creates variables from values computed "
                                          "in the function; call it once before get_concrete_function") from None
                     eager_result = [self._python_function(*args, **kwargs)]
