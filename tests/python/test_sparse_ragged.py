@@ -140,3 +140,24 @@ def test_composites_as_function_arguments_and_results():
     assert first.to_list() == [[3.0], [6.0, 9.0]] and second.to_list() == [[12.0], [15.0, 18.0]]
     np.testing.assert_array_equal(padded.numpy(), [[4, 0], [5, 6]])
     assert scaled.experimental_get_tracing_count() == 1
+
+
+def test_reorder_and_transpose():
+    st = tf.SparseTensor([[1, 2], [0, 0], [0, 3]], [1.0, 2.0, 3.0], [2, 4])
+    ordered = tf.sparse.reorder(st)
+    np.testing.assert_array_equal(ordered.indices.numpy(), [[0, 0], [0, 3], [1, 2]])
+    np.testing.assert_array_equal(ordered.values.numpy(), [2.0, 3.0, 1.0])
+    flipped = tf.sparse.transpose(st)
+    assert flipped.shape == tf.TensorShape([4, 2])
+    np.testing.assert_array_equal(tf.sparse.to_dense(flipped).numpy(), tf.sparse.to_dense(st).numpy().T)
+
+
+def test_from_value_rowids_from_tensor_bounding_shape():
+    # TensorFlow's docstring examples.
+    rt = tf.RaggedTensor.from_value_rowids([3, 1, 4, 1, 5, 9, 2, 6], [0, 0, 0, 0, 2, 2, 2, 3], nrows=5)
+    assert rt.to_list() == [[3, 1, 4, 1], [], [5, 9, 2], [6], []]
+    dense = [[1, 2, 0], [3, 0, 0], [0, 0, 0]]
+    assert tf.RaggedTensor.from_tensor(dense, padding=0).to_list() == [[1, 2], [3], []]
+    assert tf.RaggedTensor.from_tensor(dense, lengths=[1, 3, 0]).to_list() == [[1], [3, 0, 0], []]
+    assert tf.RaggedTensor.from_tensor([[1, 0, 2]], padding=0).to_list() == [[1, 0, 2]]  # only trailing padding
+    np.testing.assert_array_equal(tf.ragged.constant([[1, 2, 3], [4]]).bounding_shape().numpy(), [2, 3])

@@ -81,6 +81,46 @@ class RaggedTensor:
             splits = np.concatenate([[0], np.cumsum(lengths.numpy())]).astype(np.int64)
         return cls.from_row_splits(values, splits, validate=validate)
 
+    @classmethod
+    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
+        """Value j goes to row value_rowids[j] (sorted ascending); `nrows` adds empty rows at the end."""
+        del name
+        ids = _int64(value_rowids, "value_rowids").numpy()
+        n = int(nrows) if nrows is not None else (int(ids[-1]) + 1 if len(ids) else 0)
+        if validate and (np.any(np.diff(ids) < 0) or (len(ids) and (ids[0] < 0 or ids[-1] >= n))):
+            raise errors.InvalidArgumentError("RaggedTensor.from_value_rowids: value_rowids must be sorted and "
+                                              f"in [0, nrows), got {ids.tolist()}")
+        return cls.from_row_lengths(values, np.bincount(ids, minlength=n).astype(np.int64), validate=validate)
+
+    @classmethod
+    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=int64):
+        """The rows of a dense tensor, cut to `lengths`, or before their trailing `padding` values."""
+        del name, row_splits_dtype
+        if ragged_rank != 1:
+            raise NotImplementedError("RaggedTensor.from_tensor: only ragged_rank=1 is supported")
+        tensor = _tensor(tensor)
+        rows, width = tensor.shape[0], tensor.shape[1]
+        if lengths is not None:
+            lengths = np.minimum(_int64(lengths, "lengths").numpy(), width)
+        elif padding is not None:
+            is_pad = np.asarray(tensor.numpy() == np.asarray(padding))
+            is_pad = is_pad.reshape(rows, width, -1).all(axis=2)
+            # A row's length ends after its last value that is not padding.
+            kept = ~is_pad
+            lengths = np.where(kept.any(1), width - np.argmax(kept[:, ::-1], axis=1), 0)
+        else:
+            lengths = np.full(rows, width)
+        keep = np.arange(width)[None, :] < lengths[:, None]
+        index = _C.convert_to_tensor(np.argwhere(keep).astype(np.int64), int64)
+        return cls.from_row_lengths(_ops().gather_nd(tensor, index), lengths.astype(np.int64))
+
+    def bounding_shape(self, axis=None, name=None, out_type=int64):
+        """The shape of the smallest dense tensor that holds every row."""
+        del name
+        dense = list(self.to_tensor().shape) if self._row_splits.shape[0] else [0]
+        shape = _ops().constant(np.array(dense, np.int64), dtype=out_type)
+        return shape if axis is None else shape[axis]
+
     # --- structure ----------------------------------------------------------
 
     @property

@@ -1,4 +1,5 @@
-"""tf.sparse's common ops on ember.SparseTensor: to_dense, from_dense, add, reduce_sum, sparse_dense_matmul."""
+"""tf.sparse's common ops on ember.SparseTensor: to_dense, from_dense, add, reduce_sum, sparse_dense_matmul,
+reorder, transpose."""
 
 import numpy as np
 
@@ -100,3 +101,26 @@ def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
         values = ops.math.conj(values) if values.dtype.is_complex else values
     products = ops.expand_dims(values, 1) * ops.gather(b, cols)
     return ops.math.unsorted_segment_sum(products, rows, n_rows)
+
+
+def reorder(sp_input, name=None):
+    """The same entries with the indices in row-major order, as TensorFlow's ops expect."""
+    del name
+    sp = _check(sp_input, "sparse.reorder")
+    order = np.argsort(_linear(sp.indices, sp._static_dims("sparse.reorder")), kind="stable")
+    if np.array_equal(order, np.arange(len(order))):
+        return sp
+    at = _C.convert_to_tensor(order.astype(np.int64), None)
+    return SparseTensor(_ops().gather(sp.indices, at), _ops().gather(sp.values, at), sp.dense_shape)
+
+
+def transpose(sp_input, perm=None, name=None):
+    """The SparseTensor with its dims permuted (reversed by default), reordered."""
+    del name
+    sp = _check(sp_input, "sparse.transpose")
+    dims = sp._static_dims("sparse.transpose")
+    perm = list(range(len(dims)))[::-1] if perm is None else [int(p) for p in perm]
+    if sorted(perm) != list(range(len(dims))):
+        raise ValueError(f"sparse.transpose: perm {perm} is not a permutation of {len(dims)} dims")
+    indices = _ops().gather(sp.indices, perm, axis=1)
+    return reorder(SparseTensor(indices, sp.values, [dims[p] for p in perm]))
