@@ -15,7 +15,10 @@ only at run time yet (docs/functions.md), and such a loop is not
 differentiated.
 """
 
+import contextlib
+
 from ember import _C, nest
+from ember.autodiff import _tape as _autodiff_tape
 from ember._tensor import Tensor
 from ember._tensor_array import TensorArray
 from ember.dtypes import DType, as_dtype, int32
@@ -99,7 +102,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     n = _rows(flat, "map_fn")
     if isinstance(n, int) and n == 0:
         return _empty_result(fn, elems, flat, signature)
-    if current_trace() is None and not isinstance(n, Tensor):  # eager: a Python loop, recorded op by op
+    known = not isinstance(n, Tensor)
+    if known and (current_trace() is None or n <= _CHUNK):
+        # Eagerly a Python loop, recorded op by op; in a trace, a few rows unroll.
         results = [_conform(fn(_row(elems, flat, i)), signature, "map_fn") for i in range(n)]
         stacked = [_ops().stack(list(column)) for column in zip(*(r[1] for r in results))]
         return nest.pack_sequence_as(results[0][0], stacked)
@@ -113,14 +118,34 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     probe = SubTrace(probe_fn, [])
     structure = found["structure"]
     arrays = [TensorArray(t.dtype, size=n, element_shape=t.shape) for t in probe.structure]
+    ops = _ops()
+    chunk = _CHUNK if known else 1  # Note [map_fn chunks]
 
-    def body(i, arrays):
-        outs = _conform(fn(_row(elems, flat, i)), signature, "map_fn")[1]
-        return i + 1, [a.write(i, o) for a, o in zip(arrays, outs)]
+    def body(c, arrays):
+        first = c * chunk
+        rows = [_conform(fn(_row(elems, flat, first + k)), signature, "map_fn")[1] for k in range(chunk)]
+        if chunk == 1:
+            return c + 1, [a.write(first, o) for a, o in zip(arrays, rows[0])]
+        at = ops.range(chunk) + first
+        return c + 1, [a.scatter(at, ops.stack(list(column))) for a, column in zip(arrays, zip(*rows))]
 
-    _, arrays = _ops().while_loop(lambda i, _: i < n, body, [_ops().constant(0, dtype=int32), arrays],
-                                  back_prop=back_prop)
+    loops = n // chunk if known else n
+    _, arrays = ops.while_loop(lambda c, _: c < loops, body, [ops.constant(0, dtype=int32), arrays],
+                               back_prop=back_prop)
+    for i in range(loops * chunk, n) if known else ():  # the rows after the last whole chunk
+        arrays = [a.write(i, o) for a, o in zip(arrays, _conform(fn(_row(elems, flat, i)), signature, "map_fn")[1])]
     return nest.pack_sequence_as(structure, [a.stack() for a in arrays])
+
+
+# Note [map_fn chunks]: writing one row into the loop's result buffer
+# (tensor_scatter_nd_update on a loop variable) copies the whole buffer, so
+# a loop of n single-row writes costs O(n^2) copying (2,000 rows of 256
+# floats: 0.28 s a call, against 0.02 s eagerly). A traced map_fn or scan
+# with a known number of rows therefore unrolls up to _CHUNK rows outright,
+# and beyond that runs fn on _CHUNK rows per iteration (unrolled in the
+# body) and writes them with one scatter: n / _CHUNK copies of the buffer
+# (0.017 s a call), at the price of tracing fn _CHUNK times.
+_CHUNK = 32
 
 
 def _empty_result(fn, elems, flat, signature):
@@ -144,6 +169,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
 
 def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
     """The accumulator after each row (keep=True) or only the final one."""
+    from ember.function import current_trace
     flat = [_tensor(t) for t in nest.flatten(elems)]
     n = _rows(flat, what)
     ops = _ops()
@@ -165,27 +191,60 @@ def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
     arrays = [TensorArray(a.dtype, size=n, element_shape=a.shape, clear_after_read=False) for a in acc_flat]
     if keep and first is not None:
         arrays = [ta.write(first, a) for ta, a in zip(arrays, acc_flat)]
-    if known and not (0 <= start < n):  # no rows left to visit
-        final = acc
-    else:
-        def body(i, acc, arrays):
-            new = fn(acc, _row(elems, flat, i))
-            new_flat = [v if isinstance(v, Tensor) else _C.convert_to_tensor(v, a.dtype)
-                        for v, a in zip(nest.flatten(new), acc_flat)]
-            if len(new_flat) != len(acc_flat) or len(nest.flatten(new)) != len(acc_flat):
-                raise ValueError(f"{what}: fn must return the structure of the accumulator")
+
+    def advance(acc, i):
+        new = fn(acc, _row(elems, flat, i))
+        new_flat = [v if isinstance(v, Tensor) else _C.convert_to_tensor(v, a.dtype)
+                    for v, a in zip(nest.flatten(new), acc_flat)]
+        if len(nest.flatten(new)) != len(acc_flat):
+            raise ValueError(f"{what}: fn must return the structure of the accumulator")
+        return nest.pack_sequence_as(acc, new_flat), new_flat
+
+    def unrolled(acc, arrays, indices):
+        for i in indices:
+            acc, new_flat = advance(acc, i)
             if keep:
                 arrays = [ta.write(i, v) for ta, v in zip(arrays, new_flat)]
-            return i + step, nest.pack_sequence_as(acc, new_flat), arrays
+        return acc, arrays
 
-        def more(i, acc, arrays):
-            return i >= 0 if reverse else i < n
+    traced = current_trace() is not None
+    carried = arrays if keep else []  # a fold carries only its accumulator
+    if not known:  # one row per iteration; the arrays grow (Note [Functional ops as loops])
+        def body(i, acc, carried):
+            return (i + step,) + unrolled(acc, carried, [i])
 
         start = start if isinstance(start, Tensor) else ops.constant(start, dtype=int32)
-        _, final, arrays = ops.while_loop(more, body, [start, acc, arrays], back_prop=back_prop)
+        _, final, carried = ops.while_loop(lambda i, acc, carried: i >= 0 if reverse else i < n, body,
+                                           [start, acc, carried], back_prop=back_prop)
+        return nest.pack_sequence_as(acc, [ta.stack() for ta in carried]) if keep else final
+    count = start + 1 if reverse else n - start  # the rows left to visit
+    loops = count // _CHUNK if traced and count > _CHUNK else 0  # Note [map_fn chunks]
+    if loops:
+        def chunk_body(c, acc, carried):
+            return (c + 1,) + _chunk_step(advance, acc, carried, start + step * _CHUNK * c, step)
+
+        _, acc, carried = ops.while_loop(lambda c, acc, carried: c < loops, chunk_body,
+                                         [ops.constant(0, dtype=int32), acc, carried], back_prop=back_prop)
+        arrays = carried if keep else arrays
+    tail = [start + step * k for k in range(loops * _CHUNK, count)]
+    with _autodiff_tape.recording_paused() if not back_prop else contextlib.nullcontext():
+        final, arrays = unrolled(acc, arrays, tail)
     if not keep:
         return final
     return nest.pack_sequence_as(acc, [ta.stack() for ta in arrays])
+
+
+def _chunk_step(advance, acc, arrays, base, step):
+    """_CHUNK steps of a scan, unrolled, and their accumulators written with one scatter each."""
+    ops = _ops()
+    rows = []
+    for k in range(_CHUNK):
+        acc, new_flat = advance(acc, base + step * k)
+        rows.append(new_flat)
+    if not arrays:
+        return acc, arrays
+    at = base + step * ops.range(_CHUNK)
+    return acc, [ta.scatter(at, ops.stack(list(column))) for ta, column in zip(arrays, zip(*rows))]
 
 
 def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, infer_shape=True,

@@ -42,11 +42,26 @@ def test_map_fn_dtype_is_checked_and_python_values_converted():
     assert tuple(out.shape) == (0, 2)
 
 
-def test_map_fn_traces_one_loop_not_one_copy_per_row():
+def test_map_fn_traces_a_loop_for_many_rows():
+    # Note [map_fn chunks]: a few rows unroll; more run as a loop over chunks of rows.
     f = tf.function(lambda x: tf.map_fn(lambda r: tf.exp(r), x))
-    concrete = f.get_concrete_function(tf.TensorSpec([50, 2]))
+    assert "while_loop" not in f.get_concrete_function(tf.TensorSpec([5, 2])).graph.op_names()
+    concrete = f.get_concrete_function(tf.TensorSpec([64, 2]))
     assert "while_loop" in concrete.graph.op_names()
     assert concrete.graph.op_names().count("exp") == 0  # inside the loop body's graph
+    for n in (5, 64, 70):  # 70: two chunks and a tail of 6 rows
+        x = np.linspace(-1, 1, 2 * n, dtype=np.float32).reshape(n, 2)
+        np.testing.assert_allclose(f(tf.constant(x)).numpy(), np.exp(x), rtol=1e-6)
+
+
+def test_map_fn_gradient_over_chunks():
+    x = np.linspace(-1, 1, 140, dtype=np.float32).reshape(70, 2)
+    f = tf.function(lambda x: tf.reduce_sum(tf.map_fn(lambda r: r * r * r, x)))
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = f(xt)
+    np.testing.assert_allclose(tape.gradient(y, xt).numpy(), 3 * x * x, rtol=1e-5)
 
 
 @pytest.mark.parametrize("mode", ["eager", "function"])
@@ -189,3 +204,34 @@ def test_py_function_in_a_dataset_map():
     ds = ds.map(lambda x: tf.py_function(lambda a: a * 10.0, [x], tf.float32))
     assert [b.numpy().tolist() for b in ds.batch(2)] == [[10.0, 20.0], [30.0, 40.0]]
     assert ds.element_spec.dtype == tf.float32  # the shape of a py_function's result is not traced
+
+
+@pytest.mark.parametrize("n", [33, 70])
+def test_scan_and_folds_over_chunks_in_a_function(n):
+    x = np.linspace(0.5, 1.5, 2 * n, dtype=np.float32).reshape(n, 2)
+
+    @tf.function
+    def f(x):
+        return (tf.scan(lambda a, r: a * 0.5 + r, x), tf.scan(lambda a, r: a * 0.5 + r, x, reverse=True,
+                                                               initializer=tf.ones([2])),
+                tf.foldl(lambda a, r: a * 0.5 + r, x), tf.foldr(lambda a, r: a * 0.5 + r, x))
+
+    def reference(rows, acc):
+        out = []
+        for r in rows:
+            acc = r if acc is None else acc * 0.5 + r
+            out.append(acc)
+        return np.stack(out)
+
+    forward, backward, left, right = f(tf.constant(x))
+    np.testing.assert_allclose(forward.numpy(), reference(x, None), rtol=1e-5)
+    np.testing.assert_allclose(backward.numpy(), reference(x[::-1], np.ones(2, np.float32))[::-1], rtol=1e-5)
+    np.testing.assert_allclose(left.numpy(), reference(x, None)[-1], rtol=1e-5)
+    np.testing.assert_allclose(right.numpy(), reference(x[::-1], None)[-1], rtol=1e-5)
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = tf.reduce_sum(f(xt)[0])
+    # d/dx_j of sum_i acc_i, acc_i = sum_{j<=i} 0.5^(i-j) x_j (the first row starts the accumulation)
+    weights = np.array([sum(0.5 ** (i - j) for i in range(j, n)) for j in range(n)], np.float32)
+    np.testing.assert_allclose(tape.gradient(y, xt).numpy(), np.repeat(weights[:, None], 2, 1), rtol=1e-5)
