@@ -265,3 +265,35 @@ def test_bound_methods_and_super_keep_working_when_converted_by_default():
     np.testing.assert_array_equal(f(_f32(3)).numpy(), [6])
     np.testing.assert_array_equal(f(_f32(-3)).numpy(), [-3])
     np.testing.assert_array_equal(m(_f32(1)).numpy(), [2])
+
+
+def test_loop_temporaries_need_no_value_before_the_loop():
+    # As in TensorFlow's AutoGraph: `v` is set in the body and read nowhere outside the loop.
+    @ember.function
+    def f(x):
+        ta = ember.TensorArray(ember.float32, size=4)
+        for i in ember.range(4):
+            if i % 2 == 0:
+                v = x * 2.0
+            else:
+                v = -x
+            ta = ta.write(i, v)
+        total = ember.constant(0.0)
+        for row in x:
+            doubled = row * 2.0
+            total = total + doubled
+        return ta.stack(), total
+
+    stacked, total = f(_f32(1, 2))
+    np.testing.assert_array_equal(stacked.numpy(), [[2, 4], [-1, -2], [2, 4], [-1, -2]])
+    assert float(total) == 6.0
+
+    @ember.function
+    def g(n):
+        i = ember.constant(0)
+        while i < n:
+            step = ember.constant(1)
+            i = i + step
+        return i
+
+    assert int(g(ember.constant(3))) == 3
