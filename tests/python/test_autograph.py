@@ -195,10 +195,20 @@ def test_variable_set_in_one_branch_only():
     def f(x):
         if ember.reduce_sum(x) > 0:
             fresh = x
-        return x
+        return fresh
 
     with pytest.raises(ValueError, match=r"'fresh' is set in only one branch"):
         f(_f32(1))
+
+    @ember.function
+    def g(x):  # read nowhere after the if: the branch's own temporary, as in TensorFlow
+        if ember.reduce_sum(x) > 0:
+            fresh = x * 2.0
+            x = fresh + 1.0
+        return x
+
+    np.testing.assert_array_equal(g(_f32(1)).numpy(), [3])
+    np.testing.assert_array_equal(g(_f32(-1)).numpy(), [-1])
 
 
 def test_loop_variable_needs_a_value_before_a_tensor_loop():

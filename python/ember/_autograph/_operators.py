@@ -69,13 +69,21 @@ def _checked_branch(fn, values, names, which):
     return branch
 
 
-def if_stmt(test, true_fn, false_fn, values, names):
+def if_stmt(test, true_fn, false_fn, values, names, local=()):
     if not _symbolic(test):
         return true_fn(*values) if test else false_fn(*values)
     from ember._control_flow import cond
-    result = cond(test, _checked_branch(true_fn, values, names, "true"),
-                  _checked_branch(false_fn, values, names, "false"))
-    return tuple(result) if names else ()
+    # A variable first set in a branch and read nowhere outside the if is the
+    # branch's own temporary (`local`, from _transform.py): not an output.
+    keep = [k for k, (name, value) in enumerate(zip(names, values)) if not (value is UNDEFINED and name in local)]
+    kept_names = [names[k] for k in keep]
+
+    def only_kept(fn):
+        return lambda *current: [fn(*current)[k] for k in keep]
+
+    result = cond(test, _checked_branch(only_kept(true_fn), values, kept_names, "true"),
+                  _checked_branch(only_kept(false_fn), values, kept_names, "false"))
+    return tuple(_with_locals(values, keep, result)) if names else ()
 
 
 class LazyRange:

@@ -138,7 +138,7 @@ class Converter(ast.NodeTransformer):
         loads = _load_counts(fdef)
         self._read_outside = {}
         for node in ast.walk(fdef):
-            if isinstance(node, (ast.For, ast.While)):
+            if isinstance(node, (ast.For, ast.While, ast.If)):
                 inside = _load_counts(node)
                 self._read_outside[id(node)] = {n for n, c in loads.items() if c > inside.get(n, 0)}
         fdef.body = self._block(fdef.body)
@@ -172,7 +172,7 @@ class Converter(ast.NodeTransformer):
         true_fn = _function(f"_ag_if_true_{k}", names, node.body, names)
         false_fn = _function(f"_ag_if_false_{k}", names, node.orelse or [ast.Pass()], names)
         call = _helper("if_stmt", node.test, _name(true_fn.name), _name(false_fn.name), _current_values(names),
-                       ast.Constant(value=tuple(names)))
+                       ast.Constant(value=tuple(names)), self._locals(node, names))
         return self._replaced(node, [true_fn, false_fn, _assign_from(names, call)])
 
     def visit_For(self, node):
