@@ -307,3 +307,20 @@ def test_loop_temporaries_need_no_value_before_the_loop():
         return i
 
     assert int(g(ember.constant(3))) == 3
+
+
+def test_each_branch_is_traced_once():
+    traced = []
+
+    @ember.function
+    def f(x):
+        if ember.reduce_sum(x) > 0:
+            traced.append("true")
+            y, z = x, -x
+        else:
+            traced.append("false")
+            y, z = -x, x
+        return y + 2 * z
+
+    np.testing.assert_array_equal(f(_f32(1)).numpy(), [-1])
+    assert sorted(traced) == ["false", "true"]

@@ -79,7 +79,10 @@ def if_stmt(test, true_fn, false_fn, values, names, local=()):
     kept_names = [names[k] for k in keep]
 
     def only_kept(fn):
-        return lambda *current: [fn(*current)[k] for k in keep]
+        def run(*current):
+            out = fn(*current)
+            return [out[k] for k in keep]
+        return run
 
     result = cond(test, _checked_branch(only_kept(true_fn), values, kept_names, "true"),
                   _checked_branch(only_kept(false_fn), values, kept_names, "false"))
