@@ -135,3 +135,36 @@ def test_indexing_with_an_index_computed_in_the_trace():
     np.testing.assert_array_equal(row.numpy(), [2.0, 3.0])
     assert float(item) == 2.0
     np.testing.assert_array_equal(wrapped.numpy(), [2.0, 3.0])
+
+
+def test_prints_inside_control_flow_whose_results_are_unused(capsys):
+    # The tf.function guide's fizzbuzz: the loop and the ifs only print (Note [Effects in control flow]).
+    import sys
+
+    @tf.function
+    def fizzbuzz(n):
+        for i in tf.range(1, n + 1):
+            if i % 15 == 0:
+                tf.print("fizzbuzz", output_stream=sys.stdout)
+            elif i % 3 == 0:
+                tf.print("fizz", output_stream=sys.stdout)
+            elif i % 5 == 0:
+                tf.print("buzz", output_stream=sys.stdout)
+            else:
+                tf.print(i, output_stream=sys.stdout)
+
+    fizzbuzz(tf.constant(5))
+    fizzbuzz(tf.constant(15))
+    tf.sync()
+    assert capsys.readouterr().out.split() == ["1", "2", "fizz", "4", "buzz", "1", "2", "fizz", "4", "buzz", "fizz",
+                                               "7", "8", "fizz", "buzz", "11", "fizz", "13", "14", "fizzbuzz"]
+    assert fizzbuzz.experimental_get_tracing_count() == 1
+
+    @tf.function(autograph=False)
+    def side_effect_only(x):
+        tf.cond(x > 0, lambda: (tf.print("positive", output_stream=sys.stdout), x)[1], lambda: x)
+        return x + 1
+
+    assert int(side_effect_only(tf.constant(1))) == 2  # the anchor output stays hidden
+    tf.sync()
+    assert capsys.readouterr().out == "positive\n"
