@@ -55,6 +55,12 @@ from ember import nest  # noqa: E402
 from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember._control_flow import cond, while_loop  # noqa: E402
+from ember._tensor_array import TensorArray  # noqa: E402
+from ember._functional_ops import foldl, foldr, map_fn, scan, switch_case, vectorized_map  # noqa: E402
+from ember._py_function import numpy_function, py_function  # noqa: E402
+from ember import ragged, sparse  # noqa: E402 - tf.ragged, tf.sparse: Python composites
+from ember.sparse import SparseTensor  # noqa: E402
+from ember.ragged._ragged_tensor import RaggedTensor  # noqa: E402
 from ember._module import Module  # noqa: E402 - tf.Module
 from ember._printing import print  # noqa: E402,A004 - tf.print
 from ember._tensor_repr import get_printoptions, printoptions, set_printoptions  # noqa: E402 - NumPy's names

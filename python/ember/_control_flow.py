@@ -7,7 +7,7 @@ import numpy as np
 
 from ember import _C
 from ember.autodiff import _tape as _autodiff_tape
-from ember.function import SubTrace, TensorSpec, current_trace, shape_fits
+from ember.function import SubTrace, TensorSpec, current_trace, effect_anchor, shape_fits
 from ember._tensor import Tensor
 
 
@@ -102,8 +102,11 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     # Variables either branch assigns are extra outputs of both (the other
     # branch passes the value through), written back after the op.
     updated = list({id(v): v for v in then_trace.updated_variables() + else_trace.updated_variables()}.values())
-    then_graph, then_inputs = then_trace.finish([then_trace.value_of(v) for v in updated])
-    else_graph, else_inputs = else_trace.finish([else_trace.value_of(v) for v in updated])
+    effects = then_trace.sub.has_effects or else_trace.sub.has_effects  # Note [Effects in control flow]
+    then_graph, then_inputs = then_trace.finish([then_trace.value_of(v) for v in updated] +
+                                                ([then_trace.anchor] if effects else []))
+    else_graph, else_inputs = else_trace.finish([else_trace.value_of(v) for v in updated] +
+                                                ([else_trace.anchor] if effects else []))
     from ember._generated import raw_ops
 
     recording = _autodiff_tape.is_recording()
@@ -112,9 +115,29 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
                                len(then_inputs))
     for var, value in zip(updated, results[len(then_flat):]):
         current_trace().write_variable(var, value)
+    if effects:
+        _keep_alive(results[-1])
     if recording:
         _record_cond_gradient(pred, true_fn, false_fn, then_inputs + else_inputs, results[:len(then_flat)])
     return rebuild(results[:len(then_flat)])
+
+
+# Note [Effects in control flow]: the graph passes keep a stateful op (a
+# print) but judge a cond or while_loop node by its outputs alone, so one
+# whose outputs are unused (`if x > 0: ember.print(...)`, a loop that only
+# prints: TensorFlow's fizzbuzz) would be removed as dead code, prints and
+# all. Until the passes look into branch and body graphs (a C++ change),
+# such a node gets one more output, a scalar bool "anchor": a cond's
+# branches return one, a while_loop carries one as an extra loop variable.
+# Each trace collects the anchors of its printing control flow
+# (Trace.anchors) and returns their logical_and as a hidden output of its
+# own graph: a branch or loop body as its anchor, a function as a last
+# output its caller drops. Nested control flow so stays connected to the
+# function's outputs. has_effects (set by ember.print) spreads outwards.
+def _keep_alive(anchor):
+    trace = current_trace()
+    trace.has_effects = True
+    trace.anchors.append(anchor)
 
 
 # Note [cond gradients]: a cond under a gradient tape is recorded as one
@@ -163,6 +186,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if not callable(cond) or not callable(body):
         raise TypeError("while_loop: cond and body must be callable")
     maximum_iterations = _check_maximum_iterations(maximum_iterations)
+    if _is_structured(loop_vars):
+        return _structured_loop(cond, body, loop_vars, shape_invariants, back_prop, maximum_iterations)
     single = not isinstance(loop_vars, (list, tuple))
     flat = [_C.convert_to_tensor(v, None) if not isinstance(v, Tensor) else v
             for v in ([loop_vars] if single else list(loop_vars))]
@@ -222,6 +247,90 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     return results[0] if single else type(loop_vars)(results)
 
 
+def _is_composite(value):
+    return hasattr(value, "_from_components")
+
+
+def _is_structured(loop_vars):
+    """True for loop variables beyond a tensor or a flat list/tuple of tensors:
+    nested lists, dicts, or composites such as a TensorArray."""
+    from ember import nest
+    items = list(loop_vars) if isinstance(loop_vars, (list, tuple)) else [loop_vars]
+    return _is_composite(loop_vars) or isinstance(loop_vars, dict) or any(
+        nest.is_nested(v) or _is_composite(v) for v in items)
+
+
+# Note [Structured loop variables]: nested structures and composites
+# (TensorArray, Note [TensorArray representation]) are flattened to their
+# tensors around the flat loop: each composite stands for the tensors of
+# _components() and is rebuilt with _from_components() before cond and body
+# see it. Eagerly the loop is plain Python, so the objects pass through as
+# they are.
+def _structured_loop(cond, body, loop_vars, shape_invariants, back_prop, maximum_iterations):
+    from ember import nest
+    is_list = isinstance(loop_vars, (list, tuple)) and not _is_composite(loop_vars)
+
+    def call(fn, values):
+        return fn(*values) if is_list else fn(values)
+
+    if current_trace() is None:
+        values, iteration = loop_vars, 0
+        with _autodiff_tape.recording_paused() if not back_prop else contextlib.nullcontext():
+            while maximum_iterations is None or iteration < maximum_iterations:
+                keep_going = call(cond, values)
+                _check_predicate(keep_going, "while_loop: cond")
+                if not bool(keep_going):
+                    break
+                iteration += 1
+                values = call(body, values)
+                if is_list:
+                    values = type(loop_vars)(values) if isinstance(values, (list, tuple)) else [values]
+                if len(nest.flatten(values)) != len(nest.flatten(loop_vars)):
+                    raise ValueError("while_loop: body must return the structure of loop_vars")
+        return values
+
+    leaves = nest.flatten(loop_vars)
+    probes = {k: leaf._probe_copy() for k, leaf in enumerate(leaves)
+              if _is_composite(leaf) and hasattr(leaf, "_needs_probe") and leaf._needs_probe()}
+    if probes:  # Note [TensorArray shape probe]
+        sample = nest.pack_sequence_as(loop_vars, [probes.get(k, leaf) for k, leaf in enumerate(leaves)])
+        SubTrace(lambda: call(body, sample), [])
+        for k, probe in probes.items():
+            leaves[k] = leaves[k]._copy_for_loop()._with_element_shape(probe._element_shape)
+        loop_vars = nest.pack_sequence_as(loop_vars, leaves)
+    flat, invariants, sizes = [], [], []
+    user_invariants = None if shape_invariants is None else nest.flatten(shape_invariants)
+    for k, leaf in enumerate(leaves):
+        if _is_composite(leaf):
+            parts = leaf._components()
+            invariants += leaf._component_invariants(parts)
+        else:
+            parts = [leaf if isinstance(leaf, Tensor) else _C.convert_to_tensor(leaf, None)]
+            given = None if user_invariants is None or k >= len(user_invariants) else user_invariants[k]
+            invariants.append(tuple(parts[0].shape) if given is None else given)
+        flat += parts
+        sizes.append(len(parts))
+
+    def rebuild(values):
+        out, pos = [], 0
+        for leaf, n in zip(leaves, sizes):
+            out.append(leaf._from_components(list(values[pos:pos + n])) if _is_composite(leaf) else values[pos])
+            pos += n
+        return nest.pack_sequence_as(loop_vars, out)
+
+    def flatten(structure):
+        out = []
+        for leaf in nest.flatten(structure):
+            out += leaf._components() if _is_composite(leaf) else [leaf]
+        if len(out) != len(flat):
+            raise ValueError("while_loop: body must return the structure of loop_vars")
+        return out
+
+    results = while_loop(lambda *xs: call(cond, rebuild(xs)), lambda *xs: flatten(call(body, rebuild(xs))), flat,
+                         shape_invariants=invariants, back_prop=back_prop, maximum_iterations=maximum_iterations)
+    return rebuild(list(results))
+
+
 def _loop_device(values):
     """Where a traced while_loop runs and its cond and body find their
     parameters: the device scope, else the first loop value's device that is
@@ -271,13 +380,22 @@ def _trace_loop(loop_cond, loop_body, initial, invariants, maximum_iterations):
     def traced_cond(*vs):
         return loop_cond(list(vs[:n]))
 
+    effects = []  # [True] once the first trace finds that the body prints
+
     def traced_body(*vs):
-        return loop_body(list(vs[:n]))
+        out = loop_body(list(vs[:n]))
+        if effects:  # the anchor, an extra loop variable (Note [Effects in control flow])
+            out = list(out) + [effect_anchor(current_trace()) if current_trace().anchors else vs[n]]
+        return out
 
     # Variables the body assigns become extra loop variables (bound to
     # parameters, so each iteration sees the previous one's value): a first
-    # trace finds them.
-    assigned = SubTrace(traced_body, specs, device=device).updated_variables()
+    # trace finds them, and whether the body prints.
+    first = SubTrace(traced_body, specs, device=device)
+    assigned = first.updated_variables()
+    if first.sub.has_effects:
+        effects.append(True)
+        specs = specs + [TensorSpec([], "bool")]
     cond_trace = SubTrace(traced_cond, specs, assigned, device=device)
     if cond_trace.updated_variables():
         raise ValueError("while_loop: cond must not assign variables")
@@ -290,13 +408,16 @@ def _trace_loop(loop_cond, loop_body, initial, invariants, maximum_iterations):
     body_graph, body_inputs = body_trace.finish([body_trace.value_of(v) for v in assigned])
     from ember._generated import raw_ops
 
-    loop_inputs = initial + [trace.read_variable(v) for v in assigned]
+    anchor_input = [_C.convert_to_tensor(True, None)] if effects else []
+    loop_inputs = initial + anchor_input + [trace.read_variable(v) for v in assigned]
     with _autodiff_tape.recording_paused(), _device_scope(device):  # the caller records the loop's gradient
         results = raw_ops.while_loop(loop_inputs + cond_inputs + body_inputs, cond_graph.function_id,
                                      body_graph.function_id, len(loop_inputs), len(cond_inputs),
                                      -1 if maximum_iterations is None else int(maximum_iterations))
-    for var, value in zip(assigned, results[n:]):
+    for var, value in zip(assigned, results[n + len(anchor_input):]):
         trace.write_variable(var, value)
+    if effects:
+        _keep_alive(results[n])
     return list(results[:n]), assigned, body_inputs
 
 

@@ -192,6 +192,8 @@ def getitem(tensor, key):
     """Tensor.__getitem__ (see the module docstring)."""
     if not isinstance(key, tuple):
         key = (key,)
+    if any(_is_symbolic_scalar(k) for k in key):
+        return _symbolic_getitem(tensor, key)
     entries = _expand(tensor, key)
     arrays = [i for i, e in enumerate(entries) if e[0] == "array"]
     if not arrays:
@@ -245,6 +247,28 @@ def getitem(tensor, key):
     at = adv_axes[0]
     perm = list(range(nb, nb + at)) + list(range(nb)) + list(range(nb + at, result.ndim))
     return ops.transpose(result, perm)
+
+
+def _is_symbolic_scalar(item):
+    return isinstance(item, Tensor) and _C._is_symbolic(item) and item.ndim == 0 and item.dtype.is_integer
+
+
+def _symbolic_getitem(tensor, key):
+    """x[i] (and x[i, j, ...]) with integer indices computed in a trace, such as the
+    counter of a converted `for i in ember.range(n)`: one gather per index, with
+    negative indices counted from the end, as in TensorFlow."""
+    ops = _get_ops()
+    if not all(_is_symbolic_scalar(k) or isinstance(k, (int, np.integer)) and not isinstance(k, bool)
+               for k in key):
+        raise IndexError("ember: inside @ember.function an index computed in the trace can only be combined "
+                         "with other integer indices (x[i] or x[i, j]); use ember.gather or ember.slice")
+    if len(key) > tensor.ndim:
+        raise IndexError(f"too many indices: the tensor has rank {tensor.ndim}, got {len(key)} indices")
+    for k in key:
+        size = ops.shape(tensor, out_type=k.dtype)[0] if isinstance(k, Tensor) else tensor.shape[0]
+        k = ops.where(k < 0, k + size, k) if isinstance(k, Tensor) else (k + size if k < 0 else k)
+        tensor = ops.gather(tensor, k)
+    return tensor
 
 
 def iterate(tensor):

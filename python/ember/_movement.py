@@ -195,7 +195,12 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     off = given.get("off_value")
     on = _ops.ones([], dtype=dtype) if on is None else on
     off = _ops.zeros([], dtype=dtype) if off is None else off
+    if isinstance(indices, (Tensor, np.ndarray, np.generic)) and indices.dtype in _NARROW_INDEX_DTYPES:
+        indices = _ops.cast(indices, int32)  # tf.one_hot takes uint8 and int8 indices; the kernel int32/int64
     return _ops.one_hot(indices, depth, on, off, axis)
+
+
+_NARROW_INDEX_DTYPES = (np.dtype("uint8"), np.dtype("int8"), as_dtype("uint8"), as_dtype("int8"))
 
 
 def linspace(start, stop, num, name=None, axis=0):

@@ -43,9 +43,12 @@ class Variable:
             raise NotImplementedError("Variable: validate_shape=False (a variable whose shape can change) is "
                                       "not supported")
         trainable = True if trainable is None else trainable
-        if _current_trace() is not None:
-            raise RuntimeError("Variable: cannot create a variable while ember.function traces; create it "
-                               "outside the function (e.g. on first use, before calling it)")
+        if _current_trace() is not None:  # Note [Variables created in functions] in function.py
+            from ember.function import allow_variable_creation, init_scope
+            allow_variable_creation(initial_value)
+            with init_scope():
+                self.__init__(initial_value, trainable=trainable, name=name, dtype=dtype, shape=shape)
+            return
         if callable(initial_value):
             initial_value = initial_value()
         value = convert_to_tensor(_read(initial_value), dtype=dtype)

@@ -42,6 +42,70 @@ def functions_run_eagerly():
     return _run_eagerly
 
 
+class HostCallbackInTrace(BaseException):
+    """Raised by py_function / numpy_function while a function traces (Note
+    [py_function in functions]). A BaseException, so that a user's
+    `except Exception` in the traced code does not swallow it."""
+
+
+class VariableNeedsEagerRun(BaseException):
+    """Raised by Variable() on a function's first trace when its initial value
+    is symbolic (Note [Variables created in functions])."""
+
+
+class HostCallbackError(ValueError):
+    """get_concrete_function of a function that runs eagerly (Note [py_function in functions])."""
+
+
+# Marks a trace-cache entry whose function runs eagerly at every call.
+_EAGER = object()
+
+
+# Note [Variables created in functions]: as in TensorFlow, a function may
+# create variables on its first call only (the usual `if self.v is None:
+# self.v = ember.Variable(...)`). That first trace allows it: Variable()
+# then makes an eager variable under init_scope, which the trace reads like
+# any other. A trace that created variables is thrown away and the function
+# traced again with creation refused, so code that would make a new
+# variable at every call raises ValueError at once, as TensorFlow's second
+# trace does. An initial value computed in the trace (`Variable(zeros([3]))`)
+# has no value yet: that first trace stops, the call runs eagerly (creating
+# the variables with real values), and the function is then traced with
+# creation refused.
+_VARIABLE_CREATION_ERROR = ("ember.function only supports singleton ember.Variables created on the first call. "
+                            "Make sure the ember.Variable is only created once or created outside ember.function")
+
+
+def effect_anchor(trace, default=False):
+    """One scalar bool computed from all of `trace`'s anchors (Note [Effects in control
+    flow] in _control_flow.py); a constant True when it has none and `default`, else None."""
+    if not trace.anchors:
+        return _C.convert_to_tensor(True, None) if default else None
+    from ember import logical_and
+    out = trace.anchors[0]
+    for anchor in trace.anchors[1:]:
+        out = logical_and(out, anchor)
+    return out
+
+
+def root_trace():
+    """The outermost trace in progress on this thread (a cond or loop body's trace is nested in it), or None."""
+    trace = current_trace()
+    while isinstance(trace, _NestedTrace):
+        trace = trace.outer
+    return trace
+
+
+def allow_variable_creation(initial_value):
+    """Checks that the current trace may create a variable (Note [Variables created in functions])."""
+    trace = root_trace()
+    if not getattr(trace, "allow_variable_creation", False):
+        raise ValueError(_VARIABLE_CREATION_ERROR)
+    if isinstance(initial_value, Tensor) and _C._is_symbolic(initial_value):
+        raise VariableNeedsEagerRun()
+    trace.created_variables += 1
+
+
 def current_trace():
     """The trace in progress on this thread, or None."""
     return getattr(_state, "trace", None)
@@ -220,6 +284,8 @@ def _other_key(value, leaves):
         return value._key()
     if _is_variable(value):  # a slice v[...]: its value was read when it was taken
         return ("V", id(value))
+    if hasattr(value, "_arg_key"):  # Note [Composite arguments]
+        return ("C", value._arg_key(), tuple(_nested_key(part, leaves) for part in value._arg_parts()))
     if isinstance(value, (list, tuple)):  # subclasses, e.g. named tuples
         return ("L" if isinstance(value, list) else "U", type(value).__name__,
                 tuple(_nested_key(v, leaves) for v in value))
@@ -232,10 +298,29 @@ def _other_key(value, leaves):
     return ("P", type(value).__name__, value)
 
 
+# Note [Composite arguments]: a SparseTensor or RaggedTensor argument is
+# keyed by the part of it that ops need as Python data (a dense shape, row
+# splits: `_arg_key()`), and its other tensors (`_arg_parts()`: values,
+# indices) are graph parameters, so a new batch of the same structure
+# reuses the trace. A composite returned by a function travels as all its
+# tensors (`_components()`), rebuilt after the call.
+class _CompositeOutput:
+    """Stands for a composite in a function's output structure."""
+
+    __slots__ = ("template", "components")
+
+    def __init__(self, template, components):
+        self.template, self.components = template, components
+
+
 def _replace_leaves(value, leaves):
     """value with each tensor-like leaf replaced by next(leaves)."""
     if _is_tensor_like(value) or isinstance(value, TensorSpec):
         return next(leaves)
+    if type(value) is _CompositeOutput:
+        return value.template._from_components([_replace_leaves(c, leaves) for c in value.components])
+    if hasattr(value, "_arg_key"):
+        return value._from_arg_parts([_replace_leaves(part, leaves) for part in value._arg_parts()])
     if isinstance(value, (list, tuple)):
         items = [_replace_leaves(v, leaves) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
@@ -262,7 +347,8 @@ def _describe_change(names, old_key, new_key):
 
 
 def _short(key):
-    kinds = {"T": "tensor", "V": "variable", "L": "list", "U": "tuple", "D": "dict", "P": "value", "id": "object"}
+    kinds = {"T": "tensor", "V": "variable", "L": "list", "U": "tuple", "D": "dict", "P": "value", "id": "object",
+             "C": "composite"}
     return kinds.get(key[0], key[0])
 
 
@@ -311,6 +397,9 @@ def _specs_from_key(key, out):
     elif key[0] == "D":
         for _, k in key[1]:
             _specs_from_key(k, out)
+    elif key[0] == "C":
+        for k in key[2]:
+            _specs_from_key(k, out)
     return out
 
 
@@ -325,6 +414,12 @@ class _Trace:
         self.variables = {}  # id(var) -> [var, symbolic argument, current symbolic value]
         self.variable_order = []  # vars in the order they became graph arguments
         self.subgraphs = []  # cond / while_loop graphs the traced graph refers to by id
+        # Note [Effects in control flow] in _control_flow.py: whether the traced
+        # code prints, and scalars that keep its printing control flow alive.
+        self.has_effects = False
+        self.anchors = []
+        self.allow_variable_creation = False  # Note [Variables created in functions]
+        self.created_variables = 0
 
     def keep_alive(self, *graphs):
         """Keeps graphs registered (their ids are attrs of this trace's nodes)."""
@@ -389,6 +484,7 @@ class SubTrace:
         self.sub.tracer.enter()
         try:
             self.structure, self.flat = _flatten_outputs(fn(*params))
+            self.anchor = effect_anchor(self.sub, default=True)  # Note [Effects in control flow]
         finally:
             self.sub.tracer.exit()
             _state.trace = self.outer
@@ -545,7 +641,7 @@ class ConcreteFunction:
             return tape.gradient([flat_outputs[i] for i in float_outputs], sources, output_gradients=upstream,
                                  unconnected_gradients="zero")
 
-        self._backward = Function(backward, name=f"{self.name}_backward")
+        self._backward = Function(backward, name=f"{self.name}_backward", autograph=False)
         self._backward._discard_variable_updates = True
         return self._backward
 
@@ -635,6 +731,8 @@ def _flatten_outputs(outputs):
         if isinstance(value, Tensor):
             leaves.append(value)
             return value
+        if hasattr(value, "_arg_key"):  # Note [Composite arguments]
+            return _CompositeOutput(value, [walk(c) for c in value._components()])
         if isinstance(value, (list, tuple)):
             items = [walk(v) for v in value]
             return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
@@ -673,8 +771,11 @@ class Function:
         del jit_compile  # accepted for TensorFlow compatibility
         functools.update_wrapper(self, python_function)
         self._python_function = python_function
-        # Note [AutoGraph] (ember/_autograph): off unless asked for.
-        self._traced_function = _autograph.convert(python_function) if autograph else python_function
+        # Note [AutoGraph] (ember/_autograph): on unless autograph=False, as in
+        # tf.function; only an explicit autograph=True warns when the source
+        # cannot be converted.
+        self._traced_function = (python_function if autograph is False
+                                 else _autograph.convert(python_function, warn=autograph is True))
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         params = list(self._signature.parameters.values())
@@ -699,6 +800,7 @@ class Function:
         self._last_key = None
         self._tracing_count = 0
         self._discard_variable_updates = False  # Note [Function gradients]
+        self._first_call = True  # Note [Variables created in functions]
 
     @property
     def python_function(self):
@@ -725,9 +827,13 @@ class Function:
             # arguments never hits and takes _lookup (Note [Variable arguments]).
             key, leaves = _C._signature_key(list(args), _other_key)
             concrete = self._concrete.get(key)
-            if concrete is not None:
+            if concrete is not None and concrete is not _EAGER:
                 return concrete._call_flat(leaves)
         concrete, params, arg_variables = self._lookup(args, kwargs, trace_specs=False)
+        if concrete is _EAGER:  # Note [py_function in functions]
+            return self._python_function(*args, **kwargs)
+        if type(concrete) is _EagerResult:  # Note [Variables created in functions]
+            return concrete.value
         return concrete._call_flat(params, arg_variables)
 
     def get_concrete_function(self, *args, **kwargs):
@@ -735,6 +841,10 @@ class Function:
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
         concrete, _, _ = self._lookup(args, kwargs, trace_specs=True)
+        if concrete is _EAGER:
+            raise HostCallbackError(f"{self._name} calls py_function or numpy_function (or next() on an outside "
+                                    "iterator), so it runs eagerly at each call and has no concrete graph (Note "
+                                    "[py_function in functions])")
         return concrete
 
     # --- Signature handling --------------------------------------------------
@@ -789,7 +899,26 @@ class Function:
                         trace_key = relaxed[2]
                 if specs is None:
                     specs = _specs_from_key(_args_key(trace_key), [])
-                concrete = self._trace(names, call_args, call_kwargs, specs, key)
+                first_call, self._first_call = self._first_call, False
+                eager_result = None
+                try:
+                    concrete = self._trace(names, call_args, call_kwargs, specs, key, first_call)
+                except HostCallbackInTrace:
+                    self._store(key, _EAGER)
+                    return _EAGER, params, arg_variables
+                except VariableNeedsEagerRun:  # Note [Variables created in functions]
+                    if trace_specs:
+                        self._first_call = True  # a later call may still create them
+                        raise ValueError(f"{self._name}: its first call creates variables from values computed "
+                                         "in the function; call it once before get_concrete_function") from None
+                    eager_result = [self._python_function(*args, **kwargs)]
+                    concrete = None
+                if concrete is None or concrete._created_variables:
+                    concrete = self._trace(names, call_args, call_kwargs, specs, key, False)
+                if eager_result is not None:
+                    concrete._arg_variables = arg_variables
+                    self._store(key, concrete)
+                    return _EagerResult(eager_result[0]), params, arg_variables
                 concrete._arg_variables = arg_variables
                 self._store(key, concrete)
                 if trace_key != key:
@@ -809,7 +938,7 @@ class Function:
             return {"size": len(self._concrete), "capacity": _trace_cache_capacity,
                     "traces": self._tracing_count, "evictions": self._evictions}
 
-    def _trace(self, names, call_args, call_kwargs, specs, key):
+    def _trace(self, names, call_args, call_kwargs, specs, key, allow_variables=False):
         if self._last_key is not None and self._tracing_count >= RETRACE_WARNING_THRESHOLD:
             logger.warning("%s was traced %d times; this retrace is for %s. Retracing is slow: pass tensors "
                            "instead of Python values, or use input_signature or reduce_retracing=True.",
@@ -817,6 +946,7 @@ class Function:
         self._tracing_count += 1
         self._last_key = key
         trace = _Trace()
+        trace.allow_variable_creation = allow_variables
         leaves = _signature(call_args + [call_kwargs[k] for k in sorted(call_kwargs)])[1]
         symbolic = [trace.tracer.parameter(spec.dtype.name, list(spec.shape), _device_of(leaf))
                     for leaf, spec in zip(leaves, specs)]
@@ -829,19 +959,32 @@ class Function:
         try:
             outputs = self._traced_function(*sym_args, **sym_kwargs)
             structure, flat = _flatten_outputs(outputs)
+            anchor = effect_anchor(trace)  # Note [Effects in control flow]: a hidden last output
         finally:
             trace.tracer.exit()
             _state.trace = previous
         updated = [entry[0] for entry in trace.variables.values() if entry[2] is not entry[1]]
         if self._discard_variable_updates:
             updated = []  # a backward function recomputes the forward pass: never write it back
-        flat = flat + [trace.variables[id(v)][2] for v in updated]
+        flat = flat + [trace.variables[id(v)][2] for v in updated] + ([] if anchor is None else [anchor])
         graph = trace.tracer.finish(flat)
         concrete = ConcreteFunction(graph, structure, trace.variable_order, updated, specs, self._name,
                                     trace.subgraphs)
+        if anchor is not None:
+            concrete._num_user_outputs -= 1  # the caller never sees the anchor
         concrete._python_function = self._traced_function
         concrete._call_templates = (call_args, call_kwargs)
+        concrete._created_variables = trace.created_variables
         return concrete
+
+
+class _EagerResult:
+    """The result of a first call that ran eagerly (Note [Variables created in functions])."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
 
 
 def _swap_variables(value, swap):

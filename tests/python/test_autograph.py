@@ -167,8 +167,20 @@ def test_gradient_through_a_converted_if():
         np.testing.assert_allclose(tape.gradient(loss, x).numpy(), expected)
 
 
-def test_off_by_default_with_a_hint():
+def test_on_by_default_as_in_tensorflow():
     @ember.function
+    def f(x):
+        if ember.reduce_sum(x) > 0:
+            x = -x
+        return x
+
+    np.testing.assert_array_equal(f(_f32(1)).numpy(), [-1])
+    np.testing.assert_array_equal(f(_f32(-2)).numpy(), [-2])
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_off_when_asked_with_a_hint():
+    @ember.function(autograph=False)
     def f(x):
         if ember.reduce_sum(x) > 0:
             x = -x
@@ -183,10 +195,20 @@ def test_variable_set_in_one_branch_only():
     def f(x):
         if ember.reduce_sum(x) > 0:
             fresh = x
-        return x
+        return fresh
 
     with pytest.raises(ValueError, match=r"'fresh' is set in only one branch"):
         f(_f32(1))
+
+    @ember.function
+    def g(x):  # read nowhere after the if: the branch's own temporary, as in TensorFlow
+        if ember.reduce_sum(x) > 0:
+            fresh = x * 2.0
+            x = fresh + 1.0
+        return x
+
+    np.testing.assert_array_equal(g(_f32(1)).numpy(), [3])
+    np.testing.assert_array_equal(g(_f32(-1)).numpy(), [-1])
 
 
 def test_loop_variable_needs_a_value_before_a_tensor_loop():
@@ -231,3 +253,74 @@ def test_errors_in_a_converted_body_name_the_users_line():
     lines = [entry.lineno for entry in info.traceback if entry.path.name == "test_autograph.py"]
     source = open(__file__).read().splitlines()
     assert any("the failing line" in source[n] for n in lines), lines
+
+
+def test_bound_methods_and_super_keep_working_when_converted_by_default():
+    class Model(ember.Module):
+        def __init__(self):
+            super().__init__()
+            self.k = ember.constant(2.0)
+
+        def call(self, x):
+            if ember.reduce_sum(x) > 0:
+                x = x * self.k
+            return x
+
+        @ember.function
+        def __call__(self, x):  # zero-argument super(): traced as written, unconverted
+            return super().__call__(x) if False else x * self.k
+
+    m = Model()
+    f = ember.function(m.call)  # tf.function(model.call)
+    np.testing.assert_array_equal(f(_f32(3)).numpy(), [6])
+    np.testing.assert_array_equal(f(_f32(-3)).numpy(), [-3])
+    np.testing.assert_array_equal(m(_f32(1)).numpy(), [2])
+
+
+def test_loop_temporaries_need_no_value_before_the_loop():
+    # As in TensorFlow's AutoGraph: `v` is set in the body and read nowhere outside the loop.
+    @ember.function
+    def f(x):
+        ta = ember.TensorArray(ember.float32, size=4)
+        for i in ember.range(4):
+            if i % 2 == 0:
+                v = x * 2.0
+            else:
+                v = -x
+            ta = ta.write(i, v)
+        total = ember.constant(0.0)
+        for row in x:
+            doubled = row * 2.0
+            total = total + doubled
+        return ta.stack(), total
+
+    stacked, total = f(_f32(1, 2))
+    np.testing.assert_array_equal(stacked.numpy(), [[2, 4], [-1, -2], [2, 4], [-1, -2]])
+    assert float(total) == 6.0
+
+    @ember.function
+    def g(n):
+        i = ember.constant(0)
+        while i < n:
+            step = ember.constant(1)
+            i = i + step
+        return i
+
+    assert int(g(ember.constant(3))) == 3
+
+
+def test_each_branch_is_traced_once():
+    traced = []
+
+    @ember.function
+    def f(x):
+        if ember.reduce_sum(x) > 0:
+            traced.append("true")
+            y, z = x, -x
+        else:
+            traced.append("false")
+            y, z = -x, x
+        return y + 2 * z
+
+    np.testing.assert_array_equal(f(_f32(1)).numpy(), [-1])
+    assert sorted(traced) == ["false", "true"]

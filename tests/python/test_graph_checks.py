@@ -47,7 +47,7 @@ def test_numbers_and_asserts_on_symbolic_tensors():
 
 
 def test_iterating_needs_a_known_first_dimension():
-    @ember.function(input_signature=[ember.TensorSpec((None, 2), ember.float32)])
+    @ember.function(input_signature=[ember.TensorSpec((None, 2), ember.float32)], autograph=False)
     def rows_sum(x):
         total = ember.zeros([2])
         for row in x:
@@ -56,6 +56,9 @@ def test_iterating_needs_a_known_first_dimension():
 
     with pytest.raises(OperatorNotAllowedInGraphError, match="while_loop"):
         rows_sum(ember.constant(np.ones((3, 2), np.float32)))
+    # AutoGraph (on by default) turns the same loop into a while_loop over the rows.
+    converted = ember.function(rows_sum.python_function, input_signature=[ember.TensorSpec((None, 2), ember.float32)])
+    np.testing.assert_array_equal(converted(ember.constant(np.ones((3, 2), np.float32))).numpy(), [3.0, 3.0])
 
     @ember.function
     def known_rows(x):  # a known first dim unrolls

@@ -31,6 +31,33 @@ TF_SIGNATURES = {
         'experimental_enable_variable_lifting'
     ],
     'abs': ['x', 'name'],
+    'SparseTensor': ['indices', 'values', 'dense_shape'],
+    'sparse.to_dense': ['sp_input', 'default_value', 'validate_indices', 'name'],
+    'sparse.from_dense': ['tensor', 'name'],
+    'sparse.reorder': ['sp_input', 'name'],
+    'sparse.transpose': ['sp_input', 'perm', 'name'],
+    'sparse.add': ['a', 'b', 'threshold'],
+    'sparse.reduce_sum': ['sp_input', 'axis', 'keepdims', 'output_is_sparse', 'name'],
+    'sparse.sparse_dense_matmul': ['sp_a', 'b', 'adjoint_a', 'adjoint_b', 'name'],
+    'ragged.constant': ['pylist', 'dtype', 'ragged_rank', 'inner_shape', 'name', 'row_splits_dtype'],
+    'RaggedTensor.from_row_splits': ['values', 'row_splits', 'name', 'validate'],
+    'RaggedTensor.from_row_lengths': ['values', 'row_lengths', 'name', 'validate'],
+    'RaggedTensor.from_value_rowids': ['values', 'value_rowids', 'nrows', 'name', 'validate'],
+    'RaggedTensor.from_tensor': ['tensor', 'lengths', 'padding', 'ragged_rank', 'name', 'row_splits_dtype'],
+    'map_fn': ['fn', 'elems', 'dtype', 'parallel_iterations', 'back_prop', 'swap_memory', 'infer_shape', 'name',
+               'fn_output_signature'],
+    'vectorized_map': ['fn', 'elems', 'fallback_to_while_loop', 'warn'],
+    'scan': ['fn', 'elems', 'initializer', 'parallel_iterations', 'back_prop', 'swap_memory', 'infer_shape',
+             'reverse', 'name'],
+    'foldl': ['fn', 'elems', 'initializer', 'parallel_iterations', 'back_prop', 'swap_memory', 'name'],
+    'foldr': ['fn', 'elems', 'initializer', 'parallel_iterations', 'back_prop', 'swap_memory', 'name'],
+    'switch_case': ['branch_index', 'branch_fns', 'default', 'name'],
+    'py_function': ['func', 'inp', 'Tout', 'name'],
+    'numpy_function': ['func', 'inp', 'Tout', 'stateful', 'name'],
+    'TensorArray': [
+        'dtype', 'size', 'dynamic_size', 'clear_after_read', 'tensor_array_name', 'handle', 'flow', 'infer_shape',
+        'element_shape', 'colocate_with_first_write_call', 'name'
+    ],
     'acos': ['x', 'name'],
     'acosh': ['x', 'name'],
     'add': ['x', 'y', 'name'],
@@ -405,7 +432,10 @@ TF_SIGNATURES = {
 # The public names of each TensorFlow 2.21 namespace that ember also has ('' is the top level).
 TF_NAMES = {
     '': [
-        'DType', 'GradientTape', 'Module', 'Tensor', 'TensorShape', 'TensorSpec', 'UnconnectedGradients', 'Variable', 'abs',
+        'DType', 'GradientTape', 'Module', 'Tensor', 'TensorArray', 'TensorShape', 'TensorSpec', 'UnconnectedGradients',
+        'Variable', 'RaggedTensor', 'SparseTensor', 'ragged', 'sparse', 'abs', 'foldl', 'foldr', 'map_fn',
+        'numpy_function', 'py_function', 'scan', 'switch_case',
+        'vectorized_map',
         'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'argsort', 'as_dtype', 'asin', 'asinh', 'atan',
         'atan2', 'atanh', 'autodiff', 'bfloat16', 'bitwise', 'bool', 'boolean_mask', 'broadcast_to', 'cast',
         'clip_by_global_norm', 'clip_by_norm', 'clip_by_value', 'complex64', 'concat', 'cond', 'config', 'constant',
@@ -498,6 +528,9 @@ TF_NAMES = {
         'truncated_normal', 'uniform'
     ],
     'train': ['Checkpoint', 'CheckpointManager', 'latest_checkpoint'],
+    'sparse': ['SparseTensor', 'add', 'from_dense', 'reduce_sum', 'reorder', 'sparse_dense_matmul', 'to_dense',
+               'transpose'],
+    'ragged': ['constant', 'map_flat_values'],
     'signal': ['fft', 'fft2d', 'ifft', 'ifft2d', 'irfft', 'irfft2d', 'rfft', 'rfft2d'],
 }
 

@@ -40,6 +40,24 @@ def _require_defined(values, names, where):
                              "runs in the graph and every variable it sets needs one on each path")
 
 
+def _carried(values, names, local, where):
+    """The positions of the variables a loop on a tensor carries. A variable first set in the
+    loop body and read nowhere outside the loop (`local`, found by _transform.py) is a
+    temporary of one iteration, as in TensorFlow's AutoGraph: it is not carried and stays
+    unset after the loop. Every other variable needs a value before the loop."""
+    keep = [k for k, (name, value) in enumerate(zip(names, values)) if not (value is UNDEFINED and name in local)]
+    _require_defined([values[k] for k in keep], [names[k] for k in keep], where)
+    return keep
+
+
+def _with_locals(values, keep, carried):
+    """All the loop's variables: the carried ones from `carried`, the temporaries unset."""
+    full = [UNDEFINED if value is UNDEFINED else value for value in values]
+    for k, value in zip(keep, carried):
+        full[k] = value
+    return full
+
+
 def _checked_branch(fn, values, names, which):
     def branch():
         out = fn(*values)
@@ -51,13 +69,24 @@ def _checked_branch(fn, values, names, which):
     return branch
 
 
-def if_stmt(test, true_fn, false_fn, values, names):
+def if_stmt(test, true_fn, false_fn, values, names, local=()):
     if not _symbolic(test):
         return true_fn(*values) if test else false_fn(*values)
     from ember._control_flow import cond
-    result = cond(test, _checked_branch(true_fn, values, names, "true"),
-                  _checked_branch(false_fn, values, names, "false"))
-    return tuple(result) if names else ()
+    # A variable first set in a branch and read nowhere outside the if is the
+    # branch's own temporary (`local`, from _transform.py): not an output.
+    keep = [k for k, (name, value) in enumerate(zip(names, values)) if not (value is UNDEFINED and name in local)]
+    kept_names = [names[k] for k in keep]
+
+    def only_kept(fn):
+        def run(*current):
+            out = fn(*current)
+            return [out[k] for k in keep]
+        return run
+
+    result = cond(test, _checked_branch(only_kept(true_fn), values, kept_names, "true"),
+                  _checked_branch(only_kept(false_fn), values, kept_names, "false"))
+    return tuple(_with_locals(values, keep, result)) if names else ()
 
 
 class LazyRange:
@@ -79,8 +108,8 @@ class LazyRange:
         return [_C.convert_to_tensor(v, None) for v in (start, limit, 1 if delta is None else delta)]
 
 
-def _for_range(lazy, body, values, names):
-    _require_defined(values, names, "a for loop over ember.range of a tensor")
+def _for_range(lazy, body, values, names, local):
+    keep = _carried(values, names, local, "a for loop over ember.range of a tensor")
     from ember._control_flow import while_loop
     from ember import cast, where
     start, limit, delta = lazy.bounds()
@@ -91,21 +120,22 @@ def _for_range(lazy, body, values, names):
         return where(delta > 0, i < limit, i > limit)
 
     def step(i, *current):
-        return (i + delta,) + tuple(body(i, *current))
+        out = body(i, *_with_locals(values, keep, current))
+        return (i + delta,) + tuple(out[k] for k in keep)
 
-    return tuple(while_loop(more, step, [start] + list(values))[1:])
+    return tuple(_with_locals(values, keep, while_loop(more, step, [start] + [values[k] for k in keep])[1:]))
 
 
-def for_stmt(iterable, body, values, names):
+def for_stmt(iterable, body, values, names, local=()):
     if isinstance(iterable, LazyRange):
         if iterable.symbolic():
-            return _for_range(iterable, body, values, names)
+            return _for_range(iterable, body, values, names, local)
         iterable = iterable.range_fn(*iterable.args, **iterable.kwargs)
     if not _symbolic(iterable):
         for item in iterable:
             values = body(item, *values)
         return values
-    _require_defined(values, names, "a for loop over a tensor")
+    keep = _carried(values, names, local, "a for loop over a tensor")
     from ember import gather, shape
     from ember._control_flow import while_loop
     length = shape(iterable)[0]
@@ -114,13 +144,14 @@ def for_stmt(iterable, body, values, names):
         return i < length
 
     def step(i, *current):
-        return (i + 1,) + tuple(body(gather(iterable, i), *current))  # row i
+        out = body(gather(iterable, i), *_with_locals(values, keep, current))  # row i
+        return (i + 1,) + tuple(out[k] for k in keep)
 
-    result = while_loop(more, step, [_C.convert_to_tensor(0, None)] + list(values))
-    return tuple(result[1:])
+    result = while_loop(more, step, [_C.convert_to_tensor(0, None)] + [values[k] for k in keep])
+    return tuple(_with_locals(values, keep, result[1:]))
 
 
-def while_stmt(test_fn, body, values, names):
+def while_stmt(test_fn, body, values, names, local=()):
     while True:
         test = test_fn(*values)
         if _symbolic(test):
@@ -128,6 +159,14 @@ def while_stmt(test_fn, body, values, names):
         if not test:
             return values
         values = body(*values)
-    _require_defined(values, names, "a while loop on a tensor")
+    keep = _carried(values, names, local, "a while loop on a tensor")
     from ember._control_flow import while_loop
-    return tuple(while_loop(test_fn, lambda *current: tuple(body(*current)), list(values)))
+
+    def more(*current):
+        return test_fn(*_with_locals(values, keep, current))
+
+    def step(*current):
+        out = body(*_with_locals(values, keep, current))
+        return tuple(out[k] for k in keep)
+
+    return tuple(_with_locals(values, keep, while_loop(more, step, [values[k] for k in keep])))

@@ -66,6 +66,15 @@ def _assigned(nodes):
     return names
 
 
+def _load_counts(tree):
+    """How many times each name is read in `tree`."""
+    counts = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
+
+
 def _name(id_, store=False):
     return ast.Name(id=id_, ctx=ast.Store() if store else ast.Load())
 
@@ -122,8 +131,22 @@ class Converter(ast.NodeTransformer):
     visit_ClassDef = visit_FunctionDef
 
     def convert_body(self, fdef):
+        # Before any rewrite: for each loop, the names read outside it (in the
+        # whole function, nested scopes included), so that a variable the loop
+        # only uses as a temporary need not have a value before it
+        # (_operators._carried).
+        loads = _load_counts(fdef)
+        self._read_outside = {}
+        for node in ast.walk(fdef):
+            if isinstance(node, (ast.For, ast.While, ast.If)):
+                inside = _load_counts(node)
+                self._read_outside[id(node)] = {n for n, c in loads.items() if c > inside.get(n, 0)}
         fdef.body = self._block(fdef.body)
         return fdef
+
+    def _locals(self, node, names):
+        outside = self._read_outside.get(id(node))
+        return ast.Constant(value=tuple(n for n in names if outside is not None and n not in outside))
 
     def _block(self, statements):
         out = []
@@ -149,7 +172,7 @@ class Converter(ast.NodeTransformer):
         true_fn = _function(f"_ag_if_true_{k}", names, node.body, names)
         false_fn = _function(f"_ag_if_false_{k}", names, node.orelse or [ast.Pass()], names)
         call = _helper("if_stmt", node.test, _name(true_fn.name), _name(false_fn.name), _current_values(names),
-                       ast.Constant(value=tuple(names)))
+                       ast.Constant(value=tuple(names)), self._locals(node, names))
         return self._replaced(node, [true_fn, false_fn, _assign_from(names, call)])
 
     def visit_For(self, node):
@@ -169,7 +192,7 @@ class Converter(ast.NodeTransformer):
             iterable = ast.Call(func=ast.Attribute(value=_name("_ag"), attr="LazyRange", ctx=ast.Load()),
                                 args=[iterable.func] + iterable.args, keywords=iterable.keywords)
         call = _helper("for_stmt", iterable, _name(body_fn.name), _current_values(names),
-                       ast.Constant(value=tuple(names)))
+                       ast.Constant(value=tuple(names)), self._locals(node, names))
         return self._replaced(node, [body_fn, _assign_from(names, call)])
 
     def visit_While(self, node):
@@ -182,5 +205,5 @@ class Converter(ast.NodeTransformer):
         cond_fn.body = [ast.Return(value=node.test)]
         body_fn = _function(f"_ag_while_body_{k}", names, node.body, names)
         call = _helper("while_stmt", _name(cond_fn.name), _name(body_fn.name), _current_values(names),
-                       ast.Constant(value=tuple(names)))
+                       ast.Constant(value=tuple(names)), self._locals(node, names))
         return self._replaced(node, [cond_fn, body_fn, _assign_from(names, call)])

@@ -1,21 +1,28 @@
 """ember.data.Iterator: what iter(dataset) returns, eagerly and inside @ember.function.
 
-Note [Datasets in traces]: Ember has no autograph, so a Python for-loop in
-a traced function is unrolled: the loop runs once, at trace time. A
-dataset iterated there is therefore run eagerly at trace time (each
+Note [Datasets in traces]: AutoGraph leaves a Python for-loop over a
+dataset in a traced function as Python, so it is unrolled: the loop runs
+once, at trace time. A dataset iterated there is run eagerly then (each
 element made under init_scope), and its elements enter the graph as
 captured constants: every call of the function sees the same elements.
 That is right only for a small, finite, repeatable dataset, so an infinite
 one, one that reshuffles on each pass, or one with more than
 MAX_TRACED_ELEMENTS elements raises an error that names the usual form:
 iterate outside the function and call it once per element.
+
+Note [Iterators from outside a trace]: an iterator made outside the
+function and advanced inside it (`next(it)` in a training step) must give
+the next element at each call, as TensorFlow's IteratorGetNext op does.
+Ember's graphs have no op that calls back into Python, so, as for
+py_function (Note [py_function in functions] in ember/_py_function.py),
+such a function runs eagerly at each call.
 """
 
 import threading
 
 from ember.data._dataset import INFINITE_CARDINALITY
 from ember.errors import OutOfRangeError
-from ember.function import current_trace, init_scope
+from ember.function import HostCallbackInTrace, current_trace, init_scope, root_trace
 
 MAX_TRACED_ELEMENTS = 1000
 
@@ -50,6 +57,7 @@ class Iterator:
     def __init__(self, dataset):
         self._dataset = dataset
         self._count = 0  # elements read inside traces
+        self._trace = root_trace()  # Note [Iterators from outside a trace]
         if current_trace() is not None:
             _check_traceable(dataset)
         self._lock = threading.Lock()
@@ -67,6 +75,8 @@ class Iterator:
         if current_trace() is None:
             with self._lock:
                 return next(self._elements)
+        if root_trace() is not self._trace:  # Note [Iterators from outside a trace]
+            raise HostCallbackInTrace("next(iterator)")
         with self._lock, init_scope():  # Note [Datasets in traces]
             element = next(self._elements)
             self._count += 1

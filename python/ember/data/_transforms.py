@@ -10,7 +10,7 @@ from ember._creation import convert_to_tensor
 from ember.data import _structure
 from ember.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, UnaryDataset
 from ember.dtypes import int64
-from ember.function import Function, TensorSpec
+from ember.function import Function, HostCallbackError, TensorSpec
 from ember._tensor import Tensor
 
 
@@ -20,9 +20,11 @@ def _check_callable(fn, func, arg):
     return fn
 
 
-def traced_spec(fn, input_spec, what):
+def traced_spec(fn, input_spec, what, first_output=None):
     """The element_spec of fn's results: fn traced once on symbolic tensors of input_spec
-    (Note [Map element specs])."""
+    (Note [Map element specs]). A function that calls py_function cannot be traced: its
+    spec comes from `first_output()` (fn run eagerly on the first element), with every
+    dim unknown, as TensorFlow leaves a py_function's result shape unknown."""
     # Note [Map element specs]: map functions run eagerly, element by element,
     # so iterating never needs a trace. Only element_spec does: like tf.data,
     # which traces at map(), we trace the function on the input's specs and
@@ -31,7 +33,12 @@ def traced_spec(fn, input_spec, what):
         return _structure.call_unpacked(fn, _structure.pack(input_spec, components))
 
     try:
-        concrete = Function(call, name=what).get_concrete_function(*_structure.flatten(input_spec))
+        concrete = Function(call, name=what, autograph=False).get_concrete_function(*_structure.flatten(input_spec))
+    except HostCallbackError:
+        if first_output is None:
+            raise
+        outputs = _structure.normalize_output(first_output(), what)
+        return _structure.map_components(lambda t: TensorSpec([None] * len(t.shape), t.dtype), outputs)
     except Exception as e:
         if hasattr(e, "add_note"):
             e.add_note(f"(raised while tracing the {what} function on {input_spec} to find the dataset's "
@@ -55,7 +62,14 @@ class MapDataset(UnaryDataset):
         return self._input._cardinality()
 
     def _element_spec(self):
-        return traced_spec(self._fn, self._input.element_spec, "map")
+        def first_output():
+            element = next(self._input._iterate(), None)
+            if element is None:
+                raise ValueError("map: the function calls py_function, and the dataset is empty, so its "
+                                 "element_spec is unknown")
+            return _structure.call_unpacked(self._fn, element)
+
+        return traced_spec(self._fn, self._input.element_spec, "map", first_output)
 
 
 def _truth(value):

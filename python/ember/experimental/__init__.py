@@ -1,5 +1,6 @@
-"""ember.experimental: TensorFlow's ``tf.experimental`` names (``dlpack``)."""
+"""ember.experimental: TensorFlow's ``tf.experimental`` names (``dlpack``, ``numpy``)."""
 
 from ember.experimental import dlpack
+from ember.experimental import numpy
 
-__all__ = ["dlpack"]
+__all__ = ["dlpack", "numpy"]
