@@ -81,6 +81,11 @@ py::dict OpInfo(const OpDef& op) {
   info["outputs"] = args(op.outputs);
   info["type_vars"] = type_vars;
   info["attrs"] = attrs;
+  py::list host_outputs;  // Note [Host-memory outputs]
+  for (size_t i = 0; i < op.outputs.size() && i < 32; ++i) {
+    if ((op.host_memory_outputs >> i) & 1u) host_outputs.append(static_cast<int>(i));
+  }
+  info["host_memory_outputs"] = host_outputs;
   return info;
 }
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ember import _C
 from ember.autodiff import _tape as _autodiff_tape
-from ember.function import SubTrace, TensorSpec, current_trace, effect_anchor, shape_fits
+from ember.function import SubTrace, TensorSpec, current_trace, shape_fits
 from ember._tensor import Tensor
 
 
@@ -102,11 +102,10 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     # Variables either branch assigns are extra outputs of both (the other
     # branch passes the value through), written back after the op.
     updated = list({id(v): v for v in then_trace.updated_variables() + else_trace.updated_variables()}.values())
-    effects = then_trace.sub.has_effects or else_trace.sub.has_effects  # Note [Effects in control flow]
-    then_graph, then_inputs = then_trace.finish([then_trace.value_of(v) for v in updated] +
-                                                ([then_trace.anchor] if effects else []))
-    else_graph, else_inputs = else_trace.finish([else_trace.value_of(v) for v in updated] +
-                                                ([else_trace.anchor] if effects else []))
+    # A branch that prints makes the cond an effect the graph passes keep
+    # and order (Note [Effects in control flow] in graph/graph_function.h).
+    then_graph, then_inputs = then_trace.finish([then_trace.value_of(v) for v in updated])
+    else_graph, else_inputs = else_trace.finish([else_trace.value_of(v) for v in updated])
     from ember._generated import raw_ops
 
     recording = _autodiff_tape.is_recording()
@@ -115,29 +114,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
                                len(then_inputs))
     for var, value in zip(updated, results[len(then_flat):]):
         current_trace().write_variable(var, value)
-    if effects:
-        _keep_alive(results[-1])
     if recording:
         _record_cond_gradient(pred, true_fn, false_fn, then_inputs + else_inputs, results[:len(then_flat)])
     return rebuild(results[:len(then_flat)])
-
-
-# Note [Effects in control flow]: the graph passes keep a stateful op (a
-# print) but judge a cond or while_loop node by its outputs alone, so one
-# whose outputs are unused (`if x > 0: ember.print(...)`, a loop that only
-# prints: TensorFlow's fizzbuzz) would be removed as dead code, prints and
-# all. Until the passes look into branch and body graphs (a C++ change),
-# such a node gets one more output, a scalar bool "anchor": a cond's
-# branches return one, a while_loop carries one as an extra loop variable.
-# Each trace collects the anchors of its printing control flow
-# (Trace.anchors) and returns their logical_and as a hidden output of its
-# own graph: a branch or loop body as its anchor, a function as a last
-# output its caller drops. Nested control flow so stays connected to the
-# function's outputs. has_effects (set by ember.print) spreads outwards.
-def _keep_alive(anchor):
-    trace = current_trace()
-    trace.has_effects = True
-    trace.anchors.append(anchor)
 
 
 # Note [cond gradients]: a cond under a gradient tape is recorded as one
@@ -380,22 +359,14 @@ def _trace_loop(loop_cond, loop_body, initial, invariants, maximum_iterations):
     def traced_cond(*vs):
         return loop_cond(list(vs[:n]))
 
-    effects = []  # [True] once the first trace finds that the body prints
-
     def traced_body(*vs):
-        out = loop_body(list(vs[:n]))
-        if effects:  # the anchor, an extra loop variable (Note [Effects in control flow])
-            out = list(out) + [effect_anchor(current_trace()) if current_trace().anchors else vs[n]]
-        return out
+        return loop_body(list(vs[:n]))
 
     # Variables the body assigns become extra loop variables (bound to
     # parameters, so each iteration sees the previous one's value): a first
-    # trace finds them, and whether the body prints.
+    # trace finds them.
     first = SubTrace(traced_body, specs, device=device)
     assigned = first.updated_variables()
-    if first.sub.has_effects:
-        effects.append(True)
-        specs = specs + [TensorSpec([], "bool")]
     cond_trace = SubTrace(traced_cond, specs, assigned, device=device)
     if cond_trace.updated_variables():
         raise ValueError("while_loop: cond must not assign variables")
@@ -408,16 +379,13 @@ def _trace_loop(loop_cond, loop_body, initial, invariants, maximum_iterations):
     body_graph, body_inputs = body_trace.finish([body_trace.value_of(v) for v in assigned])
     from ember._generated import raw_ops
 
-    anchor_input = [_C.convert_to_tensor(True, None)] if effects else []
-    loop_inputs = initial + anchor_input + [trace.read_variable(v) for v in assigned]
+    loop_inputs = initial + [trace.read_variable(v) for v in assigned]
     with _autodiff_tape.recording_paused(), _device_scope(device):  # the caller records the loop's gradient
         results = raw_ops.while_loop(loop_inputs + cond_inputs + body_inputs, cond_graph.function_id,
                                      body_graph.function_id, len(loop_inputs), len(cond_inputs),
                                      -1 if maximum_iterations is None else int(maximum_iterations))
-    for var, value in zip(assigned, results[n + len(anchor_input):]):
+    for var, value in zip(assigned, results[n:]):
         trace.write_variable(var, value)
-    if effects:
-        _keep_alive(results[n])
     return list(results[:n]), assigned, body_inputs
 
 

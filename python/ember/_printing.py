@@ -49,9 +49,6 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
         return None
     from ember._generated import raw_ops
 
-    trace = current_trace()
-    if trace is not None:
-        trace.has_effects = True  # Note [Effects in control flow] in _control_flow.py
     outputs = raw_ops.print(tensors, text, stream, summarize)
     if current_trace() is None:
         outputs[0].numpy()  # eagerly, wait: the kernel has printed once its output is ready

@@ -76,18 +76,6 @@ _VARIABLE_CREATION_ERROR = ("ember.function only supports singleton ember.Variab
                             "Make sure the ember.Variable is only created once or created outside ember.function")
 
 
-def effect_anchor(trace, default=False):
-    """One scalar bool computed from all of `trace`'s anchors (Note [Effects in control
-    flow] in _control_flow.py); a constant True when it has none and `default`, else None."""
-    if not trace.anchors:
-        return _C.convert_to_tensor(True, None) if default else None
-    from ember import logical_and
-    out = trace.anchors[0]
-    for anchor in trace.anchors[1:]:
-        out = logical_and(out, anchor)
-    return out
-
-
 def root_trace():
     """The outermost trace in progress on this thread (a cond or loop body's trace is nested in it), or None."""
     trace = current_trace()
@@ -414,10 +402,6 @@ class _Trace:
         self.variables = {}  # id(var) -> [var, symbolic argument, current symbolic value]
         self.variable_order = []  # vars in the order they became graph arguments
         self.subgraphs = []  # cond / while_loop graphs the traced graph refers to by id
-        # Note [Effects in control flow] in _control_flow.py: whether the traced
-        # code prints, and scalars that keep its printing control flow alive.
-        self.has_effects = False
-        self.anchors = []
         self.allow_variable_creation = False  # Note [Variables created in functions]
         self.created_variables = 0
 
@@ -484,7 +468,6 @@ class SubTrace:
         self.sub.tracer.enter()
         try:
             self.structure, self.flat = _flatten_outputs(fn(*params))
-            self.anchor = effect_anchor(self.sub, default=True)  # Note [Effects in control flow]
         finally:
             self.sub.tracer.exit()
             _state.trace = self.outer
@@ -959,19 +942,16 @@ class Function:
         try:
             outputs = self._traced_function(*sym_args, **sym_kwargs)
             structure, flat = _flatten_outputs(outputs)
-            anchor = effect_anchor(trace)  # Note [Effects in control flow]: a hidden last output
         finally:
             trace.tracer.exit()
             _state.trace = previous
         updated = [entry[0] for entry in trace.variables.values() if entry[2] is not entry[1]]
         if self._discard_variable_updates:
             updated = []  # a backward function recomputes the forward pass: never write it back
-        flat = flat + [trace.variables[id(v)][2] for v in updated] + ([] if anchor is None else [anchor])
+        flat = flat + [trace.variables[id(v)][2] for v in updated]
         graph = trace.tracer.finish(flat)
         concrete = ConcreteFunction(graph, structure, trace.variable_order, updated, specs, self._name,
                                     trace.subgraphs)
-        if anchor is not None:
-            concrete._num_user_outputs -= 1  # the caller never sees the anchor
         concrete._python_function = self._traced_function
         concrete._call_templates = (call_args, call_kwargs)
         concrete._created_variables = trace.created_variables
