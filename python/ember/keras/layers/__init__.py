@@ -1,0 +1,28 @@
+"""keras.layers: the Layer base class and the built-in layers."""
+
+from ember.keras.engine.keras_tensor import KerasTensor
+from ember.keras.engine.layer import Layer
+from ember.keras.layers.attention import MultiHeadAttention
+from ember.keras.layers.conv import Conv1D, Conv2D, Conv2DTranspose
+from ember.keras.layers.core import (Activation, Dense, Dropout, Embedding, Flatten, Identity, Input, InputLayer,
+                                     Lambda, Reshape, Rescaling)
+from ember.keras.layers.merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
+from ember.keras.layers.normalization import BatchNormalization, LayerNormalization
+from ember.keras.layers.pooling import (AveragePooling1D, AveragePooling2D, AvgPool1D, AvgPool2D,
+                                        GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAvgPool1D,
+                                        GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPooling1D,
+                                        GlobalMaxPooling2D, MaxPool1D, MaxPool2D, MaxPooling1D, MaxPooling2D)
+from ember.keras.layers.rnn import GRU, LSTM, SimpleRNN
+
+Convolution1D, Convolution2D, Conv2DTranspose_ = Conv1D, Conv2D, Conv2DTranspose
+del Conv2DTranspose_, KerasTensor
+
+
+def serialize(layer):
+    from ember.keras.saving import serialize_layer
+    return serialize_layer(layer)
+
+
+def deserialize(config, custom_objects=None):
+    from ember.keras.saving import deserialize_layer
+    return deserialize_layer(config, custom_objects)

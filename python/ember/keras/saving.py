@@ -1,0 +1,217 @@
+"""Saving: the `.keras` zip (config.json, metadata.json, model.weights.npz), save/load_weights, layer (de)serialization.
+
+Keras 3 stores weights as HDF5 (`model.weights.h5`). h5py is not a
+dependency of Ember, so the archive holds `model.weights.npz` instead: one
+NumPy array per weight, under the same kind of path Keras uses
+(`<attribute path>/vars/<i>`). config.json and metadata.json follow Keras 3.
+"""
+
+import datetime
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from ember.keras.engine.layer import Layer
+
+_CONFIG, _METADATA, _WEIGHTS = "config.json", "metadata.json", "model.weights.npz"
+
+
+# --- Layer (de)serialization -------------------------------------------------
+def _registry():
+    from ember.keras import layers, models
+    reg = {name: obj for name, obj in vars(layers).items() if isinstance(obj, type) and issubclass(obj, Layer)}
+    reg.update({"Sequential": models.Sequential, "Functional": models.Functional, "Model": models.Model})
+    return reg
+
+
+def serialize_layer(layer):
+    from ember.keras.models.functional import Functional
+    module = "keras.models" if type(layer).__name__ in ("Sequential", "Functional") else "keras.layers"
+    registered = None if type(layer).__name__ in _registry() else f"Custom>{type(layer).__name__}"
+    out = {"module": module, "class_name": "Functional" if isinstance(layer, Functional) else type(layer).__name__,
+           "config": layer.get_config(), "registered_name": registered}
+    shape = _build_shape(layer)
+    if shape is not None:
+        out["build_config"] = {"input_shape": shape}
+    return out
+
+
+def _build_shape(layer):
+    from ember.keras.engine.training import Model
+    if isinstance(layer, Model) and type(layer).__name__ not in ("Sequential", "Functional"):
+        return getattr(layer, "_built_input_shape", None)
+    return None
+
+
+def deserialize_layer(config, custom_objects=None):
+    registry = {**_registry(), **(custom_objects or {})}
+    name = config["class_name"]
+    cls = registry.get(name) or registry.get((config.get("registered_name") or "").split(">")[-1])
+    if cls is None:
+        raise ValueError(f"Unknown layer class {name!r}: pass it in custom_objects")
+    inner = config.get("config", {})
+    from ember.keras.models.functional import Functional
+    from ember.keras.models.sequential import Sequential
+    if issubclass(cls, (Functional, Sequential)):
+        layer = cls.from_config(inner, custom_objects=custom_objects)
+    else:
+        layer = cls.from_config(inner)
+    shape = (config.get("build_config") or {}).get("input_shape")
+    if shape is not None and not layer.built:
+        layer.build(tuple(shape))
+    return layer
+
+
+# --- Weights ----------------------------------------------------------------
+def _weight_items(layer, prefix=""):
+    """(path, variable) for every weight, by attribute path: the same for two
+    models of the same architecture, whatever their layers are named."""
+    seen = set()
+    out = []
+
+    def visit(obj, path):
+        if id(obj) in seen:
+            return
+        seen.add(id(obj))
+        for i, v in enumerate(obj._own_weights):
+            out.append((f"{path}vars/{i}", v))
+        for key, value in vars(obj).items():
+            if key in ("_inbound_nodes",):
+                continue
+            for sub_path, sub in _layers_in(value, key):
+                visit(sub, f"{path}{sub_path}/")
+
+    visit(layer, prefix)
+    return out
+
+
+def _layers_in(value, path):
+    if isinstance(value, Layer):
+        yield path, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _layers_in(v, f"{path}/{k}")
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _layers_in(v, f"{path}/{i}")
+
+
+def _weights_bytes(model):
+    buffer = io.BytesIO()
+    np.savez(buffer, **{path: v.numpy() for path, v in _weight_items(model)})
+    return buffer.getvalue()
+
+
+def _load_weights_bytes(model, data):
+    with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+        items = _weight_items(model)
+        missing = [p for p, _ in items if p not in arrays.files]
+        if missing or len(arrays.files) != len(items):
+            raise ValueError(f"The saved weights do not match the model: missing {missing[:5]}, saved "
+                             f"{len(arrays.files)} arrays for {len(items)} weights")
+        for path, v in items:
+            value = arrays[path]
+            if tuple(value.shape) != tuple(v.shape):
+                raise ValueError(f"Weight {path}: saved shape {value.shape}, model shape {tuple(v.shape)}")
+            v.assign(value.astype(v.dtype.as_numpy_dtype))
+
+
+def save_weights(model, filepath, overwrite=True):
+    """Writes the weights as an npz archive (Keras names the file ``*.weights.h5``; the content is npz here)."""
+    filepath = os.fspath(filepath)
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(filepath)
+    with open(filepath, "wb") as f:
+        f.write(_weights_bytes(model))
+
+
+def load_weights(model, filepath):
+    filepath = os.fspath(filepath)
+    if filepath.endswith(".keras"):
+        with zipfile.ZipFile(filepath) as z:
+            _load_weights_bytes(model, z.read(_WEIGHTS))
+        return
+    with open(filepath, "rb") as f:
+        _load_weights_bytes(model, f.read())
+
+
+# --- Compile config ------------------------------------------------------------
+def compile_config(model):
+    from ember.keras import losses, metrics
+    args = model._compile_args
+
+    def loss_entry(loss):
+        if loss is None or isinstance(loss, str):
+            return loss
+        if isinstance(loss, losses.Loss):
+            return losses.serialize(loss)
+        return getattr(loss, "__name__", None)
+
+    def metric_entry(m):
+        if isinstance(m, str):
+            return m
+        if isinstance(m, metrics.Metric):
+            return {"class_name": type(m).__name__, "config": m.get_config()}
+        return getattr(m, "__name__", None)
+
+    loss = args["loss"]
+    loss = ({k: loss_entry(v) for k, v in loss.items()} if isinstance(loss, dict) else
+            [loss_entry(v) for v in loss] if isinstance(loss, (list, tuple)) else loss_entry(loss))
+    mets = args["metrics"]
+    mets = ({k: [metric_entry(m) for m in v] for k, v in mets.items()} if isinstance(mets, dict) else
+            [metric_entry(m) for m in mets] if mets else None)
+    from ember.keras import optimizers
+    return {"optimizer": _plain(optimizers.serialize(model.optimizer)),
+            "loss": loss, "loss_weights": args["loss_weights"], "metrics": mets}
+
+
+def _plain(config):
+    return json.loads(json.dumps(config, default=lambda o: None))
+
+
+def compile_from_config(model, config):
+    from ember.keras import optimizers
+    opt_config = dict(config["optimizer"]["config"])
+    opt = optimizers.deserialize({"class_name": config["optimizer"]["class_name"], "config": opt_config})
+    model.compile(optimizer=opt, loss=config.get("loss"), loss_weights=config.get("loss_weights"),
+                  metrics=config.get("metrics"))
+
+
+# --- The .keras archive ----------------------------------------------------------
+def save_model(model, filepath, overwrite=True):
+    filepath = os.fspath(filepath)
+    if not filepath.endswith(".keras"):
+        raise ValueError(f"save: the file name must end in .keras, got {filepath!r} (use save_weights for weights)")
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(filepath)
+    from ember import __version__
+    config = serialize_layer(model)
+    config["compile_config"] = model.get_compile_config()
+    metadata = {"keras_version": "3 (ember.keras)", "ember_version": __version__,
+                "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+                "weights_format": "npz"}
+    with zipfile.ZipFile(filepath, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(_METADATA, json.dumps(metadata))
+        z.writestr(_CONFIG, json.dumps(config))
+        z.writestr(_WEIGHTS, _weights_bytes(model))
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """Reads a model saved by ``model.save("m.keras")``: architecture, weights and compile settings."""
+    filepath = os.fspath(filepath)
+    with zipfile.ZipFile(filepath) as z:
+        names = z.namelist()
+        if _WEIGHTS not in names:
+            detail = " (it holds model.weights.h5: a Keras HDF5 archive, which needs h5py)" if (
+                "model.weights.h5" in names) else ""
+            raise ValueError(f"load_model: {filepath} has no {_WEIGHTS}{detail}")
+        config = json.loads(z.read(_CONFIG))
+        weights = z.read(_WEIGHTS)
+    model = deserialize_layer(config, custom_objects)
+    _load_weights_bytes(model, weights)
+    if compile and config.get("compile_config"):
+        model.compile_from_config(config["compile_config"])
+    return model

@@ -1,0 +1,40 @@
+"""keras.utils: to_categorical, normalize, set_random_seed, get_file and Progbar."""
+
+import numpy as np
+
+from ember.keras.datasets import get_file
+from ember.keras.engine.progbar import Progbar
+
+
+def to_categorical(x, num_classes=None):
+    """One-hot rows (float32) for integer class labels; a trailing dim of 1 is dropped first."""
+    x = np.asarray(x, dtype="int64")
+    shape = x.shape
+    if shape and shape[-1] == 1 and len(shape) > 1:
+        shape = shape[:-1]
+    x = x.reshape(-1)
+    if x.size and x.min() < 0:
+        raise ValueError("to_categorical: class labels must be >= 0")
+    num_classes = int(x.max()) + 1 if num_classes is None else int(num_classes)
+    out = np.zeros((x.size, num_classes), dtype=np.float32)
+    out[np.arange(x.size), x] = 1.0
+    return out.reshape(shape + (num_classes,))
+
+
+def normalize(x, axis=-1, order=2):
+    x = np.asarray(x, dtype=np.float32)
+    norm = np.linalg.norm(x, ord=order, axis=axis, keepdims=True)
+    return x / np.where(norm == 0, 1, norm)
+
+
+def set_random_seed(seed):
+    """Seeds Python's, NumPy's and Ember's random generators."""
+    import random
+
+    import ember
+    random.seed(seed)
+    np.random.seed(seed)
+    ember.random.set_seed(seed)
+
+
+__all__ = ["to_categorical", "normalize", "set_random_seed", "get_file", "Progbar"]
