@@ -1,0 +1,165 @@
+"""ember.keras normalization, recurrent and attention layers against NumPy references, with gradients."""
+
+import numpy as np
+import pytest
+
+from ember import keras
+from ember.keras import layers
+
+from keras_helpers import check_layer_gradients
+
+RNG = np.random.default_rng(0)
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def test_batch_normalization_training_updates_moving_stats_inference_uses_them():
+    layer = layers.BatchNormalization(momentum=0.9, epsilon=1e-3)
+    x = RNG.standard_normal((16, 3)).astype(np.float32) * 2 + 5
+    y = layer(x, training=True).numpy()
+    mean, var = x.mean(0), x.var(0)
+    np.testing.assert_allclose(y, (x - mean) / np.sqrt(var + 1e-3), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(layer.moving_mean.numpy(), 0.1 * mean, rtol=1e-5)
+    np.testing.assert_allclose(layer.moving_variance.numpy(), 0.9 + 0.1 * var, rtol=1e-5)
+    inference = layer(x).numpy()
+    np.testing.assert_allclose(inference, (x - 0.1 * mean) / np.sqrt(0.9 + 0.1 * var + 1e-3), rtol=1e-4)
+    assert [w.name for w in layer.trainable_weights] == ["gamma", "beta"]
+    assert [w.name for w in layer.non_trainable_weights] == ["moving_mean", "moving_variance"]
+    # A frozen layer runs in inference mode even when training (Keras 3).
+    layer.trainable = False
+    before = layer.moving_mean.numpy().copy()
+    np.testing.assert_allclose(layer(x, training=True).numpy(), inference, rtol=1e-5)
+    np.testing.assert_array_equal(layer.moving_mean.numpy(), before)
+
+
+def test_batch_normalization_conv_axis_and_gradients():
+    layer = layers.BatchNormalization()
+    assert layer(keras.Input((4, 4, 3))).shape == (None, 4, 4, 3)
+    assert layer.gamma.shape == (3,)
+    check_layer_gradients(layers.BatchNormalization(dtype="float64"), RNG.standard_normal((4, 2, 3)),
+                          rtol=1e-4, atol=1e-6, training=True)
+    config = layer.get_config()
+    assert layers.BatchNormalization.from_config(config).get_config() == config
+
+
+def test_layer_normalization():
+    layer = layers.LayerNormalization(epsilon=1e-5)
+    x = RNG.standard_normal((3, 4, 5)).astype(np.float32)
+    want = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(layer(x).numpy(), want, rtol=1e-4, atol=1e-5)
+    check_layer_gradients(layers.LayerNormalization(dtype="float64"), RNG.standard_normal((2, 4)), rtol=1e-4,
+                          atol=1e-6)
+
+
+def np_lstm(x, k, u, b):
+    n, t, _ = x.shape
+    units = u.shape[0]
+    h, c = np.zeros((n, units)), np.zeros((n, units))
+    outs = []
+    for s in range(t):
+        z = x[:, s] @ k + h @ u + b
+        i, f, g, o = np.split(z, 4, axis=-1)
+        c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
+        h = sigmoid(o) * np.tanh(c)
+        outs.append(h)
+    return np.stack(outs, 1), h, c
+
+
+def np_gru(x, k, u, b):
+    n, t, _ = x.shape
+    units = u.shape[0]
+    h = np.zeros((n, units))
+    outs = []
+    for s in range(t):
+        xz, xr, xh = np.split(x[:, s] @ k + b[0], 3, axis=-1)
+        hz, hr, hh = np.split(h @ u + b[1], 3, axis=-1)
+        z, r = sigmoid(xz + hz), sigmoid(xr + hr)
+        h = z * h + (1 - z) * np.tanh(xh + r * hh)
+        outs.append(h)
+    return np.stack(outs, 1), h
+
+
+def test_lstm_matches_numpy_and_returns_sequences_and_state():
+    layer = layers.LSTM(4, return_sequences=True, return_state=True)
+    x = RNG.standard_normal((2, 5, 3)).astype(np.float32)
+    seq, h, c = [t.numpy() for t in layer(x)]
+    bias = layer.bias.numpy()
+    np.testing.assert_array_equal(bias[4:8], 1.0)  # unit_forget_bias
+    want_seq, want_h, want_c = np_lstm(x, layer.kernel.numpy(), layer.recurrent_kernel.numpy(), bias)
+    np.testing.assert_allclose(seq, want_seq, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(h, want_h, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(c, want_c, rtol=1e-4, atol=1e-5)
+    assert layers.LSTM(4)(keras.Input((5, 3))).shape == (None, 4)
+    assert layers.LSTM(4, return_sequences=True)(keras.Input((5, 3))).shape == (None, 5, 4)
+
+
+def test_gru_matches_numpy():
+    layer = layers.GRU(3)
+    x = RNG.standard_normal((2, 4, 2)).astype(np.float32)
+    y = layer(x).numpy()
+    assert layer.bias.shape == (2, 9)
+    _, want = np_gru(x, layer.kernel.numpy(), layer.recurrent_kernel.numpy(), layer.bias.numpy())
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+
+
+def test_simple_rnn_and_go_backwards():
+    layer = layers.SimpleRNN(3, go_backwards=True)
+    x = RNG.standard_normal((2, 4, 2)).astype(np.float32)
+    layer(x)
+    h = np.zeros((2, 3))
+    for s in reversed(range(4)):
+        h = np.tanh(x[:, s] @ layer.kernel.numpy() + h @ layer.recurrent_kernel.numpy() + layer.bias.numpy())
+    np.testing.assert_allclose(layer(x).numpy(), h, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("cls", [layers.LSTM, layers.GRU])
+def test_recurrent_gradients_and_config(cls):
+    check_layer_gradients(cls(2, dtype="float64"), RNG.standard_normal((2, 3, 2)), rtol=1e-4, atol=1e-6)
+    config = cls(5, return_sequences=True).get_config()
+    assert cls.from_config(config).get_config() == config
+
+
+def np_mha(q, v, layer, mask=None):
+    def proj(x, name):
+        return np.einsum("btd,dhk->bthk", x, getattr(layer, f"{name}_kernel").numpy()) + getattr(
+            layer, f"{name}_bias").numpy()
+    qp, kp, vp = proj(q, "query") / np.sqrt(layer.key_dim), proj(v, "key"), proj(v, "value")
+    scores = np.einsum("bthk,bshk->bhts", qp, kp)
+    if mask is not None:
+        scores = np.where(mask[:, None], scores, -1e9)
+    w = np.exp(scores - scores.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    ctx = np.einsum("bhts,bshk->bthk", w, vp)
+    return np.einsum("bthk,hko->bto", ctx, layer.output_kernel.numpy()) + layer.output_bias.numpy(), w
+
+
+def test_multi_head_attention_matches_numpy_with_mask():
+    layer = layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    q = RNG.standard_normal((2, 4, 5)).astype(np.float32)
+    v = RNG.standard_normal((2, 6, 5)).astype(np.float32)
+    mask = RNG.random((2, 4, 6)) > 0.3
+    mask[:, :, 0] = True
+    out, scores = layer(q, v, attention_mask=mask, return_attention_scores=True)
+    want, want_scores = np_mha(q, v, layer, mask)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(scores.numpy(), want_scores, rtol=1e-4, atol=1e-5)
+    assert layer.output_kernel.shape == (2, 3, 5)
+    sym = layers.MultiHeadAttention(2, 4)(keras.Input((4, 8)), keras.Input((6, 8)))
+    assert sym.shape == (None, 4, 8)
+
+
+def test_multi_head_attention_gradients():
+    layer = layers.MultiHeadAttention(num_heads=2, key_dim=2, dtype="float64")
+    x = RNG.standard_normal((1, 3, 4))
+
+    class Self(layers.Layer):
+        def __init__(self):
+            super().__init__(dtype="float64")
+            self.mha = layer
+
+        def call(self, inputs):
+            return self.mha(inputs, inputs)
+
+    check_layer_gradients(Self(), x, rtol=1e-4, atol=1e-6)
