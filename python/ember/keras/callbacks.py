@@ -66,6 +66,9 @@ class CallbackList(Callback):
     def __getattribute__(self, name):
         if name.startswith("on_"):
             def call_all(*args, **kwargs):
+                # Each hook gets a logs dict, as Keras passes one (LambdaCallback's functions need it).
+                if "logs" not in kwargs and len(args) == (1 if "epoch" in name or "batch" in name else 0):
+                    args = args + ({},)
                 for c in self.callbacks:
                     getattr(c, name)(*args, **kwargs)
             return call_all
