@@ -32,6 +32,14 @@ class Model(Layer):
         self.history = None
         self._reset_compiled()
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        # A functional model's config (layers and their connections) makes a functional model.
+        if "layers" in config and "input_layers" in config:
+            from ember.keras.models.functional import Functional
+            return Functional.from_config(config, custom_objects=custom_objects)
+        return super().from_config(config)
+
     def _reset_compiled(self):
         object.__setattr__(self, "_compiled", None)
         object.__setattr__(self, "_train_fn", None)
