@@ -8,6 +8,9 @@ from ember.keras.engine.keras_tensor import KerasTensor
 from ember.keras.layers import Input, Layer
 from ember.keras.models import Model, Sequential
 
+# The engine's modules are loaded by now; Keras has no public `engine` name.
+del engine  # noqa: F821
+
 __all__ = ["initializers", "optimizers", "activations", "backend", "callbacks", "datasets", "losses", "metrics",
            "regularizers", "layers", "models", "saving", "utils", "Input", "Layer", "Model", "Sequential",
            "KerasTensor"]
