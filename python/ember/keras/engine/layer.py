@@ -72,7 +72,8 @@ class Layer(Module):
         self._extra_losses = []
         self._inbound_nodes = []
         self.autocast = autocast
-        self._dtype_name = as_dtype(dtype or "float32").name
+        from ember.keras import backend
+        self._dtype_name = as_dtype(dtype or backend.floatx()).name
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
         self._batch_input_shape = None if input_shape is None else (batch_size,) + tuple(input_shape)

@@ -58,11 +58,19 @@ def print_summary(model, line_length=None, print_fn=None):
     titles = ["Layer (type)", "Output Shape", "Param #"] + (["Connected to"] if functional else [])
 
     def row(cells, left="│", sep="│", right="│"):
-        out = []
-        for i, (cell, w) in enumerate(zip(cells, widths)):
-            text = cell[:w - 2]
-            out.append(" " + (text.rjust(w - 2) if i == 2 else text.ljust(w - 2)) + " ")
-        return left + sep.join(out) + right
+        # A cell too long for its column wraps onto more lines, as Keras' table does.
+        def wrap(text, w):
+            return [text[i:i + w - 2] for i in range(0, max(len(text), 1), w - 2)]
+        wrapped = [[p for t in (c if isinstance(c, list) else [c]) for p in wrap(t, w)]
+                   for c, w in zip(cells, widths)]
+        lines = []
+        for k in range(max(len(parts) for parts in wrapped)):
+            out = []
+            for i, (parts, w) in enumerate(zip(wrapped, widths)):
+                text = parts[k] if k < len(parts) else ""
+                out.append(" " + (text.rjust(w - 2) if i == 2 else text.ljust(w - 2)) + " ")
+            lines.append(left + sep.join(out) + right)
+        return "\n".join(lines)
 
     def rule(left, mid, right, char):
         return left + mid.join(char * w for w in widths) + right
@@ -73,12 +81,9 @@ def print_summary(model, line_length=None, print_fn=None):
     for i, layer in enumerate(layers):
         cells = [f"{layer.name} ({type(layer).__name__})", _shape_text(_output_shape(model, layer)),
                  f"{layer.count_params():,}" if layer.built or layer.weights else "0 (unbuilt)"]
-        extra = _connections(model, layer) if functional else None
         if functional:
-            cells.append(extra[0])
+            cells.append(_connections(model, layer))
         lines.append(row(cells))
-        for more in (extra or [])[1:]:
-            lines.append(row(["", "", "", more]))
         if i + 1 < len(layers):
             lines.append(rule("├", "┼", "┤", "─"))
     lines.append(rule("└", "┴", "┘", "─"))
