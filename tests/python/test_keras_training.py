@@ -189,3 +189,73 @@ def test_string_losses_metrics_and_optimizers():
     binary = mlp(out=1, activation="sigmoid")
     binary.compile("sgd", "binary_crossentropy", metrics=["accuracy"])
     assert "accuracy" in binary.fit(x, y[:, None].astype(np.float32), epochs=1, verbose=0).history
+
+
+def test_regularizers_add_loss_and_sample_weight():
+    ember.random.set_seed(0)
+    layer = layers.Dense(2, kernel_regularizer=keras.regularizers.L2(0.1))
+    model = keras.Sequential([keras.Input((4,)), layer])
+    model.compile("sgd", "mse")
+    x, y = np.ones((8, 4), np.float32), np.zeros((8, 2), np.float32)
+    penalty = 0.1 * float(np.sum(layer.kernel.numpy() ** 2))
+    assert float(model.losses[0].numpy()) == pytest.approx(penalty, rel=1e-5)
+    mse = float(np.mean(model.predict(x, verbose=0) ** 2))
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(mse + penalty, rel=1e-5)
+    sw = np.array([1, 1, 1, 1, 0, 0, 0, 0], np.float32)
+    # Keras' "sum_over_batch_size": weighted values summed, divided by the batch size.
+    assert model.evaluate(x, y, sample_weight=sw, verbose=0) == pytest.approx(mse / 2 + penalty, rel=1e-5)
+
+    class WithLoss(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(1)
+
+        def call(self, inputs):
+            out = self.dense(inputs)
+            return out
+
+    sub = WithLoss()
+    sub.compile("sgd", "mse")
+    sub(x)
+    sub.dense.add_loss(lambda: 3.0 * ember.reduce_sum(ember.abs(sub.dense.kernel)))
+    value = sub.evaluate(x, np.zeros((8, 1), np.float32), verbose=0)
+    want = float(np.mean(sub.predict(x, verbose=0) ** 2)) + 3.0 * float(np.abs(sub.dense.kernel.numpy()).sum())
+    assert value == pytest.approx(want, rel=1e-5)
+
+
+def test_frozen_layers_do_not_train():
+    x, y = blobs(64)
+    model = mlp()
+    model.layers[0].trainable = False
+    frozen = model.layers[0].get_weights()
+    head = model.layers[1].get_weights()[0].copy()
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(x, y, epochs=2, verbose=0)
+    for got, want in zip(model.layers[0].get_weights(), frozen):
+        np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(model.layers[1].get_weights()[0], head)  # the rest still trains
+    assert len(model.trainable_weights) == 2 and len(model.non_trainable_weights) == 2
+
+
+def test_cnn_and_functional_dict_inputs_train():
+    rng = np.random.default_rng(0)
+    images = rng.standard_normal((64, 8, 8, 1)).astype(np.float32)
+    labels = (images[:, :4].mean(axis=(1, 2, 3)) > images[:, 4:].mean(axis=(1, 2, 3))).astype(np.int64)
+    cnn = keras.Sequential([keras.Input((8, 8, 1)), layers.Conv2D(4, 3, padding="same", activation="relu"),
+                            layers.MaxPooling2D(), layers.Conv2D(8, 3, activation="relu"),
+                            layers.GlobalAveragePooling2D(), layers.Dense(2)])
+    cnn.compile(keras.optimizers.Adam(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                metrics=["accuracy"])
+    history = cnn.fit(images, labels, batch_size=16, epochs=8, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    assert history.history["accuracy"][-1] > 0.75
+    a, b = keras.Input((4,), name="a"), keras.Input((4,), name="b")
+    out = layers.Dense(1)(layers.Concatenate()([a, b]))
+    model = keras.Model({"a": a, "b": b}, out)
+    model.compile("sgd", "mse")
+    x, _ = blobs(32)
+    target = (x[:, :1] * 2).astype(np.float32)
+    ds = ember.data.Dataset.from_tensor_slices(({"a": x, "b": -x}, target)).batch(8)
+    history = model.fit(ds, epochs=5, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    assert model.predict({"a": x, "b": -x}, verbose=0).shape == (32, 1)
