@@ -17,7 +17,7 @@ def regression(n=64, seed=0):
 
 
 def linear_model(lr=0.05):
-    ember.random.set_seed(0)
+    keras.utils.set_random_seed(0)
     model = keras.Sequential([keras.Input((3,)), layers.Dense(1)])
     model.compile(keras.optimizers.SGD(lr), "mse")
     return model
