@@ -234,7 +234,11 @@ class Layer(Module):
             return self._symbolic_call(args, kwargs)
         if args:
             dtype = as_dtype(self._dtype_name)
-            args = (nest.map_structure(lambda v: _to_tensor(v, dtype, self.autocast), args[0]),) + args[1:]
+            # The inputs convert like Keras' (lists and scalars too); other
+            # arguments only when they are arrays (a Python int may be an option).
+            args = (nest.map_structure(lambda v: _to_tensor(v, dtype, self.autocast), args[0]),) + tuple(
+                nest.map_structure(lambda v: _to_tensor(v, dtype, self.autocast) if isinstance(v, np.ndarray)
+                                   else v, list(args[1:])))
         inputs = args[0] if args else kwargs.get("inputs")
         self._maybe_build(inputs)
         params = self._call_parameters()

@@ -34,6 +34,9 @@ class Sequential(Model):
             if not self._stack and self._input_layer is None and layer._batch_input_shape is not None:
                 self._input_layer = InputLayer(batch_shape=layer._batch_input_shape)
             self._stack.append(layer)
+        if rebuild and self._graph_outputs is not None and self._stack and self._stack[-1] is layer:
+            self._graph_outputs = layer(self._graph_outputs)  # extend the built graph by one call
+            return
         self.built = False
         if rebuild:
             self._maybe_build_graph()
