@@ -1,13 +1,12 @@
 """keras.utils.Progbar: Keras' text progress bar (`n/n ━━━━ 0s 3ms/step - loss: 0.1`)."""
 
-import os
 import sys
 import time
 
 
 def _format_value(value):
     value = float(value)
-    return f"{value:.4e}" if value != 0 and abs(value) < 1e-3 else f"{value:.4f}"
+    return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"  # Keras' rule
 
 
 def _format_time(seconds_per_step):
@@ -32,7 +31,6 @@ class Progbar:
         self._values = {}
         stream = sys.stdout
         self._dynamic = (hasattr(stream, "isatty") and stream.isatty()) or "ipykernel" in sys.modules
-        self._dynamic = self._dynamic and not os.environ.get("EMBER_KERAS_STATIC_PROGBAR")
         self._last_width = 0
 
     def _bar(self, current):
