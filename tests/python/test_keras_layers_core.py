@@ -159,3 +159,67 @@ def test_set_and_get_weights():
     np.testing.assert_array_equal(layer(np.ones((1, 3), np.float32)).numpy(), [[8.0, 8.0]])
     with pytest.raises(ValueError):
         layer.set_weights(new[:1])
+
+
+class _Pair(layers.Layer):
+    """Feeds a merging layer two different tensors made from one input, for gradient checks."""
+
+    def __init__(self, merge):
+        super().__init__(dtype="float64")
+        self.merge = merge
+
+    def call(self, inputs):
+        return self.merge([inputs, inputs * inputs])
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda: layers.Activation("softplus", dtype="float64"), (2, 3)),
+    (lambda: layers.Flatten(dtype="float64"), (2, 2, 3)),
+    (lambda: layers.Reshape((3, 2), dtype="float64"), (2, 6)),
+    (lambda: layers.Rescaling(0.5, offset=2.0, dtype="float64"), (2, 3)),
+    (lambda: layers.AveragePooling2D(dtype="float64"), (1, 4, 4, 2)),
+    (lambda: layers.AveragePooling1D(2, dtype="float64"), (1, 4, 2)),
+    (lambda: layers.GlobalAveragePooling2D(dtype="float64"), (2, 3, 3, 2)),
+    (lambda: layers.GlobalMaxPooling2D(dtype="float64"), (2, 3, 3, 2)),
+    (lambda: layers.SimpleRNN(2, dtype="float64"), (2, 3, 2)),
+    (lambda: _Pair(layers.Add(dtype="float64")), (2, 3)),
+    (lambda: _Pair(layers.Multiply(dtype="float64")), (2, 3)),
+    (lambda: _Pair(layers.Concatenate(dtype="float64")), (2, 3)),
+    (lambda: _Pair(layers.Maximum(dtype="float64")), (2, 3)),
+], ids=["activation", "flatten", "reshape", "rescaling", "avgpool2d", "avgpool1d", "gap2d", "gmp2d", "simplernn",
+        "add", "multiply", "concatenate", "maximum"])
+def test_layer_gradients_match_finite_differences(make, shape):
+    check_layer_gradients(make(), np.random.default_rng(5).standard_normal(shape))
+
+
+def test_dropout_gradient_is_the_mask_scaled():
+    layer = layers.Dropout(0.25)
+    x = ember.constant(np.random.default_rng(6).uniform(1.0, 2.0, (50, 8)).astype(np.float32))
+    with ember.GradientTape() as tape:
+        tape.watch(x)
+        y = layer(x, training=True)
+        loss = ember.reduce_sum(y)
+    grad = tape.gradient(loss, x).numpy()
+    kept = y.numpy() != 0
+    np.testing.assert_allclose(grad, np.where(kept, 1 / 0.75, 0.0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("layer, input_shape, output_shape", [
+    (lambda: layers.Conv2D(5, 3, strides=2, padding="same"), (9, 9, 2), (None, 5, 5, 5)),
+    (lambda: layers.Conv2D(5, (3, 1), dilation_rate=2), (9, 9, 2), (None, 5, 9, 5)),
+    (lambda: layers.Conv1D(4, 3, strides=2), (9, 2), (None, 4, 4)),
+    (lambda: layers.Conv2DTranspose(3, 3, strides=2), (4, 4, 2), (None, 9, 9, 3)),
+    (lambda: layers.AveragePooling2D(3, strides=1, padding="same"), (5, 5, 2), (None, 5, 5, 2)),
+    (lambda: layers.GlobalMaxPooling2D(), (5, 5, 2), (None, 2)),
+    (lambda: layers.GlobalAveragePooling1D(), (7, 3), (None, 3)),
+    (lambda: layers.GRU(6, return_sequences=True), (7, 3), (None, 7, 6)),
+    (lambda: layers.LayerNormalization(), (7, 3), (None, 7, 3)),
+])
+def test_output_shapes_as_keras_documents(layer, input_shape, output_shape):
+    assert layer()(keras.Input(input_shape)).shape == output_shape
+    assert layer().compute_output_shape((None,) + input_shape) == output_shape
+
+
+def test_lstm_return_state_shapes():
+    seq, h, c = layers.LSTM(4, return_sequences=True, return_state=True)(keras.Input((5, 3)))
+    assert (seq.shape, h.shape, c.shape) == ((None, 5, 4), (None, 4), (None, 4))
