@@ -223,3 +223,17 @@ def test_output_shapes_as_keras_documents(layer, input_shape, output_shape):
 def test_lstm_return_state_shapes():
     seq, h, c = layers.LSTM(4, return_sequences=True, return_state=True)(keras.Input((5, 3)))
     assert (seq.shape, h.shape, c.shape) == ((None, 5, 4), (None, 4), (None, 4))
+
+
+def test_weights_list_trainable_before_non_trainable():
+    class Stats(layers.Layer):
+        def build(self, input_shape):
+            self.seen = self.add_weight(shape=(), initializer="zeros", trainable=False, name="seen")
+            self.scale = self.add_weight(shape=(), initializer="ones", name="scale")
+
+        def call(self, inputs):
+            return inputs * self.scale
+
+    layer = Stats()
+    layer(np.ones((1, 2), np.float32))
+    assert [w.name for w in layer.weights] == ["scale", "seen"]  # Keras 3's order, not creation order

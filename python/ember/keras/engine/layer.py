@@ -124,8 +124,10 @@ class Layer(Module):
         return self._sublayers()
 
     def _all_weights(self):
+        # Keras 3's order: own trainable weights, own non-trainable weights, then each sublayer's.
+        own = [v for v in self._own_weights if v.trainable] + [v for v in self._own_weights if not v.trainable]
         out, seen = [], set()
-        for v in self._own_weights + [w for layer in self._sublayers() for w in layer._all_weights()]:
+        for v in own + [w for layer in self._sublayers() for w in layer._all_weights()]:
             if id(v) not in seen:
                 seen.add(id(v))
                 out.append(v)
