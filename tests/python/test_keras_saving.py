@@ -121,3 +121,19 @@ def test_every_layer_config_roundtrips_through_json(layer):
     clone = keras.layers.deserialize(config)
     assert type(clone) is type(layer)
     assert clone.get_config() == layer.get_config()
+
+
+def test_ember_checkpoint_saves_a_keras_model_and_its_optimizer(tmp_path):
+    def make():
+        model = keras.Sequential([keras.Input((3,)), layers.Dense(4), layers.BatchNormalization(), layers.Dense(1)])
+        model.compile("adam", "mse")
+        return model
+    x, y = RNG.random((16, 3)).astype(np.float32), RNG.random((16, 1)).astype(np.float32)
+    model = make()
+    model.fit(x, y, epochs=2, verbose=0)
+    path = ember.train.Checkpoint(model=model, optimizer=model.optimizer).save(str(tmp_path / "ckpt"))
+    other = make()
+    other.fit(x[:1], y[:1], epochs=1, verbose=0)  # make the optimizer's slots
+    ember.train.Checkpoint(model=other, optimizer=other.optimizer).restore(path)
+    np.testing.assert_array_equal(other.predict(x, verbose=0), model.predict(x, verbose=0))
+    assert int(other.optimizer.iterations.numpy()) == int(model.optimizer.iterations.numpy())
