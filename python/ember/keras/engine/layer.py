@@ -263,12 +263,7 @@ class Layer(Module):
         """Records a node: traces the layer on specs of the KerasTensors to learn the output shapes."""
         flat = nest.flatten((args, kwargs))
         positions = [i for i, v in enumerate(flat) if isinstance(v, KerasTensor)]
-        if not self.built:
-            first = args[0] if args else kwargs.get("inputs")
-            shapes = nest.map_structure(lambda t: t.shape if isinstance(t, KerasTensor) else None, first)
-            with init_scope():
-                self.build(shapes)
-            self.built = True
+        self._maybe_build(args[0] if args else kwargs.get("inputs"))  # KerasTensors have shapes too
         specs = [TensorSpec(list(flat[i].shape), flat[i].dtype) for i in positions]
 
         def run(*tensors):

@@ -1,6 +1,5 @@
 """keras.layers: the Layer base class and the built-in layers."""
 
-from ember.keras.engine.keras_tensor import KerasTensor
 from ember.keras.engine.layer import Layer
 from ember.keras.layers.attention import MultiHeadAttention
 from ember.keras.layers.conv import Conv1D, Conv2D, Conv2DTranspose
@@ -14,8 +13,8 @@ from ember.keras.layers.pooling import (AveragePooling1D, AveragePooling2D, AvgP
                                         GlobalMaxPooling2D, MaxPool1D, MaxPool2D, MaxPooling1D, MaxPooling2D)
 from ember.keras.layers.rnn import GRU, LSTM, SimpleRNN
 
-Convolution1D, Convolution2D, Conv2DTranspose_ = Conv1D, Conv2D, Conv2DTranspose
-del Conv2DTranspose_, KerasTensor
+# Keras' long spellings.
+Convolution1D, Convolution2D, Convolution2DTranspose = Conv1D, Conv2D, Conv2DTranspose
 
 
 def serialize(layer):
