@@ -163,3 +163,13 @@ def test_multi_head_attention_gradients():
             return self.mha(inputs, inputs)
 
     check_layer_gradients(Self(), x, rtol=1e-4, atol=1e-6)
+
+
+def test_recurrent_kernels_start_orthogonal_like_keras():
+    layer = layers.GRU(4)
+    layer(np.zeros((1, 2, 3), np.float32))
+    u = layer.recurrent_kernel.numpy()  # (4, 12): orthonormal rows
+    np.testing.assert_allclose(u @ u.T, np.eye(4), atol=1e-5)
+    config = layer.get_config()
+    assert config["recurrent_initializer"]["class_name"] == "Orthogonal"
+    assert layers.GRU.from_config(config).get_config() == config

@@ -3,7 +3,46 @@
 import ember
 from ember.keras import activations, initializers
 from ember.keras.engine.layer import Layer
-from ember.keras.engine.serialization import serialize
+from ember.keras.engine.serialization import serialize as _serialize
+
+
+class Orthogonal(initializers.Initializer):
+    """Keras' Orthogonal initializer (the RNNs' recurrent default): the Q of a QR
+    decomposition of a normal matrix, its columns' signs fixed by R's diagonal,
+    times ``gain``. Ember's initializers lack it, so it lives here."""
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = float(gain), seed
+        self._normal = initializers.RandomNormal(seed=seed)
+
+    def __call__(self, shape, dtype=None):
+        rows = 1
+        for d in shape[:-1]:
+            rows *= int(d)
+        cols = int(shape[-1])
+        a = self._normal((max(rows, cols), min(rows, cols)), dtype=dtype)
+        q, r = ember.linalg.qr(a)
+        q = q * ember.sign(ember.linalg.diag_part(r))
+        if rows < cols:
+            q = ember.transpose(q)
+        return ember.reshape(q * self.gain, list(shape))
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
+def _initializer(identifier):
+    if identifier in ("orthogonal", "Orthogonal") or (
+            isinstance(identifier, dict) and identifier.get("class_name") == "Orthogonal"):
+        return Orthogonal(**(identifier.get("config", {}) if isinstance(identifier, dict) else {}))
+    return initializers.get(identifier)
+
+
+def serialize(obj):
+    if isinstance(obj, Orthogonal):
+        return {"module": "keras.initializers", "class_name": "Orthogonal", "config": obj.get_config(),
+                "registered_name": None}
+    return _serialize(obj)
 
 
 class _RNN(Layer):
@@ -24,11 +63,9 @@ class _RNN(Layer):
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        # Ember has no Orthogonal initializer yet; Glorot uniform stands in (docs/keras.md).
-        self.recurrent_initializer = initializers.get(
-            "glorot_uniform" if recurrent_initializer == "orthogonal" else recurrent_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_initializer = _initializer(kernel_initializer)
+        self.recurrent_initializer = _initializer(recurrent_initializer)
+        self.bias_initializer = _initializer(bias_initializer)
         self.return_sequences, self.return_state, self.go_backwards = return_sequences, return_state, go_backwards
 
     def build(self, input_shape):
