@@ -137,3 +137,20 @@ def test_ember_checkpoint_saves_a_keras_model_and_its_optimizer(tmp_path):
     ember.train.Checkpoint(model=other, optimizer=other.optimizer).restore(path)
     np.testing.assert_array_equal(other.predict(x, verbose=0), model.predict(x, verbose=0))
     assert int(other.optimizer.iterations.numpy()) == int(model.optimizer.iterations.numpy())
+
+
+def test_load_model_restores_the_optimizer_state_so_training_resumes_exactly(tmp_path):
+    x = RNG.standard_normal((32, 3)).astype(np.float32)
+    y = RNG.standard_normal((32, 1)).astype(np.float32)
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(4, activation="tanh"), layers.Dense(1)])
+    model.compile(keras.optimizers.Adam(0.05), "mse")
+    model.fit(x, y, epochs=2, batch_size=8, shuffle=False, verbose=0)
+    model.save(tmp_path / "m.keras")
+    with zipfile.ZipFile(tmp_path / "m.keras") as z, np.load(z.open("model.weights.npz")) as arrays:
+        assert "optimizer/vars/0" in arrays.files and int(arrays["optimizer/vars/0"]) == 8  # iterations
+    loaded = keras.models.load_model(tmp_path / "m.keras")
+    assert int(loaded.optimizer.iterations.numpy()) == 8
+    model.fit(x, y, epochs=1, batch_size=8, shuffle=False, verbose=0)
+    loaded.fit(x, y, epochs=1, batch_size=8, shuffle=False, verbose=0)
+    for got, want in zip(loaded.get_weights(), model.get_weights()):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)

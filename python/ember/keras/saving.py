@@ -99,24 +99,49 @@ def _layers_in(value, path):
             yield from _layers_in(v, f"{path}/{i}")
 
 
-def _weights_bytes(model):
+_OPTIMIZER = "optimizer/vars/"
+
+
+def _weights_bytes(model, include_optimizer=False):
+    arrays = {path: v.numpy() for path, v in _weight_items(model)}
+    if include_optimizer and getattr(model, "optimizer", None) is not None:
+        # Keras keeps the optimizer's variables (iterations, then each slot) beside the weights.
+        arrays.update({f"{_OPTIMIZER}{i}": v.numpy() for i, v in enumerate(model.optimizer.variables)})
     buffer = io.BytesIO()
-    np.savez(buffer, **{path: v.numpy() for path, v in _weight_items(model)})
+    np.savez(buffer, **arrays)
     return buffer.getvalue()
+
+
+def _assign(path, variable, value):
+    if tuple(value.shape) != tuple(variable.shape):
+        raise ValueError(f"Weight {path}: saved shape {value.shape}, model shape {tuple(variable.shape)}")
+    variable.assign(value.astype(variable.dtype.as_numpy_dtype))
 
 
 def _load_weights_bytes(model, data):
     with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+        saved = [name for name in arrays.files if not name.startswith(_OPTIMIZER)]
         items = _weight_items(model)
-        missing = [p for p, _ in items if p not in arrays.files]
-        if missing or len(arrays.files) != len(items):
+        missing = [p for p, _ in items if p not in saved]
+        if missing or len(saved) != len(items):
             raise ValueError(f"The saved weights do not match the model: missing {missing[:5]}, saved "
-                             f"{len(arrays.files)} arrays for {len(items)} weights")
+                             f"{len(saved)} arrays for {len(items)} weights")
         for path, v in items:
-            value = arrays[path]
-            if tuple(value.shape) != tuple(v.shape):
-                raise ValueError(f"Weight {path}: saved shape {value.shape}, model shape {tuple(v.shape)}")
-            v.assign(value.astype(v.dtype.as_numpy_dtype))
+            _assign(path, v, arrays[path])
+
+
+def _load_optimizer_bytes(model, data):
+    """Restores a compiled model's optimizer state; its slots are made first (optimizer.build)."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+        names = sorted((n for n in arrays.files if n.startswith(_OPTIMIZER)), key=lambda n: int(n.split("/")[-1]))
+        if not names:
+            return
+        model.optimizer.build(model.trainable_weights)
+        variables = model.optimizer.variables
+        if len(variables) != len(names):
+            raise ValueError(f"The saved optimizer has {len(names)} variables, the model's has {len(variables)}")
+        for name, v in zip(names, variables):
+            _assign(name, v, arrays[name])
 
 
 def save_weights(model, filepath, overwrite=True):
@@ -196,7 +221,7 @@ def save_model(model, filepath, overwrite=True):
     with zipfile.ZipFile(filepath, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(_METADATA, json.dumps(metadata))
         z.writestr(_CONFIG, json.dumps(config))
-        z.writestr(_WEIGHTS, _weights_bytes(model))
+        z.writestr(_WEIGHTS, _weights_bytes(model, include_optimizer=model.compiled))
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
@@ -214,4 +239,5 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     _load_weights_bytes(model, weights)
     if compile and config.get("compile_config"):
         model.compile_from_config(config["compile_config"])
+        _load_optimizer_bytes(model, weights)
     return model
