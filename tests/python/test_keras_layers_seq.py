@@ -173,3 +173,32 @@ def test_recurrent_kernels_start_orthogonal_like_keras():
     config = layer.get_config()
     assert config["recurrent_initializer"]["class_name"] == "Orthogonal"
     assert layers.GRU.from_config(config).get_config() == config
+
+
+def test_time_distributed_applies_the_layer_per_step():
+    layer = layers.TimeDistributed(layers.Dense(4))
+    x = RNG.standard_normal((2, 5, 3)).astype(np.float32)
+    dense = layer.layer
+    np.testing.assert_allclose(layer(x).numpy(), x @ dense.kernel.numpy() + dense.bias.numpy(), rtol=1e-5,
+                               atol=1e-6)
+    assert layer(keras.Input((5, 3))).shape == (None, 5, 4)
+    assert len(layer.trainable_weights) == 2
+    check_layer_gradients(layers.TimeDistributed(layers.Dense(2, dtype="float64"), dtype="float64"),
+                          RNG.standard_normal((2, 3, 2)))
+
+
+@pytest.mark.parametrize("merge_mode", ["concat", "sum"])
+def test_bidirectional_lstm_matches_numpy(merge_mode):
+    layer = layers.Bidirectional(layers.LSTM(3, return_sequences=True), merge_mode=merge_mode)
+    x = RNG.standard_normal((2, 4, 2)).astype(np.float32)
+    out = layer(x).numpy()
+    f, b = layer.forward_layer, layer.backward_layer
+    forward, _, _ = np_lstm(x, f.kernel.numpy(), f.recurrent_kernel.numpy(), f.bias.numpy())
+    backward, _, _ = np_lstm(x[:, ::-1], b.kernel.numpy(), b.recurrent_kernel.numpy(), b.bias.numpy())
+    backward = backward[:, ::-1]  # back in input time order
+    want = np.concatenate([forward, backward], -1) if merge_mode == "concat" else forward + backward
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
+    assert len(layer.weights) == 6
+    config = layer.get_config()
+    assert layers.Bidirectional.from_config(config).get_config() == config
+    assert layers.Bidirectional(layers.GRU(3))(keras.Input((4, 2))).shape == (None, 6)

@@ -112,6 +112,7 @@ ALL_LAYERS = [
     layers.LayerNormalization(epsilon=1e-5), layers.Embedding(10, 4), layers.Add(), layers.Concatenate(axis=1),
     layers.Rescaling(0.5, offset=1.0), layers.MultiHeadAttention(2, 4), layers.LSTM(3, return_sequences=True),
     layers.GRU(2, go_backwards=True), layers.SimpleRNN(2), layers.InputLayer(shape=(3,)),
+    layers.TimeDistributed(layers.Dense(2)), layers.Bidirectional(layers.LSTM(2), merge_mode="ave"),
 ]
 
 

@@ -12,6 +12,7 @@ from ember.keras.layers.pooling import (AveragePooling1D, AveragePooling2D, AvgP
                                         GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPooling1D,
                                         GlobalMaxPooling2D, MaxPool1D, MaxPool2D, MaxPooling1D, MaxPooling2D)
 from ember.keras.layers.rnn import GRU, LSTM, SimpleRNN
+from ember.keras.layers.wrappers import Bidirectional, TimeDistributed
 
 # Keras' long spellings.
 Convolution1D, Convolution2D, Convolution2DTranspose = Conv1D, Conv2D, Conv2DTranspose
