@@ -260,3 +260,50 @@ def test_cnn_and_functional_dict_inputs_train():
     history = model.fit(ds, epochs=5, verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
     assert model.predict({"a": x, "b": -x}, verbose=0).shape == (32, 1)
+
+
+def test_fit_from_a_generator_and_a_py_dataset():
+    x, y = blobs(96)
+
+    def batches():
+        while True:
+            for i in range(0, 96, 32):
+                yield x[i:i + 32], y[i:i + 32]
+
+    model = mlp()
+    model.compile(keras.optimizers.Adam(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    history = model.fit(batches(), steps_per_epoch=3, epochs=4, verbose=0)
+    assert len(history.history["loss"]) == 4 and history.history["accuracy"][-1] > 0.9
+
+    class Batches(keras.utils.PyDataset):
+        def __init__(self):
+            super().__init__()
+            self.epochs_seen = 0
+
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return x[i * 32:(i + 1) * 32], y[i * 32:(i + 1) * 32]
+
+        def on_epoch_end(self):
+            self.epochs_seen += 1
+
+    data = Batches()
+    seen = []
+    model.fit(data, epochs=2, verbose=0,
+              callbacks=[keras.callbacks.LambdaCallback(on_batch_end=lambda b, logs: seen.append(b))])
+    assert seen == [0, 1, 2, 0, 1, 2] and data.epochs_seen == 2
+    assert model.evaluate(data, verbose=0)[1] > 0.9
+
+
+def test_class_weight_scales_each_example_loss():
+    x, y = blobs(32)
+    model = mlp()
+    model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    logits = model.predict(x, verbose=0)
+    per_example = -(logits[np.arange(32), y] - np.log(np.exp(logits).sum(-1)))
+    weights = np.where(y == 1, 3.0, 0.5)
+    history = model.fit(x, y, batch_size=32, epochs=1, shuffle=False, verbose=0, class_weight={0: 0.5, 1: 3.0})
+    assert history.history["loss"][0] == pytest.approx(np.mean(per_example * weights), rel=1e-5)

@@ -37,4 +37,23 @@ def set_random_seed(seed):
     ember.random.set_seed(seed)
 
 
-__all__ = ["to_categorical", "normalize", "set_random_seed", "get_file", "Progbar"]
+class PyDataset:
+    """Keras' PyDataset: subclass with ``__len__`` (batches per epoch) and
+    ``__getitem__(i)`` returning batch i as (x, y) or (x, y, sample_weight);
+    ``on_epoch_end`` runs after each epoch. Batches are read in order on
+    the calling thread (workers and multiprocessing are accepted, not used)."""
+
+    def __init__(self, workers=1, use_multiprocessing=False, max_queue_size=10):
+        self.workers, self.use_multiprocessing, self.max_queue_size = workers, use_multiprocessing, max_queue_size
+
+    def __getitem__(self, index):
+        raise NotImplementedError
+
+    def __len__(self):
+        raise NotImplementedError
+
+    def on_epoch_end(self):
+        pass
+
+
+__all__ = ["to_categorical", "normalize", "set_random_seed", "get_file", "Progbar", "PyDataset"]

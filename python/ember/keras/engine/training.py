@@ -229,8 +229,6 @@ class Model(Layer):
             validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
             steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1):
         self._assert_compiled("fit")
-        if class_weight is not None:
-            raise NotImplementedError("fit: class_weight is not supported")
         verbose = 1 if verbose == "auto" else verbose
         if validation_split and validation_data is None:
             if data_adapter._is_dataset(x):
@@ -261,6 +259,8 @@ class Model(Layer):
             cbs.on_epoch_begin(epoch)
             for step, batch in handler.steps():
                 cbs.on_train_batch_begin(step)
+                if class_weight is not None:
+                    batch = data_adapter.apply_class_weight(batch, class_weight)
                 self._ensure_built_for(batch[0])
                 logs = _to_floats(train_fn(batch))
                 cbs.on_train_batch_end(step, dict(logs))
