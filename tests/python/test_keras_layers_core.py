@@ -237,3 +237,21 @@ def test_weights_list_trainable_before_non_trainable():
     layer = Stats()
     layer(np.ones((1, 2), np.float32))
     assert [w.name for w in layer.weights] == ["scale", "seen"]  # Keras 3's order, not creation order
+
+
+def test_normalization_adapt_given_stats_invert_and_save(tmp_path):
+    rng = np.random.default_rng(7)
+    data = (rng.random((100, 3)) * [1.0, 10.0, 100.0]).astype(np.float32)
+    norm = layers.Normalization()
+    norm.adapt(ember.data.Dataset.from_tensor_slices(data).batch(16))
+    out = norm(data).numpy()
+    np.testing.assert_allclose(out, (data - data.mean(0)) / data.std(0), rtol=1e-4, atol=1e-4)
+    assert norm.trainable_weights == [] and len(norm.non_trainable_weights) == 2
+    given = layers.Normalization(mean=[1.0, 2.0, 3.0], variance=[4.0, 4.0, 4.0])
+    np.testing.assert_allclose(given(np.ones((1, 3), np.float32)).numpy(), [[0.0, -0.5, -1.0]])
+    inverse = layers.Normalization(mean=2.0, variance=4.0, invert=True)
+    np.testing.assert_allclose(inverse(np.zeros((1, 2), np.float32)).numpy(), [[2.0, 2.0]])
+    model = keras.Sequential([keras.Input((3,)), norm, layers.Dense(1)])
+    model.save(tmp_path / "n.keras")
+    np.testing.assert_allclose(keras.models.load_model(tmp_path / "n.keras").predict(data, verbose=0),
+                               model.predict(data, verbose=0), rtol=1e-6)

@@ -11,6 +11,7 @@ from ember.keras.layers.pooling import (AveragePooling1D, AveragePooling2D, AvgP
                                         GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAvgPool1D,
                                         GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPooling1D,
                                         GlobalMaxPooling2D, MaxPool1D, MaxPool2D, MaxPooling1D, MaxPooling2D)
+from ember.keras.layers.preprocessing import Normalization
 from ember.keras.layers.reshaping import (Cropping1D, Cropping2D, Permute, RepeatVector, UpSampling1D, UpSampling2D,
                                           ZeroPadding1D, ZeroPadding2D)
 from ember.keras.layers.rnn import GRU, LSTM, SimpleRNN
