@@ -79,7 +79,7 @@ def test_subclassed_model_tracks_layers_and_training():
     class Net(keras.Model):
         def __init__(self):
             super().__init__()
-            self.hidden = layers.Dense(4, activation="relu")
+            self.hidden = layers.Dense(4, activation="relu", kernel_initializer="ones")  # all units active
             self.drop = layers.Dropout(0.5)
             self.out = layers.Dense(1)
 

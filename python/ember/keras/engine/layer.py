@@ -46,6 +46,13 @@ def _to_tensor(value, dtype, autocast=True):
     return value
 
 
+class ShapeOnly:
+    """Stands for an input of this shape where only ``.shape`` is read (building before any data)."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+
 class Layer(Module):
     """Keras' Layer on ember: weights are ember Variables found like a Module's.
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 import ember
-from ember.keras.engine.layer import Layer
+from ember.keras.engine.layer import Layer, ShapeOnly
 
 
 class Normalization(Layer):
@@ -40,7 +40,7 @@ class Normalization(Layer):
             data = np.concatenate(parts, axis=0)
         data = np.asarray(data.numpy() if hasattr(data, "numpy") else data, np.float64)
         if not self.built:
-            self._maybe_build(_Shape((None,) + data.shape[1:]))
+            self._maybe_build(ShapeOnly((None,) + data.shape[1:]))
         reduce = tuple(a for a in range(data.ndim) if a not in [x % data.ndim for x in self.axis])
         self.adapt_mean.assign(data.mean(axis=reduce, keepdims=True)[0].astype(np.float32))
         self.adapt_variance.assign(data.var(axis=reduce, keepdims=True)[0].astype(np.float32))
@@ -58,7 +58,3 @@ class Normalization(Layer):
         return {**super().get_config(), "axis": list(self.axis), "mean": plain(self.input_mean),
                 "variance": plain(self.input_variance), "invert": self.invert}
 
-
-class _Shape:
-    def __init__(self, shape):
-        self.shape = shape

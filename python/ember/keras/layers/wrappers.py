@@ -1,7 +1,7 @@
 """Layer wrappers: TimeDistributed (a layer per time step) and Bidirectional (an RNN both ways)."""
 
 import ember
-from ember.keras.engine.layer import Layer
+from ember.keras.engine.layer import Layer, ShapeOnly
 
 
 class TimeDistributed(Layer):
@@ -12,7 +12,7 @@ class TimeDistributed(Layer):
         self.layer = layer
 
     def build(self, input_shape):
-        self.layer._maybe_build(_Shape((None,) + tuple(input_shape)[2:]))
+        self.layer._maybe_build(ShapeOnly((None,) + tuple(input_shape)[2:]))
         self.built = True
 
     def call(self, inputs, training=False):
@@ -82,8 +82,3 @@ class Bidirectional(Layer):
         config["backward_layer"] = deserialize_layer(config["backward_layer"])
         return super().from_config(config)
 
-
-class _Shape:
-    # Stands for an input of this shape where _maybe_build only reads `.shape`.
-    def __init__(self, shape):
-        self.shape = shape
