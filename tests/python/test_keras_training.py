@@ -118,6 +118,7 @@ def test_fit_requires_compile():
 
 
 def test_multi_output_losses_and_metrics_are_named_per_output():
+    keras.utils.set_random_seed(0)
     a = keras.Input((4,))
     h = layers.Dense(8, activation="relu")(a)
     model = keras.Model(a, [layers.Dense(1, name="reg")(h), layers.Dense(2, name="cls")(h)])
@@ -131,6 +132,7 @@ def test_multi_output_losses_and_metrics_are_named_per_output():
 
 
 def test_batchnorm_and_dropout_models_train_in_the_traced_step():
+    keras.utils.set_random_seed(0)
     x, y = blobs(128)
     model = keras.Sequential([keras.Input((4,)), layers.Dense(16), layers.BatchNormalization(momentum=0.8),
                               layers.Activation("relu"), layers.Dropout(0.2), layers.Dense(2)])
