@@ -255,3 +255,21 @@ def test_normalization_adapt_given_stats_invert_and_save(tmp_path):
     model.save(tmp_path / "n.keras")
     np.testing.assert_allclose(keras.models.load_model(tmp_path / "n.keras").predict(data, verbose=0),
                                model.predict(data, verbose=0), rtol=1e-6)
+
+
+def test_activation_layers():
+    x = np.array([[-3.0, -0.5, 0.5, 8.0]], np.float32)
+    np.testing.assert_allclose(layers.ReLU(max_value=6.0)(x).numpy(), [[0, 0, 0.5, 6.0]])
+    np.testing.assert_allclose(layers.ReLU(negative_slope=0.1, threshold=1.0)(x).numpy(),
+                               np.where(x >= 1.0, x, 0.1 * (x - 1.0)), rtol=1e-6)
+    np.testing.assert_allclose(layers.LeakyReLU()(x).numpy(), np.where(x > 0, x, 0.3 * x), rtol=1e-6)
+    np.testing.assert_allclose(layers.ELU(0.5)(x).numpy(), np.where(x > 0, x, 0.5 * (np.exp(x) - 1)), rtol=1e-6)
+    e = np.exp(x - x.max())
+    np.testing.assert_allclose(layers.Softmax()(x).numpy(), e / e.sum(), rtol=1e-5)
+    prelu = layers.PReLU(alpha_initializer=keras.initializers.Constant(0.25))
+    np.testing.assert_allclose(prelu(x).numpy(), np.where(x > 0, x, 0.25 * x), rtol=1e-6)
+    assert prelu.alpha.shape == (4,) and len(prelu.trainable_weights) == 1
+    check_layer_gradients(layers.PReLU(alpha_initializer=keras.initializers.Constant(0.3), dtype="float64"),
+                          np.array([[-1.0, 0.5], [2.0, -0.7]]))
+    for layer in (layers.ReLU(6.0), layers.LeakyReLU(0.2), layers.ELU(), layers.Softmax(axis=1), prelu):
+        _roundtrip(layer)

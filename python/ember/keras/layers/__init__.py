@@ -1,6 +1,7 @@
 """keras.layers: the Layer base class and the built-in layers."""
 
 from ember.keras.engine.layer import Layer
+from ember.keras.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from ember.keras.layers.attention import MultiHeadAttention
 from ember.keras.layers.conv import Conv1D, Conv2D, Conv2DTranspose
 from ember.keras.layers.core import (Activation, Dense, Dropout, Embedding, Flatten, Identity, Input, InputLayer,
