@@ -136,3 +136,33 @@ def test_activations():
     assert activations.serialize(activations.get("gelu")) == "gelu"
     with pytest.raises(ValueError):
         activations.get("nope")
+
+
+def test_more_losses():
+    y = RNG.random((4, 3)).astype(np.float32)
+    p = RNG.random((4, 3)).astype(np.float32)
+    y01 = (y > 0.5).astype(np.float32)
+    assert float(losses.Hinge()(y01, p)) == pytest.approx(
+        np.mean(np.maximum(1 - np.where(y01 == 0, -1, 1) * p, 0)), rel=1e-5)
+    t, q = y / y.sum(-1, keepdims=True), p / p.sum(-1, keepdims=True)
+    assert float(losses.KLDivergence()(t, q)) == pytest.approx(np.mean((t * np.log(t / q)).sum(-1)), rel=1e-4)
+    assert float(losses.LogCosh()(y, p)) == pytest.approx(np.mean(np.log(np.cosh(p - y))), rel=1e-4)
+    cos = (y * p).sum(-1) / np.linalg.norm(y, axis=-1) / np.linalg.norm(p, axis=-1)
+    assert float(losses.CosineSimilarity()(y, p)) == pytest.approx(-cos.mean(), rel=1e-5)
+    assert isinstance(losses.get("kld"), losses.KLDivergence)
+
+
+def test_precision_recall_and_top_k():
+    y = np.array([1, 0, 1, 1, 0], np.float32)
+    p = np.array([0.9, 0.8, 0.4, 0.7, 0.1], np.float32)
+    precision, recall = metrics.Precision(), metrics.Recall()
+    precision.update_state(y, p)
+    recall.update_state(y, p)
+    assert float(precision.result()) == pytest.approx(2 / 3) and float(recall.result()) == pytest.approx(2 / 3)
+    scores = np.array([[0.1, 0.5, 0.4], [0.7, 0.2, 0.1], [0.2, 0.35, 0.45]], np.float32)
+    top2 = metrics.SparseTopKCategoricalAccuracy(k=2)
+    top2.update_state(np.array([2, 2, 1]), scores)
+    assert float(top2.result()) == pytest.approx(2 / 3)
+    dense = metrics.TopKCategoricalAccuracy(k=1)
+    dense.update_state(keras.utils.to_categorical([1, 0, 0], 3), scores)
+    assert float(dense.result()) == pytest.approx(2 / 3)

@@ -74,7 +74,37 @@ def huber(y_true, y_pred, delta=1.0):
     return ember.reduce_mean(0.5 * ember.square(quad) + delta * (err - quad), axis=-1)
 
 
+def hinge(y_true, y_pred):
+    """mean(max(1 - y_true * y_pred, 0)); labels 0/1 become -1/1 as in Keras."""
+    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true = ember.where(ember.equal(y_true, 0.0), -ember.ones_like(y_true), y_true)
+    return ember.reduce_mean(ember.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
+
+
+def kl_divergence(y_true, y_pred):
+    y_true, y_pred = _prepare(y_true, y_pred)
+    t = ember.clip_by_value(y_true, EPSILON, 1.0)
+    p = ember.clip_by_value(y_pred, EPSILON, 1.0)
+    return ember.reduce_sum(t * ember.log(t / p), axis=-1)
+
+
+def log_cosh(y_true, y_pred):
+    y_true, y_pred = _prepare(y_true, y_pred)
+    d = y_pred - y_true
+    return ember.reduce_mean(d + nn.softplus(-2.0 * d) - 0.6931471805599453, axis=-1)  # stable log(cosh(d))
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    """-cos(y_true, y_pred): Keras' loss form (minimizing it aligns the vectors)."""
+    y_true, y_pred = _prepare(y_true, y_pred)
+
+    def unit(v):
+        return v * ember.rsqrt(ember.maximum(ember.reduce_sum(ember.square(v), axis=axis, keepdims=True), 1e-12))
+    return -ember.reduce_sum(unit(y_true) * unit(y_pred), axis=axis)
+
+
 mse, mae = mean_squared_error, mean_absolute_error
+kld = kl_divergence
 
 
 # --- Classes ---------------------------------------------------------------
@@ -147,6 +177,26 @@ class Huber(LossFunctionWrapper):
         super().__init__(huber, name=name, reduction=reduction, delta=delta)
 
 
+class Hinge(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="hinge", dtype=None):
+        super().__init__(hinge, name=name, reduction=reduction)
+
+
+class KLDivergence(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="kl_divergence", dtype=None):
+        super().__init__(kl_divergence, name=name, reduction=reduction)
+
+
+class LogCosh(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="log_cosh", dtype=None):
+        super().__init__(log_cosh, name=name, reduction=reduction)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity", dtype=None):
+        super().__init__(cosine_similarity, name=name, reduction=reduction, axis=axis)
+
+
 class BinaryCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
                  name="binary_crossentropy", dtype=None):
@@ -175,7 +225,9 @@ _BY_NAME = {
     "categorical_crossentropy": CategoricalCrossentropy, "CategoricalCrossentropy": CategoricalCrossentropy,
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
     "SparseCategoricalCrossentropy": SparseCategoricalCrossentropy,
-    "huber": Huber, "Huber": Huber,
+    "huber": Huber, "Huber": Huber, "hinge": Hinge, "Hinge": Hinge, "kl_divergence": KLDivergence,
+    "kld": KLDivergence, "KLDivergence": KLDivergence, "log_cosh": LogCosh, "LogCosh": LogCosh,
+    "cosine_similarity": CosineSimilarity, "CosineSimilarity": CosineSimilarity,
 }
 
 

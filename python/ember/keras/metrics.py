@@ -221,6 +221,77 @@ class AUC(Metric):
                 "from_logits": self.from_logits}
 
 
+def top_k_categorical_accuracy(y_true, y_pred, k=5):
+    return sparse_top_k_categorical_accuracy(ember.argmax(y_true, axis=-1), y_pred, k)
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    y_true = ember.convert_to_tensor(y_true)
+    y_pred = ember.convert_to_tensor(y_pred)
+    if len(y_true.shape) == len(y_pred.shape) and y_true.shape[-1] == 1:
+        y_true = ember.squeeze(y_true, [-1])
+    _, top = ember.math.top_k(y_pred, k=min(k, y_pred.shape[-1]))
+    hits = ember.equal(ember.cast(top, "int64"), ember.expand_dims(ember.cast(y_true, "int64"), -1))
+    return ember.cast(ember.reduce_any(hits, axis=-1), "float32")
+
+
+class TopKCategoricalAccuracy(MeanMetricWrapper):
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        super().__init__(top_k_categorical_accuracy, name, dtype, k=k)
+
+
+class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+        super().__init__(sparse_top_k_categorical_accuracy, name, dtype, k=k)
+
+
+class _Confusion(Metric):
+    """True/false positives and negatives of predictions above ``thresholds`` (default 0.5)."""
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(name, dtype)
+        self.thresholds = 0.5 if thresholds is None else thresholds
+        self.true_positives = self.add_variable((), name="true_positives")
+        self.false_positives = self.add_variable((), name="false_positives")
+        self.false_negatives = self.add_variable((), name="false_negatives")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        pred = ember.cast(ember.greater(ember.cast(ember.convert_to_tensor(y_pred), "float32"), self.thresholds),
+                          "float32")
+        truth = ember.cast(ember.convert_to_tensor(y_true), "float32")
+        w = ember.ones_like(pred) if sample_weight is None else ember.reshape(
+            ember.cast(ember.convert_to_tensor(sample_weight), "float32"), [-1] + [1] * (len(pred.shape) - 1)
+        ) * ember.ones_like(pred)
+        self.true_positives.assign_add(ember.reduce_sum(pred * truth * w))
+        self.false_positives.assign_add(ember.reduce_sum(pred * (1.0 - truth) * w))
+        self.false_negatives.assign_add(ember.reduce_sum((1.0 - pred) * truth * w))
+
+    def get_config(self):
+        return {**super().get_config(), "thresholds": self.thresholds}
+
+
+class Precision(_Confusion):
+    """tp / (tp + fp)."""
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name="precision", dtype=None):
+        super().__init__(thresholds, name, dtype)
+
+    def result(self):
+        tp = self.true_positives.read_value()
+        return _divide_no_nan(tp, tp + self.false_positives.read_value())
+
+
+class Recall(_Confusion):
+    """tp / (tp + fn)."""
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name="recall", dtype=None):
+        super().__init__(thresholds, name, dtype)
+
+    def result(self):
+        tp = self.true_positives.read_value()
+        return _divide_no_nan(tp, tp + self.false_negatives.read_value())
+
+
 _BY_NAME = {
     "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
     "categorical_accuracy": CategoricalAccuracy, "sparse_categorical_accuracy": SparseCategoricalAccuracy,
@@ -228,7 +299,10 @@ _BY_NAME = {
     "mae": MeanAbsoluteError, "auc": AUC, "AUC": AUC, "Mean": Mean, "Sum": Sum, "Accuracy": Accuracy,
     "BinaryAccuracy": BinaryAccuracy, "CategoricalAccuracy": CategoricalAccuracy,
     "SparseCategoricalAccuracy": SparseCategoricalAccuracy, "MeanSquaredError": MeanSquaredError,
-    "MeanAbsoluteError": MeanAbsoluteError,
+    "MeanAbsoluteError": MeanAbsoluteError, "precision": Precision, "Precision": Precision, "recall": Recall,
+    "Recall": Recall, "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+    "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
+    "TopKCategoricalAccuracy": TopKCategoricalAccuracy, "SparseTopKCategoricalAccuracy": SparseTopKCategoricalAccuracy,
 }
 
 
