@@ -455,8 +455,8 @@ TF_NAMES = {
     ],
     'image': ['ResizeMethod', 'resize'],
     'keras': ['Input', 'KerasTensor', 'Layer', 'Model', 'Sequential', 'activations', 'backend', 'callbacks',
-              'datasets', 'initializers', 'layers', 'losses', 'metrics', 'models', 'optimizers', 'regularizers',
-              'saving', 'utils'],
+              'datasets', 'initializers', 'layers', 'losses', 'metrics', 'models', 'ops', 'optimizers',
+              'regularizers', 'saving', 'utils'],
     'keras.initializers': [
         'Constant', 'GlorotNormal', 'GlorotUniform', 'HeNormal', 'HeUniform', 'Initializer', 'LecunNormal',
         'LecunUniform', 'Ones', 'RandomNormal', 'RandomUniform', 'TruncatedNormal', 'VarianceScaling', 'Zeros',

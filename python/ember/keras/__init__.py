@@ -3,7 +3,7 @@ callbacks, saving (docs/keras.md)."""
 
 from ember import initializers
 from ember.keras import activations, backend, callbacks, datasets, losses, metrics, optimizers, regularizers
-from ember.keras import layers, models, saving, utils
+from ember.keras import layers, models, ops, saving, utils
 from ember.keras.engine.keras_tensor import KerasTensor
 from ember.keras.layers import Input, Layer
 from ember.keras.models import Model, Sequential
@@ -12,5 +12,5 @@ from ember.keras.models import Model, Sequential
 del engine  # noqa: F821
 
 __all__ = ["initializers", "optimizers", "activations", "backend", "callbacks", "datasets", "losses", "metrics",
-           "regularizers", "layers", "models", "saving", "utils", "Input", "Layer", "Model", "Sequential",
+           "regularizers", "layers", "models", "ops", "saving", "utils", "Input", "Layer", "Model", "Sequential",
            "KerasTensor"]
