@@ -155,3 +155,29 @@ def test_load_model_restores_the_optimizer_state_so_training_resumes_exactly(tmp
     loaded.fit(x, y, epochs=1, batch_size=8, shuffle=False, verbose=0)
     for got, want in zip(loaded.get_weights(), model.get_weights()):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_compile_config_with_loss_and_metric_objects_and_per_output_dicts(tmp_path):
+    x = RNG.random((8, 3)).astype(np.float32)
+    y = np.array([0, 1] * 4)
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
+    model.compile(keras.optimizers.SGD(0.1, momentum=0.9),
+                  keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy", keras.metrics.SparseTopKCategoricalAccuracy(k=1)])
+    model.fit(x, y, epochs=1, verbose=0)
+    model.save(tmp_path / "a.keras")
+    loaded = keras.models.load_model(tmp_path / "a.keras")
+    assert isinstance(loaded.loss, keras.losses.SparseCategoricalCrossentropy)
+    assert loaded.evaluate(x, y, verbose=0, return_dict=True) == pytest.approx(
+        model.evaluate(x, y, verbose=0, return_dict=True))
+
+    a = keras.Input((3,))
+    two = keras.Model(a, [layers.Dense(1, name="r")(a), layers.Dense(2, name="c")(a)])
+    two.compile("adam", loss={"r": "mse", "c": keras.losses.SparseCategoricalCrossentropy(from_logits=True)},
+                metrics={"c": ["accuracy"]}, loss_weights={"r": 0.3, "c": 1.0})
+    targets = {"r": x[:, :1], "c": y}
+    two.fit(x, targets, epochs=1, verbose=0)
+    two.save(tmp_path / "b.keras")
+    again = keras.models.load_model(tmp_path / "b.keras")
+    assert again.evaluate(x, targets, verbose=0, return_dict=True) == pytest.approx(
+        two.evaluate(x, targets, verbose=0, return_dict=True))

@@ -201,8 +201,26 @@ def compile_from_config(model, config):
     from ember.keras import optimizers
     opt_config = dict(config["optimizer"]["config"])
     opt = optimizers.deserialize({"class_name": config["optimizer"]["class_name"], "config": opt_config})
-    model.compile(optimizer=opt, loss=config.get("loss"), loss_weights=config.get("loss_weights"),
-                  metrics=config.get("metrics"))
+    from ember.keras import losses, metrics
+
+    def is_serialized(v):
+        return isinstance(v, dict) and "class_name" in v
+
+    def loss_of(v):
+        return losses.get(v) if is_serialized(v) else v
+
+    def metric_of(v):
+        return metrics.get(v) if is_serialized(v) else v
+
+    loss = config.get("loss")
+    loss = (loss_of(loss) if is_serialized(loss) or not isinstance(loss, (dict, list)) else
+            {k: loss_of(v) for k, v in loss.items()} if isinstance(loss, dict) else [loss_of(v) for v in loss])
+    mets = config.get("metrics")
+    if isinstance(mets, dict):
+        mets = {k: [metric_of(m) for m in v] for k, v in mets.items()}
+    elif mets is not None:
+        mets = [metric_of(m) for m in mets]
+    model.compile(optimizer=opt, loss=loss, loss_weights=config.get("loss_weights"), metrics=mets)
 
 
 # --- The .keras archive ----------------------------------------------------------
