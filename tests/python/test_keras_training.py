@@ -309,3 +309,44 @@ def test_class_weight_scales_each_example_loss():
     weights = np.where(y == 1, 3.0, 0.5)
     history = model.fit(x, y, batch_size=32, epochs=1, shuffle=False, verbose=0, class_weight={0: 0.5, 1: 3.0})
     assert history.history["loss"][0] == pytest.approx(np.mean(per_example * weights), rel=1e-5)
+
+
+def test_custom_train_step_in_keras_3_style():
+    class Custom(keras.Model):
+        def train_step(self, data):
+            x, y = data  # no sample weights: a pair, as Keras packs it
+            with ember.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply(grads, self.trainable_variables)
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    keras.utils.set_random_seed(0)
+    inputs = keras.Input((4,))
+    model = Custom(inputs, layers.Dense(2)(layers.Dense(16, activation="relu")(inputs)))
+    model.compile(keras.optimizers.Adam(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    x, y = blobs(128)
+    history = model.fit(x, y, epochs=4, verbose=0)
+    assert history.history["accuracy"][-1] > 0.9 and history.history["loss"][-1] < history.history["loss"][0]
+    assert isinstance(model, Custom) and len(model.layers) == 3  # a functional model that keeps Custom's methods
+
+
+def test_functional_subclass_saves_and_loads_as_itself(tmp_path):
+    class Custom(keras.Model):
+        def double(self, x):
+            return 2 * self.predict(x, verbose=0)
+
+    inputs = keras.Input((4,))
+    model = Custom(inputs=inputs, outputs=layers.Dense(3)(inputs))
+    model.save(tmp_path / "c.keras")
+    loaded = keras.models.load_model(tmp_path / "c.keras", custom_objects={"Custom": Custom})
+    assert isinstance(loaded, Custom)
+    x, _ = blobs(5)
+    np.testing.assert_allclose(loaded.double(x), model.double(x), rtol=1e-6)

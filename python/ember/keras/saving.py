@@ -30,8 +30,10 @@ def _registry():
 def serialize_layer(layer):
     from ember.keras.models.functional import Functional
     module = "keras.models" if type(layer).__name__ in ("Sequential", "Functional") else "keras.layers"
-    registered = None if type(layer).__name__ in _registry() else f"Custom>{type(layer).__name__}"
-    out = {"module": module, "class_name": "Functional" if isinstance(layer, Functional) else type(layer).__name__,
+    cls = getattr(type(layer), "_functional_of", type(layer))  # Custom(inputs, outputs) saves as Custom
+    registered = None if cls.__name__ in _registry() else f"Custom>{cls.__name__}"
+    functional = isinstance(layer, Functional) and cls is type(layer)
+    out = {"module": module, "class_name": "Functional" if functional else cls.__name__,
            "config": layer.get_config(), "registered_name": registered}
     shape = _build_shape(layer)
     if shape is not None:
@@ -55,7 +57,10 @@ def deserialize_layer(config, custom_objects=None):
     inner = config.get("config", {})
     from ember.keras.models.functional import Functional
     from ember.keras.models.sequential import Sequential
-    if issubclass(cls, (Functional, Sequential)):
+    import inspect
+    from ember.keras.engine.training import Model
+    if issubclass(cls, (Functional, Sequential)) or (
+            issubclass(cls, Model) and "custom_objects" in inspect.signature(cls.from_config).parameters):
         layer = cls.from_config(inner, custom_objects=custom_objects)
     else:
         layer = cls.from_config(inner)

@@ -169,6 +169,12 @@ class Optimizer:
         self.iterations.assign_add(np.int64(1))
         return self.iterations
 
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3's spelling: ``apply(grads, variables)`` is ``apply_gradients(zip(grads, variables))``."""
+        if trainable_variables is None:
+            raise ValueError(f"{type(self).__name__}.apply: give the trainable_variables the gradients are for")
+        return self.apply_gradients(zip(grads, trainable_variables))
+
     def minimize(self, loss, var_list, tape=None):
         """Computes the gradients of ``loss`` (a callable when no tape is given) and applies them."""
         from ember.autodiff import GradientTape

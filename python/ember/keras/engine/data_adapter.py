@@ -52,6 +52,16 @@ def unpack(data):
     return data, None, None
 
 
+def pack(x, y=None, sample_weight=None):
+    """The batch a step receives, as Keras packs it: x (or (x,) when x is a
+    tuple or list), (x, y), or (x, y, sample_weight), so `x, y = data` works."""
+    if y is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
+
+
 def train_validation_split(arrays, validation_split):
     """Keras' rule: the last ``validation_split`` fraction of the (unshuffled) arrays."""
     flat = [a for a in nest.flatten(arrays) if a is not None]

@@ -19,12 +19,19 @@ class Model(Layer):
 
     def __new__(cls, *args, **kwargs):
         # Model(inputs, outputs) builds a functional model, as in Keras.
-        if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
+        if cls is Model and _functional_arguments(args, kwargs):
             from ember.keras.models.functional import Functional
             return Functional.__new__(Functional)
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
+        from ember.keras.models.functional import Functional
+        if not isinstance(self, Functional) and _functional_arguments(args, kwargs):
+            # class Custom(keras.Model) called as Custom(inputs, outputs): a functional
+            # model that keeps Custom's methods (Keras 3 does the same).
+            self.__class__ = _functional_subclass(type(self))
+            Functional.__init__(self, *args, **kwargs)
+            return
         super().__init__(*args, **kwargs)
         self.optimizer = None
         self.compiled = False
@@ -37,7 +44,9 @@ class Model(Layer):
         # A functional model's config (layers and their connections) makes a functional model.
         if "layers" in config and "input_layers" in config:
             from ember.keras.models.functional import Functional
-            return Functional.from_config(config, custom_objects=custom_objects)
+            # A subclass (saved from Custom(inputs, outputs)) is rebuilt as itself.
+            target = Functional if cls is Model else getattr(cls, "_functional_of", cls)
+            return Functional.from_config.__func__(target, config, custom_objects=custom_objects)
         return super().from_config(config)
 
     def _reset_compiled(self):
@@ -139,6 +148,7 @@ class Model(Layer):
     # --- Steps -------------------------------------------------------------
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The weighted sum of the compiled losses plus the layers' added losses."""
+        self._build_compiled(y, y_pred)  # a custom train_step may call this first
         total = None
         flat_y = nest.flatten(y) if y is not None else None
         if isinstance(y, dict):
@@ -262,7 +272,7 @@ class Model(Layer):
                 if class_weight is not None:
                     batch = data_adapter.apply_class_weight(batch, class_weight)
                 self._ensure_built_for(batch[0])
-                logs = _to_floats(train_fn(batch))
+                logs = _to_floats(train_fn(data_adapter.pack(*batch)))
                 cbs.on_train_batch_end(step, dict(logs))
                 if self.stop_training:
                     break
@@ -287,7 +297,7 @@ class Model(Layer):
         for step, batch in handler.steps():
             cbs.on_test_batch_begin(step)
             self._ensure_built_for(batch[0])
-            logs = _to_floats(test_fn(batch))
+            logs = _to_floats(test_fn(data_adapter.pack(*batch)))
             cbs.on_test_batch_end(step, dict(logs))
         cbs.on_test_end(logs)
         cbs.set_params({**cbs.params, "in_fit": False})
@@ -321,7 +331,7 @@ class Model(Layer):
         for step, batch in handler.steps():
             cbs.on_predict_batch_begin(step)
             self._ensure_built_for(batch[0])
-            outputs.append(nest.map_structure(lambda t: t.numpy(), predict_fn(batch)))
+            outputs.append(nest.map_structure(lambda t: t.numpy(), predict_fn(data_adapter.pack(*batch))))
             cbs.on_predict_batch_end(step)
         cbs.on_predict_end()
         if not outputs:
@@ -332,18 +342,18 @@ class Model(Layer):
         self._assert_compiled("train_on_batch")
         batch = data_adapter._to_tensors(_arrays(x, y, sample_weight))
         self._ensure_built_for(batch[0])
-        return self._format(_to_floats(self._step_function("train")(batch)), return_dict)
+        return self._format(_to_floats(self._step_function("train")(data_adapter.pack(*batch))), return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         self._assert_compiled("test_on_batch")
         batch = data_adapter._to_tensors(_arrays(x, y, sample_weight))
         self._ensure_built_for(batch[0])
-        return self._format(_to_floats(self._step_function("test")(batch)), return_dict)
+        return self._format(_to_floats(self._step_function("test")(data_adapter.pack(*batch))), return_dict)
 
     def predict_on_batch(self, x):
         batch = data_adapter._to_tensors(_arrays(x, None, None))
         self._ensure_built_for(batch[0])
-        return nest.map_structure(lambda t: t.numpy(), self._step_function("predict")(batch))
+        return nest.map_structure(lambda t: t.numpy(), self._step_function("predict")(data_adapter.pack(*batch)))
 
     def _format(self, logs, return_dict):
         if return_dict:
@@ -405,6 +415,22 @@ class Model(Layer):
             self.built = True
             self(np.zeros(shape, np.float32))
         self.built = True
+
+
+def _functional_arguments(args, kwargs):
+    return len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs
+
+
+_FUNCTIONAL_SUBCLASSES = {}
+
+
+def _functional_subclass(cls):
+    """cls with Functional mixed in (cached), under cls's own name."""
+    if cls not in _FUNCTIONAL_SUBCLASSES:
+        from ember.keras.models.functional import Functional
+        _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, Functional),
+                                           {"__module__": cls.__module__, "_functional_of": cls})
+    return _FUNCTIONAL_SUBCLASSES[cls]
 
 
 def _batch_size(x):
