@@ -79,6 +79,7 @@ class Layer(Module):
         self._extra_losses = []
         self._inbound_nodes = []
         self.autocast = autocast
+        self.supports_masking = False
         from ember.keras import backend
         self._dtype_name = as_dtype(dtype or backend.floatx()).name
         if input_dim is not None and input_shape is None:
@@ -222,6 +223,11 @@ class Layer(Module):
     def build(self, input_shape):
         self.built = True
 
+    def compute_mask(self, inputs, previous_mask=None):
+        """The mask of this layer's output (Keras' masking): a layer that supports
+        masking passes its input's mask on; others end it."""
+        return previous_mask if self.supports_masking else None
+
     def call(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__}.call is not implemented")
 
@@ -232,6 +238,9 @@ class Layer(Module):
         with init_scope():
             self.build(shapes)
         self.built = True
+
+    def _takes_mask(self):
+        return "mask" in self._call_parameters()
 
     def _call_parameters(self):
         if "_call_params" not in vars(self):
@@ -259,6 +268,8 @@ class Layer(Module):
         training = bool(training) if training is not None else False
         if "training" in params:
             kwargs["training"] = training
+        if "mask" in kwargs and "mask" not in params:
+            kwargs.pop("mask")  # a model hands masks to every layer; only those that take one get it
         with training_scope(training):
             outputs = self.call(*args, **kwargs)
         # Kept for summary() of subclassed models (no graph records their shapes).

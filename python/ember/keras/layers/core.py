@@ -53,6 +53,7 @@ class Dense(Layer):
         if int(units) <= 0:
             raise ValueError(f"Dense: units must be a positive integer, got {units}")
         self.units = int(units)
+        self.supports_masking = True
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -90,6 +91,7 @@ class Dense(Layer):
 class Activation(Layer):
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.activation = activations.get(activation)
 
     def call(self, inputs):
@@ -100,6 +102,10 @@ class Activation(Layer):
 
 
 class Identity(Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
     def call(self, inputs):
         return inputs
 
@@ -151,6 +157,7 @@ class Dropout(Layer):
         if not 0 <= rate < 1:
             raise ValueError(f"Dropout: rate must be in [0, 1), got {rate}")
         self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
+        self.supports_masking = True
 
     def call(self, inputs, training=False):
         if not training or self.rate == 0:
@@ -167,6 +174,7 @@ class Rescaling(Layer):
     def __init__(self, scale, offset=0.0, **kwargs):
         super().__init__(**kwargs)
         self.scale, self.offset = float(scale), float(offset)
+        self.supports_masking = True
 
     def call(self, inputs):
         return ember.cast(inputs, self._dtype_name) * self.scale + self.offset
@@ -200,6 +208,10 @@ class Embedding(Layer):
         if not inputs.dtype.is_integer:
             inputs = ember.cast(inputs, "int32")
         return ember.gather(self.embeddings, inputs)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        # mask_zero: index 0 is padding, and the layers after see where it is.
+        return ember.not_equal(inputs, 0) if self.mask_zero else None
 
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,

@@ -25,6 +25,7 @@ class BatchNormalization(Layer):
         super().__init__(**kwargs)
         self.axis, self.momentum, self.epsilon = axis, float(momentum), float(epsilon)
         self.center, self.scale = center, scale
+        self.supports_masking = True
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
         self.moving_mean_initializer = initializers.get(moving_mean_initializer)
@@ -85,6 +86,7 @@ class LayerNormalization(Layer):
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, **kwargs):
         super().__init__(**kwargs)
         self.axis, self.epsilon, self.center, self.scale = axis, float(epsilon), center, scale
+        self.supports_masking = True
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
 

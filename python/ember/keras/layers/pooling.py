@@ -1,5 +1,7 @@
 """Pooling layers: Max/AveragePooling1D/2D and the global average/max poolings."""
 
+import numpy as np
+
 import ember
 from ember import nn
 from ember.keras.engine.layer import Layer
@@ -67,9 +69,19 @@ class _GlobalPool(Layer):
         self.data_format = data_format or "channels_last"
         self.keepdims = keepdims
 
-    def call(self, inputs):
+    def call(self, inputs, mask=None):
         axes = list(range(1, self.rank + 1)) if self.data_format == "channels_last" else list(
             range(2, self.rank + 2))
+        if mask is not None and self.rank == 1 and self.data_format == "channels_last":
+            # Only the unmasked steps count (a [batch, steps] mask from Embedding or an RNN).
+            m = ember.expand_dims(ember.cast(mask, inputs.dtype), -1)
+            if self.kind == "avg":
+                total = ember.reduce_sum(inputs * m, axis=axes, keepdims=self.keepdims)
+                return total / ember.maximum(ember.reduce_sum(m, axis=axes, keepdims=self.keepdims), 1.0)
+            lowest = float(np.finfo(inputs.dtype.as_numpy_dtype).min)
+            masked = ember.where(ember.cast(m * ember.ones_like(inputs), "bool"), inputs,
+                                 ember.fill(ember.shape(inputs), lowest))
+            return ember.reduce_max(masked, axis=axes, keepdims=self.keepdims)
         reduce = ember.reduce_mean if self.kind == "avg" else ember.reduce_max
         return reduce(inputs, axis=axes, keepdims=self.keepdims)
 

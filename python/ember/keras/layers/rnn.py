@@ -90,7 +90,7 @@ class _RNN(Layer):
 
     state_count = 1
 
-    def call(self, inputs, initial_state=None, training=False):
+    def call(self, inputs, mask=None, initial_state=None, training=False):
         steps = ember.unstack(inputs, axis=1)
         if self.go_backwards:
             steps = steps[::-1]
@@ -98,13 +98,31 @@ class _RNN(Layer):
         outputs = []
         # The input projection of every step at once: one matmul instead of one per step.
         projected = ember.unstack(ember.tensordot(inputs, self.kernel, axes=[[2], [0]]), axis=1)
+        keep = None
+        if mask is not None:  # [batch, steps]: a masked step leaves the state as it was
+            keep = ember.unstack(ember.expand_dims(ember.cast(mask, inputs.dtype), -1), axis=1)
         if self.go_backwards:
             projected = projected[::-1]
-        for xw in projected:
-            out, states = self._step(xw, states)
+            keep = keep[::-1] if keep is not None else None
+        last = None
+        for t, xw in enumerate(projected):
+            out, new_states = self._step(xw, states)
+            if keep is not None:
+                k = keep[t]
+                new_states = [k * n + (1.0 - k) * o for n, o in zip(new_states, states)]
+                last = out * k + (0.0 if last is None else last * (1.0 - k))
+                out = out * k  # masked steps output zeros in the sequence
+            else:
+                last = out
+            states = new_states
             outputs.append(out)
-        result = ember.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
+        result = ember.stack(outputs, axis=1) if self.return_sequences else last
         return [result] + states if self.return_state else result
+
+    def compute_mask(self, inputs, previous_mask=None):
+        if previous_mask is None or not self.return_sequences:
+            return None
+        return ember.reverse(previous_mask, [1]) if self.go_backwards else previous_mask
 
     def get_config(self):
         return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),

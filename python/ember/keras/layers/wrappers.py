@@ -54,9 +54,10 @@ class Bidirectional(Layer):
         if getattr(layer, "return_state", False):
             raise NotImplementedError("Bidirectional: return_state is not supported")
 
-    def call(self, inputs, training=False):
-        forward = self.forward_layer(inputs, training=training)
-        backward = self.backward_layer(inputs, training=training)
+    def call(self, inputs, mask=None, training=False):
+        extra = {} if mask is None else {"mask": mask}
+        forward = self.forward_layer(inputs, training=training, **extra)
+        backward = self.backward_layer(inputs, training=training, **extra)
         if self.return_sequences:  # the backward pass's outputs come in reverse time order
             backward = ember.reverse(backward, [1])
         if self.merge_mode == "concat":
@@ -68,6 +69,9 @@ class Bidirectional(Layer):
         if self.merge_mode == "ave":
             return (forward + backward) * 0.5
         return [forward, backward]
+
+    def compute_mask(self, inputs, previous_mask=None):
+        return previous_mask if self.return_sequences else None
 
     def get_config(self):
         from ember.keras.saving import serialize_layer

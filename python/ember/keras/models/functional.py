@@ -96,12 +96,22 @@ class Functional(Model):
             pairs = list(zip(self.inputs, flat))
         for t, v in pairs:
             values[id(t)] = v
+        masks = {}  # Keras' masking, for single-input, single-output calls
         for node in self._nodes:
             args, kwargs = nest.map_structure(
                 lambda v: values[id(v)] if isinstance(v, KerasTensor) else v, (node.args, node.kwargs))
+            sources = node.input_tensors
+            mask = masks.get(id(sources[0])) if len(sources) == 1 else None
+            if mask is not None and node.layer._takes_mask() and "mask" not in kwargs:
+                kwargs = {**kwargs, "mask": mask}
             out = node.layer(*args, **kwargs)
             for t, v in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(t)] = v
+            outputs = nest.flatten(node.outputs)
+            if len(sources) == 1 and len(outputs) == 1:
+                out_mask = node.layer.compute_mask(values[id(sources[0])], mask)
+                if out_mask is not None:
+                    masks[id(outputs[0])] = out_mask
         return nest.map_structure(lambda t: values[id(t)], self._outputs_struct)
 
     def build(self, input_shape):

@@ -75,11 +75,23 @@ class Sequential(Model):
         self._maybe_build_graph()
         self.built = True
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         x = inputs
         for layer in self._stack:
-            x = layer(x)
+            # Keras' masking: each layer gets the mask the previous one computed.
+            y = layer(x, mask=mask) if mask is not None and layer._takes_mask() else layer(x)
+            mask = layer.compute_mask(x, mask)
+            x = y
         return x
+
+    def compute_mask(self, inputs, previous_mask=None):
+        mask = previous_mask
+        x = inputs
+        for layer in self._stack:
+            y = layer(x, mask=mask) if mask is not None and layer._takes_mask() else layer(x)
+            mask = layer.compute_mask(x, mask)
+            x = y
+        return mask
 
     @property
     def inputs(self):
