@@ -56,3 +56,13 @@ def test_bidirectional_with_mask_and_training():
                   metrics=["accuracy"])
     history = model.fit(ids, labels, epochs=8, batch_size=32, verbose=0)
     assert history.history["accuracy"][-1] > 0.85
+
+
+def test_masking_layer():
+    x = np.array([[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0]]], np.float32)
+    masking = layers.Masking()
+    assert masking.compute_mask(ember.constant(x)).numpy().tolist() == [[True, False, True]]
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((3, 2)), masking, layers.SimpleRNN(2)])
+    rnn = model.layers[1]
+    np.testing.assert_allclose(model(x).numpy(), rnn(x[:, [0, 2]]).numpy(), rtol=1e-5, atol=1e-6)

@@ -5,7 +5,7 @@ from ember.keras.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, So
 from ember.keras.layers.attention import MultiHeadAttention
 from ember.keras.layers.conv import Conv1D, Conv2D, Conv2DTranspose
 from ember.keras.layers.core import (Activation, Dense, Dropout, Embedding, Flatten, Identity, Input, InputLayer,
-                                     Lambda, Reshape, Rescaling)
+                                     Lambda, Masking, Reshape, Rescaling)
 from ember.keras.layers.merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
 from ember.keras.layers.normalization import BatchNormalization, LayerNormalization
 from ember.keras.layers.pooling import (AveragePooling1D, AveragePooling2D, AvgPool1D, AvgPool2D,

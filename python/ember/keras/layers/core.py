@@ -1,4 +1,4 @@
-"""Core layers: InputLayer/Input, Dense, Activation, Flatten, Reshape, Dropout, Rescaling, Embedding, Identity."""
+"""Core layers: InputLayer/Input, Dense, Activation, Flatten, Reshape, Dropout, Rescaling, Embedding, Masking, ..."""
 
 import numpy as np
 
@@ -216,6 +216,25 @@ class Embedding(Layer):
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
                 "embeddings_initializer": serialize(self.embeddings_initializer), "mask_zero": self.mask_zero}
+
+
+class Masking(Layer):
+    """Masks the steps whose features all equal ``mask_value`` (and zeroes them)."""
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = float(mask_value)
+        self.supports_masking = True
+
+    def compute_mask(self, inputs, previous_mask=None):
+        return ember.reduce_any(ember.not_equal(inputs, self.mask_value), axis=-1)
+
+    def call(self, inputs):
+        keep = ember.cast(self.compute_mask(inputs), inputs.dtype)
+        return inputs * ember.expand_dims(keep, -1)
+
+    def get_config(self):
+        return {**super().get_config(), "mask_value": self.mask_value}
 
 
 class Lambda(Layer):
