@@ -294,9 +294,10 @@ def test_fit_from_a_generator_and_a_py_dataset():
 
     data = Batches()
     seen = []
-    model.fit(data, epochs=2, verbose=0,
-              callbacks=[keras.callbacks.LambdaCallback(on_batch_end=lambda b, logs: seen.append(b))])
+    history = model.fit(data, epochs=2, verbose=0, validation_data=Batches(),
+                        callbacks=[keras.callbacks.LambdaCallback(on_batch_end=lambda b, logs: seen.append(b))])
     assert seen == [0, 1, 2, 0, 1, 2] and data.epochs_seen == 2
+    assert len(history.history["val_loss"]) == 2
     assert model.evaluate(data, verbose=0)[1] > 0.9
 
 

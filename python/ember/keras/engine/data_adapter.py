@@ -19,6 +19,11 @@ def _as_array(value):
     return arr.astype(np.float32) if arr.dtype == np.float64 else arr  # Keras standardizes floats to floatx
 
 
+def is_batch_source(x):
+    """True for inputs that yield whole batches: a Dataset, a generator, a PyDataset."""
+    return _is_dataset(x) or _is_generator(x) or _is_py_dataset(x)
+
+
 def _is_generator(x):
     return inspect.isgenerator(x) or (hasattr(x, "__next__") and hasattr(x, "__iter__"))
 
@@ -82,7 +87,7 @@ class DataHandler:
         self.steps_per_epoch = steps_per_epoch
         self._iterator = None
         self._source = None
-        if _is_dataset(x) or _is_generator(x) or _is_py_dataset(x):
+        if is_batch_source(x):
             if y is not None:
                 raise ValueError("`y` must be None when `x` is a dataset or generator (it yields (x, y))")
             self._source = x

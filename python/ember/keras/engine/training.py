@@ -89,8 +89,7 @@ class Model(Layer):
         def per_output(value):
             if isinstance(value, dict):
                 return [value.get(n) for n in names]
-            if isinstance(value, (list, tuple)) and len(flat_pred) > 1 and len(value) == len(flat_pred) and not (
-                    value and all(isinstance(v, str) for v in value) and len(flat_pred) == 1):
+            if isinstance(value, (list, tuple)) and len(flat_pred) > 1 and len(value) == len(flat_pred):
                 return list(value)
             return [value] * len(flat_pred)
 
@@ -121,7 +120,7 @@ class Model(Layer):
                         metric.name = label
                     metric_objs.append(metric)
             tracker = metrics_module.Mean(name=f"{name}_loss") if multi and loss_obj is not None else None
-            entries.append({"loss": loss_obj, "metrics": metric_objs, "weight": float(w or 0.0),
+            entries.append({"loss": loss_obj, "metrics": metric_objs, "weight": 1.0 if w is None else float(w),
                             "tracker": tracker})
         object.__setattr__(self, "_compiled", entries)
 
@@ -158,7 +157,7 @@ class Model(Layer):
                 continue
             value = e["loss"](flat_y[i], pred, sample_weight)
             if e["tracker"] is not None:
-                e["tracker"].update_state(value)
+                e["tracker"].update_state(value, sample_weight=_batch_size(pred))
             value = value * e["weight"] if e["weight"] != 1.0 else value
             total = value if total is None else total + value
         for extra in self.losses:
@@ -183,21 +182,19 @@ class Model(Layer):
         x, y, sample_weight = data_adapter.unpack(data)
         with ember.GradientTape() as tape:
             y_pred = self(x, training=True)
-            self._build_compiled(y, y_pred)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self.trainable_weights
         grads = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
-        self.loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        self.loss_tracker.update_state(loss, sample_weight=_batch_size(y_pred))
         self._update_metrics(y, y_pred, sample_weight)
         return self._logs()
 
     def test_step(self, data):
         x, y, sample_weight = data_adapter.unpack(data)
         y_pred = self(x, training=False)
-        self._build_compiled(y, y_pred)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
-        self.loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        self.loss_tracker.update_state(loss, sample_weight=_batch_size(y_pred))
         self._update_metrics(y, y_pred, sample_weight)
         return self._logs()
 
@@ -215,17 +212,13 @@ class Model(Layer):
 
             def run(data):
                 return step(data)
-            fn = run if self.run_eagerly_effective else _function(run)
+            fn = run if getattr(self, "run_eagerly", False) else _function(run)
             object.__setattr__(self, attr, fn)
         return fn
 
-    @property
-    def run_eagerly_effective(self):
-        return bool(getattr(self, "run_eagerly", False))
-
     def _ensure_built_for(self, x):
-        # Weights must exist before the step is traced (no new variables in a
-        # trace): a first eager call builds every layer.
+        # A first eager call on one example builds every layer, so the weights
+        # exist before the step is traced.
         if not self.built:
             first = nest.map_structure(lambda t: t[:1] if t is not None else None, x)
             self(first, training=False)
@@ -241,14 +234,14 @@ class Model(Layer):
         self._assert_compiled("fit")
         verbose = 1 if verbose == "auto" else verbose
         if validation_split and validation_data is None:
-            if data_adapter._is_dataset(x):
+            if data_adapter.is_batch_source(x):
                 raise ValueError("validation_split is only supported for array inputs")
             (x, y, sample_weight), validation_data = data_adapter.train_validation_split(
                 (x, y, sample_weight), validation_split)
         handler = data_adapter.DataHandler(x, y, sample_weight, batch_size, steps_per_epoch, shuffle)
         val_handler = None
         if validation_data is not None:
-            if data_adapter._is_dataset(validation_data):
+            if data_adapter.is_batch_source(validation_data):
                 val_handler = data_adapter.DataHandler(validation_data, steps_per_epoch=validation_steps)
             else:
                 vx, vy, vsw = data_adapter.unpack(tuple(validation_data))
@@ -433,9 +426,9 @@ def _functional_subclass(cls):
     return _FUNCTIONAL_SUBCLASSES[cls]
 
 
-def _batch_size(x):
+def _batch_size(values):
     # The epoch's loss is the mean over examples, so a last smaller batch counts less (Keras 3).
-    return ember.cast(ember.shape(nest.flatten(x)[0])[0], "float32")
+    return ember.cast(ember.shape(nest.flatten(values)[0])[0], "float32")
 
 
 def _arrays(x, y, sample_weight):
