@@ -142,3 +142,27 @@ def test_global_pooling():
 def test_pooling_gradient_flows():
     layer = layers.MaxPooling2D(dtype="float64")
     check_layer_gradients(layer, RNG.standard_normal((1, 4, 4, 1)))
+
+
+def np_depthwise(x, k, stride=(1, 1), padding="valid"):
+    c, m = k.shape[2], k.shape[3]
+    outs = [np_conv2d(x[..., i:i + 1], k[:, :, i:i + 1, j:j + 1], stride, padding) for i in range(c) for j in range(m)]
+    return np.concatenate(outs, axis=-1)
+
+
+def test_depthwise_and_separable_conv2d():
+    x = RNG.standard_normal((2, 6, 5, 3)).astype(np.float32)
+    dw = layers.DepthwiseConv2D(3, depth_multiplier=2, padding="same", strides=2)
+    y = dw(x).numpy()
+    assert dw.kernel.shape == (3, 3, 3, 2) and y.shape == (2, 3, 3, 6)
+    np.testing.assert_allclose(y, np_depthwise(x, dw.kernel.numpy(), (2, 2), "same") + dw.bias.numpy(), rtol=1e-4,
+                               atol=1e-5)
+    sep = layers.SeparableConv2D(4, (3, 2))
+    y = sep(x).numpy()
+    mid = np_depthwise(x, sep.depthwise_kernel.numpy())
+    np.testing.assert_allclose(y, mid @ sep.pointwise_kernel.numpy()[0, 0] + sep.bias.numpy(), rtol=1e-4, atol=1e-5)
+    assert sep(keras.Input((6, 5, 3))).shape == (None, 4, 4, 4)
+    check_layer_gradients(layers.SeparableConv2D(2, 2, dtype="float64"), RNG.standard_normal((1, 3, 3, 2)))
+    for layer in (dw, sep):
+        config = layer.get_config()
+        assert type(layer).from_config(config).get_config() == config

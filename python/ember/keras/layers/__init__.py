@@ -3,7 +3,7 @@
 from ember.keras.engine.layer import Layer
 from ember.keras.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from ember.keras.layers.attention import MultiHeadAttention
-from ember.keras.layers.conv import Conv1D, Conv2D, Conv2DTranspose
+from ember.keras.layers.conv import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D, SeparableConv2D
 from ember.keras.layers.core import (Activation, Dense, Dropout, Embedding, Flatten, Identity, Input, InputLayer,
                                      Lambda, Masking, Reshape, Rescaling)
 from ember.keras.layers.merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
@@ -20,6 +20,7 @@ from ember.keras.layers.wrappers import Bidirectional, TimeDistributed
 
 # Keras' long spellings.
 Convolution1D, Convolution2D, Convolution2DTranspose = Conv1D, Conv2D, Conv2DTranspose
+SeparableConvolution2D = SeparableConv2D
 
 
 def serialize(layer):

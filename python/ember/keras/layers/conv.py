@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1D, Conv2D and Conv2DTranspose (channels_last, or channels_first by transposing)."""
+"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D and SeparableConv2D."""
 
 import ember
 from ember import nn
@@ -161,3 +161,78 @@ class Conv2DTranspose(_Conv):
         config = super().get_config()
         config.pop("groups")
         return {**config, "output_padding": None}
+
+
+class DepthwiseConv2D(_Conv):
+    """One kernel per input channel (times ``depth_multiplier``); kernel [kh, kw, in, depth_multiplier]."""
+
+    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1, data_format=None,
+                 dilation_rate=(1, 1), activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", **kwargs):
+        for unused in ("depthwise_regularizer", "depthwise_constraint"):
+            kwargs.pop(unused, None)
+        # `filters` is known only at build (in * depth_multiplier); 1 stands in until then.
+        super().__init__(1, kernel_size, strides, padding, data_format, dilation_rate, 1, activation, use_bias,
+                         kernel_initializer=depthwise_initializer, bias_initializer=bias_initializer, **kwargs)
+        self.depth_multiplier = int(depth_multiplier)
+
+    def build(self, input_shape):
+        channels = self._channels(input_shape)
+        self.filters = channels * self.depth_multiplier
+        self.kernel = self.add_weight(shape=self.kernel_size + (channels, self.depth_multiplier),
+                                      initializer=self.kernel_initializer, name="kernel")
+        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer, name="bias") \
+            if self.use_bias else None
+        self.built = True
+
+    def _convolve(self, x):
+        return nn.depthwise_conv2d(x, self.kernel, [1, *self.strides, 1], self.padding.upper(),
+                                   dilations=[1, *self.dilation_rate, 1])
+
+    def get_config(self):
+        config = super().get_config()
+        for key in ("filters", "groups", "kernel_initializer"):
+            config.pop(key)
+        return {**config, "depth_multiplier": self.depth_multiplier,
+                "depthwise_initializer": serialize(self.kernel_initializer)}
+
+
+class SeparableConv2D(_Conv):
+    """A depthwise convolution, then a 1x1 ``filters``-channel one: kernels
+    depthwise [kh, kw, in, depth_multiplier] and pointwise [1, 1, in * depth_multiplier, filters]."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", **kwargs):
+        for unused in ("depthwise_regularizer", "pointwise_regularizer", "depthwise_constraint",
+                       "pointwise_constraint"):
+            kwargs.pop(unused, None)
+        super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate, 1, activation,
+                         use_bias, kernel_initializer=depthwise_initializer, bias_initializer=bias_initializer,
+                         **kwargs)
+        self.depth_multiplier = int(depth_multiplier)
+        self.pointwise_initializer = initializers.get(pointwise_initializer)
+
+    def build(self, input_shape):
+        channels = self._channels(input_shape)
+        self.depthwise_kernel = self.add_weight(shape=self.kernel_size + (channels, self.depth_multiplier),
+                                                initializer=self.kernel_initializer, name="depthwise_kernel")
+        self.pointwise_kernel = self.add_weight(shape=(1, 1, channels * self.depth_multiplier, self.filters),
+                                                initializer=self.pointwise_initializer, name="pointwise_kernel")
+        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer, name="bias") \
+            if self.use_bias else None
+        self.built = True
+
+    def _convolve(self, x):
+        y = nn.depthwise_conv2d(x, self.depthwise_kernel, [1, *self.strides, 1], self.padding.upper(),
+                                dilations=[1, *self.dilation_rate, 1])
+        return nn.conv2d(y, self.pointwise_kernel, [1, 1, 1, 1], "VALID")
+
+    def get_config(self):
+        config = super().get_config()
+        for key in ("groups", "kernel_initializer"):
+            config.pop(key)
+        return {**config, "depth_multiplier": self.depth_multiplier,
+                "depthwise_initializer": serialize(self.kernel_initializer),
+                "pointwise_initializer": serialize(self.pointwise_initializer)}
