@@ -202,3 +202,19 @@ def test_bidirectional_lstm_matches_numpy(merge_mode):
     config = layer.get_config()
     assert layers.Bidirectional.from_config(config).get_config() == config
     assert layers.Bidirectional(layers.GRU(3))(keras.Input((4, 2))).shape == (None, 6)
+
+
+def test_group_normalization():
+    layer = layers.GroupNormalization(groups=2, epsilon=1e-5)
+    x = RNG.standard_normal((2, 3, 3, 4)).astype(np.float32)
+    g = x.reshape(2, 3, 3, 2, 2)
+    mean, var = g.mean(axis=(1, 2, 4), keepdims=True), g.var(axis=(1, 2, 4), keepdims=True)
+    want = ((g - mean) / np.sqrt(var + 1e-5)).reshape(x.shape)
+    np.testing.assert_allclose(layer(x).numpy(), want, rtol=1e-4, atol=1e-5)
+    assert layer.gamma.shape == (4,) and layer(keras.Input((3, 3, 4))).shape == (None, 3, 3, 4)
+    check_layer_gradients(layers.GroupNormalization(groups=2, dtype="float64"), RNG.standard_normal((2, 2, 4)),
+                          rtol=1e-4, atol=1e-6)
+    config = layer.get_config()
+    assert layers.GroupNormalization.from_config(config).get_config() == config
+    with pytest.raises(ValueError):
+        layers.GroupNormalization(groups=3)(x)

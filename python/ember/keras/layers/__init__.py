@@ -7,7 +7,7 @@ from ember.keras.layers.conv import Conv1D, Conv2D, Conv2DTranspose, DepthwiseCo
 from ember.keras.layers.core import (Activation, Dense, Dropout, Embedding, Flatten, Identity, Input, InputLayer,
                                      Lambda, Masking, Reshape, Rescaling)
 from ember.keras.layers.merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
-from ember.keras.layers.normalization import BatchNormalization, LayerNormalization
+from ember.keras.layers.normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from ember.keras.layers.pooling import (AveragePooling1D, AveragePooling2D, AvgPool1D, AvgPool2D,
                                         GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAvgPool1D,
                                         GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPooling1D,

@@ -1,4 +1,4 @@
-"""BatchNormalization (moving statistics, training vs inference) and LayerNormalization."""
+"""BatchNormalization (moving statistics, training vs inference), LayerNormalization, GroupNormalization."""
 
 import ember
 from ember import nn
@@ -119,4 +119,48 @@ class LayerNormalization(Layer):
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
                 "scale": self.scale, "beta_initializer": serialize(self.beta_initializer),
+                "gamma_initializer": serialize(self.gamma_initializer)}
+
+
+class GroupNormalization(Layer):
+    """Normalizes each example over groups of channels (the last axis split into ``groups``)
+    and all other non-batch axes, then scales by gamma and shifts by beta per channel."""
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        if axis != -1:
+            raise NotImplementedError("GroupNormalization: only axis=-1 (channels last) is supported")
+        self.groups, self.axis, self.epsilon, self.center, self.scale = int(groups), axis, float(epsilon), center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        channels = input_shape[-1]
+        if channels % self.groups:
+            raise ValueError(f"GroupNormalization: {channels} channels do not split into {self.groups} groups")
+        self.gamma = self.add_weight(shape=(channels,), initializer=self.gamma_initializer, name="gamma") \
+            if self.scale else None
+        self.beta = self.add_weight(shape=(channels,), initializer=self.beta_initializer, name="beta") \
+            if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        shape = list(inputs.shape)
+        channels = shape[-1]
+        grouped = ember.reshape(inputs, [-1] + shape[1:-1] + [self.groups, channels // self.groups])
+        axes = list(range(1, len(shape) - 1)) + [len(shape)]  # spatial axes and the channels within a group
+        mean, variance = nn.moments(grouped, axes, keepdims=True)
+        y = ember.reshape((grouped - mean) * ember.rsqrt(variance + self.epsilon), [-1] + shape[1:])
+        if self.gamma is not None:
+            y = y * self.gamma
+        if self.beta is not None:
+            y = y + self.beta
+        return y
+
+    def get_config(self):
+        return {**super().get_config(), "groups": self.groups, "axis": self.axis, "epsilon": self.epsilon,
+                "center": self.center, "scale": self.scale, "beta_initializer": serialize(self.beta_initializer),
                 "gamma_initializer": serialize(self.gamma_initializer)}
