@@ -1,12 +1,6 @@
 """keras.datasets: mnist, fashion_mnist and cifar10 loaders over Keras' cache (~/.keras/datasets), and get_file."""
 
-import gzip
 import os
-import pickle
-import shutil
-import tarfile
-import urllib.error
-import urllib.request
 from types import SimpleNamespace
 
 import numpy as np
@@ -28,6 +22,11 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     Raises a RuntimeError saying that network access is needed (and where to
     put the file by hand) when the file is absent and the download fails.
     """
+    import shutil
+    import tarfile
+    import urllib.error
+    import urllib.request  # here, not at the top: `import ember` need not load the HTTP stack
+
     if fname is None:
         fname = os.path.basename(origin)
     directory = os.path.join(_cache_root(cache_dir), cache_subdir)
@@ -55,6 +54,8 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
 
 
 def _mnist_like(name, files_dir, cache_files):
+    import gzip
+
     paths = [get_file(f, origin=_ORIGIN + files_dir + f, cache_subdir=os.path.join("datasets", files_dir)
                       if files_dir else "datasets") for f in cache_files]
     with gzip.open(paths[0], "rb") as f:
@@ -84,6 +85,8 @@ def _load_fashion_mnist():
 
 def _load_cifar10():
     """CIFAR-10 from ~/.keras/datasets/cifar-10-batches-py (uint8 images [n, 32, 32, 3], labels [n, 1])."""
+    import pickle
+
     directory = get_file(fname="cifar-10-batches-py.tar.gz",
                          origin="https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz", untar=True)
 
