@@ -218,3 +218,10 @@ def test_group_normalization():
     assert layers.GroupNormalization.from_config(config).get_config() == config
     with pytest.raises(ValueError):
         layers.GroupNormalization(groups=3)(x)
+
+
+def test_unknown_time_steps_are_a_clear_error():
+    with pytest.raises(ValueError, match="time steps must be known"):
+        layers.LSTM(2)(keras.Input((None, 3)))
+    with pytest.raises(ValueError, match="must be known"):
+        layers.Flatten()(keras.Input((None, 3)))

@@ -122,9 +122,10 @@ class Flatten(Layer):
         if self.data_format == "channels_first" and len(x.shape) > 2:
             x = ember.transpose(x, [0] + list(range(2, len(x.shape))) + [1])
         rest = x.shape[1:]
-        if all(d is not None for d in rest):
-            return ember.reshape(x, [-1, int(np.prod(rest, dtype=np.int64))])
-        return ember.reshape(x, [ember.shape(x)[0], -1])
+        if any(d is None for d in rest):
+            # ember.reshape takes a static shape, so only the batch dim may be unknown.
+            raise ValueError(f"Flatten {self.name}: the dims after the batch dim must be known, got {x.shape}")
+        return ember.reshape(x, [-1, int(np.prod(rest, dtype=np.int64))])
 
     def get_config(self):
         return {**super().get_config(), "data_format": self.data_format}

@@ -91,6 +91,9 @@ class _RNN(Layer):
     state_count = 1
 
     def call(self, inputs, mask=None, initial_state=None, training=False):
+        if inputs.shape[1] is None:  # the loop is unrolled in Python, one step per time index
+            raise ValueError(f"{type(self).__name__} {self.name}: the number of time steps must be known, got input "
+                             f"shape {inputs.shape}; give Input a fixed length (pad, and mask with mask_zero)")
         steps = ember.unstack(inputs, axis=1)
         if self.go_backwards:
             steps = steps[::-1]
