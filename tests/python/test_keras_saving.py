@@ -181,3 +181,17 @@ def test_compile_config_with_loss_and_metric_objects_and_per_output_dicts(tmp_pa
     again = keras.models.load_model(tmp_path / "b.keras")
     assert again.evaluate(x, targets, verbose=0, return_dict=True) == pytest.approx(
         two.evaluate(x, targets, verbose=0, return_dict=True))
+
+
+def test_nested_models_save_and_load(tmp_path):
+    i = keras.Input((3,))
+    inner = keras.Model(i, layers.Dense(2)(i), name="inner")
+    x = keras.Input((3,))
+    outer = keras.Model(x, layers.Dense(1)(inner(x)), name="outer")
+    stacked = keras.Sequential([keras.Input((3,)), inner, layers.Dense(2)], name="stacked")
+    data = RNG.random((4, 3)).astype(np.float32)
+    for model in (outer, stacked):
+        model.save(tmp_path / f"{model.name}.keras")
+        loaded = keras.models.load_model(tmp_path / f"{model.name}.keras")
+        assert type(loaded) is type(model) and len(loaded.weights) == 4
+        np.testing.assert_allclose(loaded.predict(data, verbose=0), model.predict(data, verbose=0), rtol=1e-6)
