@@ -118,3 +118,17 @@ def test_functional_summary_has_connections(capsys):
     keras.Model(a, out, name="f").summary()
     text = capsys.readouterr().out
     assert "Connected to" in text and "a[0][0]" in text and "d (Dense)" in text
+
+
+def test_arithmetic_on_keras_tensors_records_layers(tmp_path):
+    a = keras.Input((3,))
+    b = layers.Dense(3)(a)
+    out = 2.0 * (a + b) - 1.0
+    model = keras.Model(a, 1.0 - out)
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    dense = model.layers[1]
+    want = 1.0 - (2.0 * (x + x @ dense.kernel.numpy() + dense.bias.numpy()) - 1.0)
+    np.testing.assert_allclose(model(x).numpy(), want, rtol=1e-5, atol=1e-6)
+    model.save(tmp_path / "ops.keras")
+    np.testing.assert_allclose(keras.models.load_model(tmp_path / "ops.keras")(x).numpy(), want, rtol=1e-5,
+                               atol=1e-6)

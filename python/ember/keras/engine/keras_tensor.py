@@ -25,8 +25,8 @@ class KerasTensor:
     def __repr__(self):
         return f"<KerasTensor shape={self.shape}, dtype={self.dtype.name}, name={self.name}>"
 
-    # Python ops on KerasTensors are not layer calls; Keras wraps them in
-    # layers, Ember asks for an explicit layer (Add, Rescaling, ...).
+    # Python arithmetic on KerasTensors records merging-layer calls (Keras
+    # records its own op layers), so the graph stays serializable.
     def __add__(self, other):
         from ember.keras.layers.merging import Add
         return Add()([self, other])
@@ -34,6 +34,16 @@ class KerasTensor:
     def __mul__(self, other):
         from ember.keras.layers.merging import Multiply
         return Multiply()([self, other])
+
+    def __sub__(self, other):
+        from ember.keras.layers.merging import Subtract
+        return Subtract()([self, other])
+
+    def __rsub__(self, other):
+        from ember.keras.layers.merging import Subtract
+        return Subtract()([other, self])
+
+    __radd__, __rmul__ = __add__, __mul__
 
 
 class Node:
