@@ -166,3 +166,37 @@ def test_depthwise_and_separable_conv2d():
     for layer in (dw, sep):
         config = layer.get_config()
         assert type(layer).from_config(config).get_config() == config
+
+
+def test_conv3d_and_3d_pooling():
+    x = RNG.standard_normal((1, 4, 5, 3, 2)).astype(np.float32)
+    layer = layers.Conv3D(2, (2, 3, 2))
+    y = layer(x).numpy()
+    k = layer.kernel.numpy()
+    want = np.zeros((1, 3, 3, 2, 2))
+    for d in range(3):
+        for h in range(3):
+            for w in range(2):
+                want[0, d, h, w] = np.tensordot(x[0, d:d + 2, h:h + 3, w:w + 2], k, axes=([0, 1, 2, 3], [0, 1, 2, 3]))
+    np.testing.assert_allclose(y, want + layer.bias.numpy(), rtol=1e-4, atol=1e-5)
+    assert layers.Conv3D(4, 3, padding="same", strides=2)(keras.Input((4, 5, 3, 2))).shape == (None, 2, 3, 2, 4)
+    pooled = layers.MaxPooling3D()(x[:, :4, :4, :2]).numpy()
+    np.testing.assert_allclose(pooled, x[:, :4, :4, :2].reshape(1, 2, 2, 2, 2, 1, 2, 2).max(axis=(2, 4, 6)))
+    avg = layers.AveragePooling3D((2, 1, 1))(x).numpy()
+    np.testing.assert_allclose(avg, x.reshape(1, 2, 2, 5, 3, 2).mean(axis=2), rtol=1e-5)
+    np.testing.assert_allclose(layers.GlobalAveragePooling3D()(x).numpy(), x.mean(axis=(1, 2, 3)), rtol=1e-5)
+    np.testing.assert_allclose(layers.GlobalMaxPooling3D()(x).numpy(), x.max(axis=(1, 2, 3)))
+    check_layer_gradients(layers.Conv3D(1, 2, dtype="float64"), RNG.standard_normal((1, 2, 3, 2, 1)))
+    config = layer.get_config()
+    assert layers.Conv3D.from_config(config).get_config() == config
+
+
+def test_a_3d_cnn_builds_symbolically_and_trains():
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4, 4, 4, 1)), layers.Conv3D(2, 2, activation="relu"),
+                              layers.MaxPooling3D(padding="same"), layers.Flatten(), layers.Dense(1)])
+    assert model.output_shape == (None, 1) and model.layers[1].output.shape == (None, 2, 2, 2, 2)
+    model.compile("adam", "mse")
+    x = RNG.standard_normal((10, 4, 4, 4, 1)).astype(np.float32)
+    history = model.fit(x, x.mean(axis=(1, 2, 3)), batch_size=4, epochs=3, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]

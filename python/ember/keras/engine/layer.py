@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from ember import nest
+from ember import errors, nest
 from ember._module import Module
 from ember._tensor import Tensor
 from ember._variables import Variable
@@ -291,9 +291,24 @@ class Layer(Module):
             a, k = nest.pack_sequence_as((args, kwargs), values)
             return self(*a, **k)
 
-        traced = _function(run).get_concrete_function(*specs).structured_outputs
-        outputs = nest.map_structure(
-            lambda t: KerasTensor(tuple(t.shape), t.dtype, name=self.name), traced)
+        try:
+            traced = _function(run).get_concrete_function(*specs).structured_outputs
+            fix_batch = False
+        except (TypeError, ValueError, errors.InvalidArgumentError):
+            # Some ember ops cannot trace an unknown batch dim (ember.nn.conv3d and the
+            # 3-D poolings put it in static attributes): trace with a batch of 1 instead.
+            if not all(spec.shape[0] is None for spec in specs if spec.shape):
+                raise
+            specs = [TensorSpec([1] + list(spec.shape)[1:], spec.dtype) for spec in specs]
+            traced = _function(run).get_concrete_function(*specs).structured_outputs
+            fix_batch = True
+
+        def keras_tensor(t):
+            shape = tuple(t.shape)
+            if fix_batch and shape and shape[0] == 1:
+                shape = (None,) + shape[1:]
+            return KerasTensor(shape, t.dtype, name=self.name)
+        outputs = nest.map_structure(keras_tensor, traced)
         node = Node(self, args, kwargs, outputs)
         self._inbound_nodes.append(node)
         return outputs

@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D and SeparableConv2D."""
+"""Convolution layers: Conv1D, Conv2D, Conv3D, Conv2DTranspose, DepthwiseConv2D and SeparableConv2D."""
 
 import ember
 from ember import nn
@@ -118,6 +118,22 @@ class Conv2D(_Conv):
 
     def _convolve(self, x):
         return nn.conv2d(x, self.kernel, [1, *self.strides, 1], self.padding.upper(),
+                         dilations=[1, *self.dilation_rate, 1])
+
+
+class Conv3D(_Conv):
+    """3-D convolution over [batch, depth, height, width, channels]; kernel [kd, kh, kw, in, filters]."""
+    rank = 3
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1, 1), groups=1, activation=None, use_bias=True, **kwargs):
+        super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate, groups, activation,
+                         use_bias, **kwargs)
+        if self.groups != 1:
+            raise NotImplementedError("Conv3D: groups > 1 is not supported")
+
+    def _convolve(self, x):
+        return nn.conv3d(x, self.kernel, [1, *self.strides, 1], self.padding.upper(),
                          dilations=[1, *self.dilation_rate, 1])
 
 

@@ -1,4 +1,4 @@
-"""Pooling layers: Max/AveragePooling1D/2D and the global average/max poolings."""
+"""Pooling layers: Max/AveragePooling1D/2D/3D and the global average/max poolings."""
 
 import numpy as np
 
@@ -26,10 +26,8 @@ class _Pool(Layer):
         first = self.data_format == "channels_first"
         x = _to_channels_last(inputs, self.rank) if first else inputs
         ksize, strides = [1, *self.pool_size, 1], [1, *self.strides, 1]
-        if self.rank == 1:
-            op = nn.max_pool1d if self.kind == "max" else nn.avg_pool1d
-        else:
-            op = nn.max_pool2d if self.kind == "max" else nn.avg_pool2d
+        op = {(1, "max"): nn.max_pool1d, (1, "avg"): nn.avg_pool1d, (2, "max"): nn.max_pool2d,
+              (2, "avg"): nn.avg_pool2d, (3, "max"): nn.max_pool3d, (3, "avg"): nn.avg_pool3d}[self.rank, self.kind]
         y = op(x, ksize, strides, self.padding.upper())
         return _to_channels_first(y, self.rank) if first else y
 
@@ -57,6 +55,20 @@ class AveragePooling2D(_Pool):
     rank, kind = 2, "avg"
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class MaxPooling3D(_Pool):
+    rank, kind = 3, "max"
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling3D(_Pool):
+    rank, kind = 3, "avg"
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
@@ -105,7 +117,17 @@ class GlobalMaxPooling2D(_GlobalPool):
     rank, kind = 2, "max"
 
 
+class GlobalAveragePooling3D(_GlobalPool):
+    rank, kind = 3, "avg"
+
+
+class GlobalMaxPooling3D(_GlobalPool):
+    rank, kind = 3, "max"
+
+
 # Keras' short aliases.
 MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = MaxPooling1D, MaxPooling2D, AveragePooling1D, AveragePooling2D
 GlobalAvgPool1D, GlobalAvgPool2D = GlobalAveragePooling1D, GlobalAveragePooling2D
 GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
+MaxPool3D, AvgPool3D, GlobalAvgPool3D, GlobalMaxPool3D = (MaxPooling3D, AveragePooling3D, GlobalAveragePooling3D,
+                                                          GlobalMaxPooling3D)
