@@ -273,3 +273,21 @@ def test_activation_layers():
                           np.array([[-1.0, 0.5], [2.0, -0.7]]))
     for layer in (layers.ReLU(6.0), layers.LeakyReLU(0.2), layers.ELU(), layers.Softmax(axis=1), prelu):
         _roundtrip(layer)
+
+
+def test_noise_and_spatial_dropout_layers():
+    x = np.ones((64, 6, 8), np.float32)
+    for layer in (layers.SpatialDropout1D(0.5), layers.GaussianNoise(0.3), layers.GaussianDropout(0.3)):
+        np.testing.assert_array_equal(layer(x).numpy(), x)  # inference: identity
+        assert type(layer).from_config(layer.get_config()).get_config() == layer.get_config()
+    y = layers.SpatialDropout1D(0.5)(x, training=True).numpy()
+    assert set(np.unique(y)) <= {0.0, 2.0}
+    assert (y == y[:, :1, :]).all()  # one draw per example and channel, shared over the steps
+    assert 0.4 < (y[:, 0] == 0).mean() < 0.6
+    images = np.ones((32, 3, 3, 4), np.float32)
+    z = layers.SpatialDropout2D(0.5)(images, training=True).numpy()
+    assert (z == z[:, :1, :1, :]).all()
+    noisy = layers.GaussianNoise(0.3)(x, training=True).numpy() - 1.0
+    assert abs(noisy.std() - 0.3) < 0.03 and abs(noisy.mean()) < 0.03
+    scaled = layers.GaussianDropout(0.3)(x, training=True).numpy()
+    assert abs(scaled.mean() - 1.0) < 0.05 and abs(scaled.std() - np.sqrt(0.3 / 0.7)) < 0.05

@@ -15,6 +15,7 @@ from ember.keras.layers.pooling import (AveragePooling1D, AveragePooling2D, Aver
                                         GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool1D, MaxPool2D, MaxPool3D,
                                         MaxPooling1D, MaxPooling2D, MaxPooling3D)
 from ember.keras.layers.preprocessing import Normalization
+from ember.keras.layers.regularization import GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D
 from ember.keras.layers.reshaping import (Cropping1D, Cropping2D, Permute, RepeatVector, UpSampling1D, UpSampling2D,
                                           ZeroPadding1D, ZeroPadding2D)
 from ember.keras.layers.rnn import GRU, LSTM, SimpleRNN
