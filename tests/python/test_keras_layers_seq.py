@@ -225,3 +225,40 @@ def test_unknown_time_steps_are_a_clear_error():
         layers.LSTM(2)(keras.Input((None, 3)))
     with pytest.raises(ValueError, match="must be known"):
         layers.Flatten()(keras.Input((None, 3)))
+
+
+def _softmax(z):
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_dot_product_and_additive_attention():
+    q = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    v = RNG.standard_normal((2, 5, 4)).astype(np.float32)
+    out, w = layers.Attention()([q, v], return_attention_scores=True)
+    want_w = _softmax(q @ v.transpose(0, 2, 1))
+    np.testing.assert_allclose(w.numpy(), want_w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.numpy(), want_w @ v, rtol=1e-5, atol=1e-6)
+    causal = layers.Attention()([q, q], use_causal_mask=True, return_attention_scores=True)[1].numpy()
+    np.testing.assert_allclose(np.triu(causal, 1), 0.0, atol=1e-7)
+    value_mask = np.array([[True] * 5, [True, True, False, False, False]])
+    masked = layers.Attention()([q, v], mask=[None, value_mask], return_attention_scores=True)[1].numpy()
+    np.testing.assert_allclose(masked[1, :, 2:], 0.0, atol=1e-7)
+    additive = layers.AdditiveAttention()
+    out = additive([q, v]).numpy()
+    scores = (np.tanh(q[:, :, None] + v[:, None]) * additive.scale.numpy()).sum(-1)
+    np.testing.assert_allclose(out, _softmax(scores) @ v, rtol=1e-4, atol=1e-5)
+    assert additive([keras.Input((3, 4)), keras.Input((5, 4))]).shape == (None, 3, 4)
+
+    class SelfAttention(layers.Layer):
+        def __init__(self, inner):
+            super().__init__(dtype="float64")
+            self.inner = inner
+
+        def call(self, inputs):
+            return self.inner([inputs, inputs * 0.5])
+
+    for inner in (layers.Attention(use_scale=True, dtype="float64"), layers.AdditiveAttention(dtype="float64")):
+        check_layer_gradients(SelfAttention(inner), RNG.standard_normal((2, 3, 2)), rtol=1e-4, atol=1e-6)
+    for layer in (layers.Attention(use_scale=True, score_mode="concat"), additive):
+        assert type(layer).from_config(layer.get_config()).get_config() == layer.get_config()

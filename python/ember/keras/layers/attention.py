@@ -1,4 +1,4 @@
-"""MultiHeadAttention: Keras' projections per head, scaled dot-product attention, output projection."""
+"""Attention layers: MultiHeadAttention (Keras' per-head projections), Attention and AdditiveAttention."""
 
 import math
 
@@ -87,3 +87,84 @@ class MultiHeadAttention(Layer):
                 "value_dim": self.value_dim, "dropout": self.dropout, "use_bias": self.use_bias,
                 "output_shape": self.output_shape, "kernel_initializer": serialize(self.kernel_initializer),
                 "bias_initializer": serialize(self.bias_initializer)}
+
+
+class _BaseAttention(Layer):
+    """``layer([query, value])`` or ``layer([query, value, key])``: softmax over the
+    value steps of the scores, times the values. ``use_causal_mask`` hides later steps."""
+
+    def __init__(self, use_scale=False, dropout=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.use_scale, self.dropout = use_scale, float(dropout)
+
+    def call(self, inputs, mask=None, training=False, return_attention_scores=False, use_causal_mask=False):
+        query, value = inputs[0], inputs[1]
+        key = inputs[2] if len(inputs) > 2 else value
+        scores = self._scores(query, key)
+        t, s = scores.shape[-2], scores.shape[-1]
+        hide = None
+        if use_causal_mask:  # query step i sees value steps <= i
+            import numpy as np
+            hide = ember.constant(np.triu(np.ones((t, s), bool), 1))
+        if mask is not None and len(mask) > 1 and mask[1] is not None:  # the value's padding
+            pad = ember.logical_not(ember.expand_dims(ember.cast(mask[1], "bool"), -2))
+            hide = pad if hide is None else ember.logical_or(hide, pad)
+        if hide is not None:
+            scores = ember.where(hide, ember.fill(ember.shape(scores), -1e9), scores)
+        weights = nn.softmax(scores, axis=-1)
+        if training and self.dropout > 0:
+            weights = nn.dropout(weights, self.dropout)
+        out = ember.matmul(weights, value)
+        return (out, weights) if return_attention_scores else out
+
+    def get_config(self):
+        return {**super().get_config(), "use_scale": self.use_scale, "dropout": self.dropout}
+
+
+class Attention(_BaseAttention):
+    """Dot-product (Luong) attention: scores = query . key (times a learned scalar when
+    ``use_scale``); ``score_mode="concat"`` scores with tanh(query + key) summed instead."""
+
+    def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, **kwargs):
+        super().__init__(use_scale=use_scale, dropout=dropout, **kwargs)
+        if score_mode not in ("dot", "concat"):
+            raise ValueError(f"Attention: score_mode must be 'dot' or 'concat', got {score_mode!r}")
+        self.score_mode = score_mode
+
+    def build(self, input_shape):
+        self.scale = self.add_weight(shape=(), initializer="ones", name="scale") if self.use_scale else None
+        self.concat_score_weight = self.add_weight(shape=(), initializer="ones", name="concat_score_weight") \
+            if self.score_mode == "concat" else None
+        self.built = True
+
+    def _scores(self, query, key):
+        if self.score_mode == "dot":
+            scores = ember.matmul(query, key, transpose_b=True)
+            return scores * self.scale if self.scale is not None else scores
+        joined = ember.expand_dims(query, -2) + ember.expand_dims(key, -3)
+        if self.scale is not None:
+            joined = joined * self.scale
+        return self.concat_score_weight * ember.reduce_sum(ember.tanh(joined), axis=-1)
+
+    def get_config(self):
+        return {**super().get_config(), "score_mode": self.score_mode}
+
+
+class AdditiveAttention(_BaseAttention):
+    """Bahdanau attention: scores = sum(scale * tanh(query + key)) over features (scale
+    a learned vector when ``use_scale``, the default)."""
+
+    def __init__(self, use_scale=True, dropout=0.0, **kwargs):
+        super().__init__(use_scale=use_scale, dropout=dropout, **kwargs)
+
+    def build(self, input_shape):
+        dim = input_shape[0][-1]
+        self.scale = self.add_weight(shape=(dim,), initializer="glorot_uniform", name="scale") \
+            if self.use_scale else None
+        self.built = True
+
+    def _scores(self, query, key):
+        joined = ember.tanh(ember.expand_dims(query, -2) + ember.expand_dims(key, -3))
+        if self.scale is not None:
+            joined = joined * self.scale
+        return ember.reduce_sum(joined, axis=-1)
