@@ -2,6 +2,8 @@
 
 import math
 
+import numpy as np
+
 import ember
 from ember import nn
 from ember.keras import initializers
@@ -104,7 +106,6 @@ class _BaseAttention(Layer):
         t, s = scores.shape[-2], scores.shape[-1]
         hide = None
         if use_causal_mask:  # query step i sees value steps <= i
-            import numpy as np
             hide = ember.constant(np.triu(np.ones((t, s), bool), 1))
         if mask is not None and len(mask) > 1 and mask[1] is not None:  # the value's padding
             pad = ember.logical_not(ember.expand_dims(ember.cast(mask[1], "bool"), -2))
