@@ -136,7 +136,8 @@ def test_batchnorm_and_dropout_models_train_in_the_traced_step():
     x, y = blobs(128)
     model = keras.Sequential([keras.Input((4,)), layers.Dense(16), layers.BatchNormalization(momentum=0.8),
                               layers.Activation("relu"), layers.Dropout(0.2), layers.Dense(2)])
-    model.compile(keras.optimizers.Adam(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    model.compile(keras.optimizers.Adam(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
     bn = model.layers[1]
     model.fit(x, y, epochs=6, verbose=0)
     assert np.abs(bn.moving_mean.numpy()).sum() > 0  # updated inside the traced step
@@ -351,3 +352,16 @@ def test_functional_subclass_saves_and_loads_as_itself(tmp_path):
     assert isinstance(loaded, Custom)
     x, _ = blobs(5)
     np.testing.assert_allclose(loaded.double(x), model.double(x), rtol=1e-6)
+
+
+def test_metrics_ignore_sample_weights_weighted_metrics_use_them():
+    x, y = blobs(32)
+    model = mlp()
+    model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"],
+                  weighted_metrics=["accuracy"])
+    right = model.predict(x, verbose=0).argmax(-1) == y
+    sw = np.where(right, 1.0, 0.0).astype(np.float32)  # weight only the examples it gets right
+    logs = model.evaluate(x, y, sample_weight=sw, verbose=0, return_dict=True)
+    assert set(logs) == {"loss", "accuracy", "weighted_accuracy"}
+    assert logs["accuracy"] == pytest.approx(right.mean())
+    assert logs["weighted_accuracy"] == pytest.approx(1.0)

@@ -190,12 +190,13 @@ def compile_config(model):
     loss = args["loss"]
     loss = ({k: loss_entry(v) for k, v in loss.items()} if isinstance(loss, dict) else
             [loss_entry(v) for v in loss] if isinstance(loss, (list, tuple)) else loss_entry(loss))
-    mets = args["metrics"]
-    mets = ({k: [metric_entry(m) for m in v] for k, v in mets.items()} if isinstance(mets, dict) else
-            [metric_entry(m) for m in mets] if mets else None)
+    def metrics_entry(mets):
+        return ({k: [metric_entry(m) for m in v] for k, v in mets.items()} if isinstance(mets, dict) else
+                [metric_entry(m) for m in mets] if mets else None)
     from ember.keras import optimizers
     return {"optimizer": _plain(optimizers.serialize(model.optimizer)),
-            "loss": loss, "loss_weights": args["loss_weights"], "metrics": mets}
+            "loss": loss, "loss_weights": args["loss_weights"], "metrics": metrics_entry(args["metrics"]),
+            "weighted_metrics": metrics_entry(args.get("weighted_metrics"))}
 
 
 def _plain(config):
@@ -220,12 +221,13 @@ def compile_from_config(model, config):
     loss = config.get("loss")
     loss = (loss_of(loss) if is_serialized(loss) or not isinstance(loss, (dict, list)) else
             {k: loss_of(v) for k, v in loss.items()} if isinstance(loss, dict) else [loss_of(v) for v in loss])
-    mets = config.get("metrics")
-    if isinstance(mets, dict):
-        mets = {k: [metric_of(m) for m in v] for k, v in mets.items()}
-    elif mets is not None:
-        mets = [metric_of(m) for m in mets]
-    model.compile(optimizer=opt, loss=loss, loss_weights=config.get("loss_weights"), metrics=mets)
+    def metrics_of(mets):
+        if isinstance(mets, dict):
+            return {k: [metric_of(m) for m in v] for k, v in mets.items()}
+        return None if mets is None else [metric_of(m) for m in mets]
+    model.compile(optimizer=opt, loss=loss, loss_weights=config.get("loss_weights"),
+                  metrics=metrics_of(config.get("metrics")),
+                  weighted_metrics=metrics_of(config.get("weighted_metrics")))
 
 
 # --- The .keras archive ----------------------------------------------------------

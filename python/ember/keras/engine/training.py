@@ -60,7 +60,8 @@ class Model(Layer):
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
         from ember.keras import optimizers as optimizers_module
         self.optimizer = optimizers_module.get(optimizer)
-        self._compile_args = {"loss": loss, "loss_weights": loss_weights, "metrics": metrics}
+        self._compile_args = {"loss": loss, "loss_weights": loss_weights, "metrics": metrics,
+                              "weighted_metrics": weighted_metrics}
         self.run_eagerly = run_eagerly
         self._reset_compiled()
         self.loss_tracker = metrics_module.Mean(name="loss")
@@ -94,34 +95,42 @@ class Model(Layer):
             return [value] * len(flat_pred)
 
         loss_list = per_output(args["loss"])
-        if isinstance(args["metrics"], dict):
-            metric_lists = [args["metrics"].get(n) or [] for n in names]
-        elif len(flat_pred) > 1 and isinstance(args["metrics"], (list, tuple)) and args["metrics"] and all(
-                isinstance(m, (list, tuple)) for m in args["metrics"]):
-            metric_lists = [list(m) for m in args["metrics"]]
-        else:
-            metric_lists = [list(args["metrics"] or [])] * len(flat_pred)
+
+        def metric_lists_of(spec):
+            if isinstance(spec, dict):
+                return [spec.get(n) or [] for n in names]
+            if len(flat_pred) > 1 and isinstance(spec, (list, tuple)) and spec and all(
+                    isinstance(m, (list, tuple)) for m in spec):
+                return [list(m) for m in spec]
+            return [list(spec or [])] * len(flat_pred)
+        metric_lists = metric_lists_of(args["metrics"])
+        weighted_lists = metric_lists_of(args.get("weighted_metrics"))
         weights = per_output(args["loss_weights"]) if args["loss_weights"] is not None else [1.0] * len(flat_pred)
         entries = []
         multi = len(flat_pred) > 1
-        for i, (name, loss, metric_ids, w) in enumerate(zip(names, loss_list, metric_lists, weights)):
+        for i, (name, loss, metric_ids, weighted_ids, w) in enumerate(
+                zip(names, loss_list, metric_lists, weighted_lists, weights)):
             loss_obj = losses_module.get(loss) if loss is not None else None
-            metric_objs = []
-            for m in metric_ids:
+
+            def make(m, prefix=""):
                 base = m if isinstance(m, str) else getattr(m, "name", None)
-                label = f"{name}_{base}" if multi and base else base
+                label = prefix + (f"{name}_{base}" if multi and base else base)
                 if m in ("accuracy", "acc"):
-                    metric_objs.append(metrics_module.resolve_accuracy(
+                    return metrics_module.resolve_accuracy(
                         label, loss_obj, tuple(flat_y[i].shape) if flat_y[i] is not None else (),
-                        tuple(flat_pred[i].shape)))
-                else:
-                    metric = metrics_module.get(m)
-                    if multi and isinstance(m, str):
-                        metric.name = label
-                    metric_objs.append(metric)
+                        tuple(flat_pred[i].shape))
+                metric = metrics_module.get(m)
+                if isinstance(m, str) or prefix:
+                    metric.name = label
+                return metric
+            metric_objs = [make(m) for m in metric_ids]
+            taken = {m.name for m in metric_objs}
+            # Keras' rule: a weighted metric named like an unweighted one gets a "weighted_" prefix.
+            weighted_objs = [make(m, "weighted_" if (m if isinstance(m, str) else m.name) in taken or (
+                multi and f"{name}_{m}" in taken) else "") for m in weighted_ids]
             tracker = metrics_module.Mean(name=f"{name}_loss") if multi and loss_obj is not None else None
-            entries.append({"loss": loss_obj, "metrics": metric_objs, "weight": 1.0 if w is None else float(w),
-                            "tracker": tracker})
+            entries.append({"loss": loss_obj, "metrics": metric_objs, "weighted_metrics": weighted_objs,
+                            "weight": 1.0 if w is None else float(w), "tracker": tracker})
         object.__setattr__(self, "_compiled", entries)
 
     @property
@@ -134,6 +143,7 @@ class Model(Layer):
             if e["tracker"] is not None:
                 out.append(e["tracker"])
             out.extend(e["metrics"])
+            out.extend(e["weighted_metrics"])
         return out
 
     @property
@@ -171,7 +181,9 @@ class Model(Layer):
         if isinstance(y, dict):
             flat_y = [y[n] for n in self._output_names()]
         for i, (e, pred) in enumerate(zip(self._compiled, nest.flatten(y_pred))):
-            for m in e["metrics"]:
+            for m in e["metrics"]:  # Keras 3: `metrics` ignore sample weights, `weighted_metrics` use them
+                m.update_state(flat_y[i], pred)
+            for m in e["weighted_metrics"]:
                 m.update_state(flat_y[i], pred, sample_weight)
 
     def _logs(self):
