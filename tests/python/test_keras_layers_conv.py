@@ -200,3 +200,14 @@ def test_a_3d_cnn_builds_symbolically_and_trains():
     x = RNG.standard_normal((10, 4, 4, 4, 1)).astype(np.float32)
     history = model.fit(x, x.mean(axis=(1, 2, 3)), batch_size=4, epochs=3, verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
+
+
+@pytest.mark.parametrize("padding", ["valid", "same"])
+def test_conv1d_transpose(padding):
+    layer = layers.Conv1DTranspose(3, 3, strides=2, padding=padding, use_bias=False)
+    x = RNG.standard_normal((2, 4, 2)).astype(np.float32)
+    y = layer(x).numpy()
+    want = np_conv2d_transpose(x[:, None], layer.kernel.numpy()[None], (1, 2), padding)[:, 0]
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+    assert layer(keras.Input((4, 2))).shape == (None,) + want.shape[1:]
+    check_layer_gradients(layers.Conv1DTranspose(2, 2, strides=2, dtype="float64"), RNG.standard_normal((1, 3, 2)))

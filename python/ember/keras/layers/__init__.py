@@ -3,7 +3,8 @@
 from ember.keras.engine.layer import Layer
 from ember.keras.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from ember.keras.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
-from ember.keras.layers.conv import Conv1D, Conv2D, Conv2DTranspose, Conv3D, DepthwiseConv2D, SeparableConv2D
+from ember.keras.layers.conv import (Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, DepthwiseConv2D,
+                                     SeparableConv2D)
 from ember.keras.layers.core import (Activation, Dense, Dropout, Embedding, Flatten, Identity, Input, InputLayer,
                                      Lambda, Masking, Reshape, Rescaling)
 from ember.keras.layers.merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract

@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1D, Conv2D, Conv3D, Conv2DTranspose, DepthwiseConv2D and SeparableConv2D."""
+"""Convolution layers: Conv1D/2D/3D, Conv1D/2DTranspose, DepthwiseConv2D and SeparableConv2D."""
 
 import ember
 from ember import nn
@@ -137,6 +137,51 @@ class Conv3D(_Conv):
                          dilations=[1, *self.dilation_rate, 1])
 
 
+def _transposed_conv2d(x, kernel, strides, padding):
+    """conv2d's transpose for an NHWC x and a [kh, kw, out, in] kernel, from ops that
+    trace with an unknown batch dim (see Conv2DTranspose)."""
+    kh, kw = kernel.shape[0], kernel.shape[1]
+    sh, sw = strides
+    h, w, c = x.shape[1], x.shape[2], x.shape[3]
+    if sh > 1 or sw > 1:  # put stride-1 zeros between input pixels
+        x = ember.reshape(x, [-1, h, 1, w, 1, c])
+        x = ember.pad(x, [[0, 0], [0, 0], [0, sh - 1], [0, 0], [0, sw - 1], [0, 0]])
+        x = ember.reshape(x, [-1, h * sh, w * sw, c])[:, :(h - 1) * sh + 1, :(w - 1) * sw + 1, :]
+    x = ember.pad(x, [[0, 0], [kh - 1, kh - 1], [kw - 1, kw - 1], [0, 0]])
+    flipped = ember.reverse(ember.transpose(kernel, [0, 1, 3, 2]), [0, 1])
+    y = nn.conv2d(x, flipped, [1, 1, 1, 1], "VALID")  # the full output, (h - 1) * s + k per dim
+    if padding == "same":  # crop to h * s as conv2d's SAME padding of that size implies
+        top, left = max(kh - sh, 0) // 2, max(kw - sw, 0) // 2
+        y = ember.pad(y, [[0, 0], [0, max(sh - kh, 0)], [0, max(sw - kw, 0)], [0, 0]])
+        y = y[:, top:top + h * sh, left:left + w * sw, :]
+    return y
+
+
+class Conv1DTranspose(_Conv):
+    """The transpose of Conv1D; kernel [kernel_size, filters, in]."""
+    rank = 1
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None, data_format=None,
+                 dilation_rate=1, activation=None, use_bias=True, **kwargs):
+        super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate, 1, activation,
+                         use_bias, **kwargs)
+        if output_padding is not None or self.dilation_rate != (1,) or self.padding == "causal":
+            raise NotImplementedError("Conv1DTranspose: output_padding, dilation_rate and causal are not supported")
+
+    def _kernel_shape(self, in_channels):
+        return self.kernel_size + (self.filters, in_channels)
+
+    def _convolve(self, x):
+        y = _transposed_conv2d(ember.expand_dims(x, 1), ember.expand_dims(self.kernel, 0), (1, self.strides[0]),
+                               self.padding)
+        return ember.squeeze(y, [1])
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("groups")
+        return {**config, "output_padding": None}
+
+
 class Conv2DTranspose(_Conv):
     """The transpose of Conv2D; kernel [kh, kw, filters, in].
 
@@ -158,20 +203,7 @@ class Conv2DTranspose(_Conv):
         return self.kernel_size + (self.filters, in_channels)
 
     def _convolve(self, x):
-        (kh, kw), (sh, sw) = self.kernel_size, self.strides
-        h, w, c = x.shape[1], x.shape[2], x.shape[3]
-        if sh > 1 or sw > 1:  # put stride-1 zeros between input pixels
-            x = ember.reshape(x, [-1, h, 1, w, 1, c])
-            x = ember.pad(x, [[0, 0], [0, 0], [0, sh - 1], [0, 0], [0, sw - 1], [0, 0]])
-            x = ember.reshape(x, [-1, h * sh, w * sw, c])[:, :(h - 1) * sh + 1, :(w - 1) * sw + 1, :]
-        x = ember.pad(x, [[0, 0], [kh - 1, kh - 1], [kw - 1, kw - 1], [0, 0]])
-        kernel = ember.reverse(ember.transpose(self.kernel, [0, 1, 3, 2]), [0, 1])
-        y = nn.conv2d(x, kernel, [1, 1, 1, 1], "VALID")  # the full output, (h - 1) * s + k per dim
-        if self.padding == "same":  # crop to h * s as conv2d's SAME padding of that size implies
-            top, left = max(kh - sh, 0) // 2, max(kw - sw, 0) // 2
-            y = ember.pad(y, [[0, 0], [0, max(sh - kh, 0)], [0, max(sw - kw, 0)], [0, 0]])
-            y = y[:, top:top + h * sh, left:left + w * sw, :]
-        return y
+        return _transposed_conv2d(x, self.kernel, self.strides, self.padding)
 
     def get_config(self):
         config = super().get_config()
