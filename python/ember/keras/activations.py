@@ -1,7 +1,7 @@
 """keras.activations: activation functions by name, on ember ops."""
 
 import ember
-from ember import nn
+from ember import nn as _nn
 
 
 def linear(x):
@@ -10,13 +10,13 @@ def linear(x):
 
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     if negative_slope == 0.0 and max_value is None and threshold == 0.0:
-        return nn.relu(x)
+        return _nn.relu(x)
     y = ember.where(x >= threshold, x, negative_slope * (x - threshold))
     return y if max_value is None else ember.minimum(y, max_value)
 
 
 def relu6(x):
-    return nn.relu6(x)
+    return _nn.relu6(x)
 
 
 def sigmoid(x):
@@ -28,15 +28,15 @@ def tanh(x):
 
 
 def softmax(x, axis=-1):
-    return nn.softmax(x, axis=axis)
+    return _nn.softmax(x, axis=axis)
 
 
 def log_softmax(x, axis=-1):
-    return nn.log_softmax(x, axis=axis)
+    return _nn.log_softmax(x, axis=axis)
 
 
 def softplus(x):
-    return nn.softplus(x)
+    return _nn.softplus(x)
 
 
 def softsign(x):
@@ -44,26 +44,26 @@ def softsign(x):
 
 
 def elu(x, alpha=1.0):
-    return nn.elu(x) if alpha == 1.0 else ember.where(x > 0, x, alpha * (ember.exp(x) - 1.0))
+    return _nn.elu(x) if alpha == 1.0 else ember.where(x > 0, x, alpha * (ember.exp(x) - 1.0))
 
 
 def selu(x):
-    return nn.selu(x)
+    return _nn.selu(x)
 
 
 def gelu(x, approximate=False):
-    return nn.gelu(x, approximate=approximate)
+    return _nn.gelu(x, approximate=approximate)
 
 
 def silu(x):
-    return nn.silu(x)
+    return _nn.silu(x)
 
 
 swish = silu
 
 
 def leaky_relu(x, negative_slope=0.2):
-    return nn.leaky_relu(x, alpha=negative_slope)
+    return _nn.leaky_relu(x, alpha=negative_slope)
 
 
 def exponential(x):

@@ -1,11 +1,11 @@
 """keras.callbacks: Callback, History, ProgbarLogger, ModelCheckpoint, EarlyStopping, ReduceLROnPlateau, ..."""
 
-import csv
-import os
+import csv as _csv
+import os as _os
 
-import numpy as np
+import numpy as _np
 
-from ember.keras.engine.progbar import Progbar
+from ember.keras.engine.progbar import Progbar as _Progbar
 
 
 class Callback:
@@ -106,7 +106,7 @@ class ProgbarLogger(Callback):
     def on_epoch_begin(self, epoch, logs=None):
         if self.verbose:
             print(f"Epoch {epoch + 1}/{self.params.get('epochs', 1)}", flush=True)
-        self._bar = Progbar(self.params.get("steps"), verbose=self.verbose)
+        self._bar = _Progbar(self.params.get("steps"), verbose=self.verbose)
         self._seen = 0
 
     def on_train_batch_end(self, batch, logs=None):
@@ -119,7 +119,7 @@ class ProgbarLogger(Callback):
     # evaluate / predict on their own (not inside fit): one bar for the run.
     def on_test_begin(self, logs=None):
         if not self.params.get("in_fit"):
-            self._bar, self._seen = Progbar(self.params.get("steps"), verbose=self.verbose), 0
+            self._bar, self._seen = _Progbar(self.params.get("steps"), verbose=self.verbose), 0
 
     def on_test_batch_end(self, batch, logs=None):
         if not self.params.get("in_fit"):
@@ -131,7 +131,7 @@ class ProgbarLogger(Callback):
             self._bar.update(self._seen, _ordered(logs), finalize=True)
 
     def on_predict_begin(self, logs=None):
-        self._bar, self._seen = Progbar(self.params.get("steps"), verbose=self.verbose), 0
+        self._bar, self._seen = _Progbar(self.params.get("steps"), verbose=self.verbose), 0
 
     def on_predict_batch_end(self, batch, logs=None):
         self._seen = batch + 1
@@ -145,7 +145,7 @@ def _ordered(logs):
     # Keras prints metrics sorted by name, the validation ones after the others.
     logs = logs or {}
     keys = sorted(k for k in logs if not k.startswith("val_")) + sorted(k for k in logs if k.startswith("val_"))
-    return {k: logs[k] for k in keys if np.ndim(logs[k]) == 0}
+    return {k: logs[k] for k in keys if _np.ndim(logs[k]) == 0}
 
 
 class _Monitor(Callback):
@@ -224,7 +224,7 @@ class ModelCheckpoint(_Monitor):
         super().__init__(monitor, mode, 0)
         if save_freq != "epoch":
             raise NotImplementedError("ModelCheckpoint: only save_freq='epoch' is supported")
-        self.filepath, self.verbose = os.fspath(filepath), verbose
+        self.filepath, self.verbose = _os.fspath(filepath), verbose
         self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
         self.best = initial_value_threshold
 
@@ -317,7 +317,7 @@ class LambdaCallback(Callback):
 class TerminateOnNaN(Callback):
     def on_train_batch_end(self, batch, logs=None):
         loss = (logs or {}).get("loss")
-        if loss is not None and not np.isfinite(loss):
+        if loss is not None and not _np.isfinite(loss):
             print(f"Batch {batch}: Invalid loss, terminating training")
             self.model.stop_training = True
 
@@ -327,7 +327,7 @@ class CSVLogger(Callback):
 
     def __init__(self, filename, separator=",", append=False):
         super().__init__()
-        self.filename, self.separator, self.append = os.fspath(filename), separator, append
+        self.filename, self.separator, self.append = _os.fspath(filename), separator, append
 
     def on_train_begin(self, logs=None):
         self._file = open(self.filename, "a" if self.append else "w", newline="")
@@ -336,7 +336,7 @@ class CSVLogger(Callback):
     def on_epoch_end(self, epoch, logs=None):
         logs = logs or {}
         if self._writer is None:
-            self._writer = csv.DictWriter(self._file, ["epoch"] + sorted(logs), delimiter=self.separator)
+            self._writer = _csv.DictWriter(self._file, ["epoch"] + sorted(logs), delimiter=self.separator)
             if not self.append:
                 self._writer.writeheader()
         self._writer.writerow({"epoch": epoch, **logs})

@@ -1,7 +1,7 @@
 """keras.losses: loss classes (per-example values reduced over the batch) and their function forms."""
 
 import ember
-from ember import nn
+from ember import nn as _nn
 
 EPSILON = 1e-7  # Keras' backend epsilon: probabilities are clipped to [eps, 1 - eps]
 
@@ -30,7 +30,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
-        values = nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+        values = _nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
         p = ember.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
         values = -(y_true * ember.log(p) + (1.0 - y_true) * ember.log(1.0 - p))
@@ -43,7 +43,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
         n = y_pred.shape[axis]
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / n
     if from_logits:
-        return -ember.reduce_sum(y_true * nn.log_softmax(y_pred, axis=axis), axis=axis)
+        return -ember.reduce_sum(y_true * _nn.log_softmax(y_pred, axis=axis), axis=axis)
     p = y_pred / ember.reduce_sum(y_pred, axis=axis, keepdims=True)
     p = ember.clip_by_value(p, EPSILON, 1.0 - EPSILON)
     return -ember.reduce_sum(y_true * ember.log(p), axis=axis)
@@ -56,7 +56,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
         y_true = ember.squeeze(y_true, [-1])
     labels = ember.cast(y_true, "int32")
     if from_logits:
-        values = nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
+        values = _nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
     else:
         p = y_pred / ember.reduce_sum(y_pred, axis=-1, keepdims=True)
         p = ember.clip_by_value(p, EPSILON, 1.0 - EPSILON)
@@ -91,7 +91,7 @@ def kl_divergence(y_true, y_pred):
 def log_cosh(y_true, y_pred):
     y_true, y_pred = _prepare(y_true, y_pred)
     d = y_pred - y_true
-    return ember.reduce_mean(d + nn.softplus(-2.0 * d) - 0.6931471805599453, axis=-1)  # stable log(cosh(d))
+    return ember.reduce_mean(d + _nn.softplus(-2.0 * d) - 0.6931471805599453, axis=-1)  # stable log(cosh(d))
 
 
 def cosine_similarity(y_true, y_pred, axis=-1):

@@ -1,10 +1,10 @@
 """keras.metrics: stateful metrics (state in ember Variables, so they update inside a traced step)."""
 
-import numpy as np
+import numpy as _np
 
 import ember
-from ember._variables import Variable
-from ember.function import init_scope
+from ember._variables import Variable as _Variable
+from ember.function import init_scope as _init_scope
 from ember.keras import losses as _losses
 
 
@@ -19,9 +19,9 @@ class Metric:
         self._variables = []
 
     def add_variable(self, shape, initializer="zeros", dtype=None, name=None):
-        with init_scope():  # a metric first used inside a traced step makes its state eagerly
-            value = np.zeros(shape, dtype=np.dtype(dtype or self.dtype))
-            v = Variable(value, trainable=False, name=f"{self.name}/{name}")
+        with _init_scope():  # a metric first used inside a traced step makes its state eagerly
+            value = _np.zeros(shape, dtype=_np.dtype(dtype or self.dtype))
+            v = _Variable(value, trainable=False, name=f"{self.name}/{name}")
         self._variables.append(v)
         return v
 
@@ -31,7 +31,7 @@ class Metric:
 
     def reset_state(self):
         for v in self._variables:
-            v.assign(np.zeros(tuple(v.shape), v.dtype.as_numpy_dtype))
+            v.assign(_np.zeros(tuple(v.shape), v.dtype.as_numpy_dtype))
 
     def update_state(self, *args, **kwargs):
         raise NotImplementedError
@@ -184,7 +184,7 @@ class AUC(Metric):
         self.curve, self.num_thresholds, self.from_logits = curve, int(num_thresholds), from_logits
         eps = 1e-7  # the end thresholds sit just outside [0, 1], as in Keras
         inner = [(i + 1) / (self.num_thresholds - 1) for i in range(self.num_thresholds - 2)]
-        self.thresholds = np.array([-eps] + inner + [1.0 + eps], np.float32)
+        self.thresholds = _np.array([-eps] + inner + [1.0 + eps], _np.float32)
         n = self.num_thresholds
         self.true_positives = self.add_variable((n,), name="true_positives")
         self.false_positives = self.add_variable((n,), name="false_positives")
@@ -321,7 +321,7 @@ def get(identifier):
     raise ValueError(f"metrics.get: cannot interpret {identifier!r} as a metric")
 
 
-def resolve_accuracy(name, loss, y_true_shape, y_pred_shape):
+def _resolve_accuracy(name, loss, y_true_shape, y_pred_shape):
     """Keras' choice for "accuracy": from the loss when it says, else from the shapes."""
     loss_name = getattr(loss, "name", "") or ""
     if "sparse_categorical" in loss_name:

@@ -6,15 +6,15 @@ NumPy array per weight, under the same kind of path Keras uses
 (`<attribute path>/vars/<i>`). config.json and metadata.json follow Keras 3.
 """
 
-import datetime
-import io
-import json
-import os
-import zipfile
+import datetime as _datetime
+import io as _io
+import json as _json
+import os as _os
+import zipfile as _zipfile
 
-import numpy as np
+import numpy as _np
 
-from ember.keras.engine.layer import Layer
+from ember.keras.engine.layer import Layer as _Layer
 
 _CONFIG, _METADATA, _WEIGHTS = "config.json", "metadata.json", "model.weights.npz"
 
@@ -22,7 +22,7 @@ _CONFIG, _METADATA, _WEIGHTS = "config.json", "metadata.json", "model.weights.np
 # --- Layer (de)serialization -------------------------------------------------
 def _registry():
     from ember.keras import layers, models
-    reg = {name: obj for name, obj in vars(layers).items() if isinstance(obj, type) and issubclass(obj, Layer)}
+    reg = {name: obj for name, obj in vars(layers).items() if isinstance(obj, type) and issubclass(obj, _Layer)}
     reg.update({"Sequential": models.Sequential, "Functional": models.Functional, "Model": models.Model})
     return reg
 
@@ -94,7 +94,7 @@ def _weight_items(layer, prefix=""):
 
 
 def _layers_in(value, path):
-    if isinstance(value, Layer):
+    if isinstance(value, _Layer):
         yield path, value
     elif isinstance(value, dict):
         for k, v in value.items():
@@ -112,8 +112,8 @@ def _weights_bytes(model, include_optimizer=False):
     if include_optimizer and getattr(model, "optimizer", None) is not None:
         # Keras keeps the optimizer's variables (iterations, then each slot) beside the weights.
         arrays.update({f"{_OPTIMIZER}{i}": v.numpy() for i, v in enumerate(model.optimizer.variables)})
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    buffer = _io.BytesIO()
+    _np.savez(buffer, **arrays)
     return buffer.getvalue()
 
 
@@ -124,7 +124,7 @@ def _assign(path, variable, value):
 
 
 def _load_weights_bytes(model, data):
-    with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+    with _np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
         saved = [name for name in arrays.files if not name.startswith(_OPTIMIZER)]
         items = _weight_items(model)
         missing = [p for p, _ in items if p not in saved]
@@ -137,7 +137,7 @@ def _load_weights_bytes(model, data):
 
 def _load_optimizer_bytes(model, data):
     """Restores a compiled model's optimizer state; its slots are made first (optimizer.build)."""
-    with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+    with _np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
         names = sorted((n for n in arrays.files if n.startswith(_OPTIMIZER)), key=lambda n: int(n.split("/")[-1]))
         if not names:
             return
@@ -151,17 +151,17 @@ def _load_optimizer_bytes(model, data):
 
 def save_weights(model, filepath, overwrite=True):
     """Writes the weights as an npz archive (Keras names the file ``*.weights.h5``; the content is npz here)."""
-    filepath = os.fspath(filepath)
-    if not overwrite and os.path.exists(filepath):
+    filepath = _os.fspath(filepath)
+    if not overwrite and _os.path.exists(filepath):
         raise FileExistsError(filepath)
     with open(filepath, "wb") as f:
         f.write(_weights_bytes(model))
 
 
 def load_weights(model, filepath):
-    filepath = os.fspath(filepath)
+    filepath = _os.fspath(filepath)
     if filepath.endswith(".keras"):
-        with zipfile.ZipFile(filepath) as z:
+        with _zipfile.ZipFile(filepath) as z:
             _load_weights_bytes(model, z.read(_WEIGHTS))
         return
     with open(filepath, "rb") as f:
@@ -200,7 +200,7 @@ def compile_config(model):
 
 
 def _plain(config):
-    return json.loads(json.dumps(config, default=lambda o: None))
+    return _json.loads(_json.dumps(config, default=lambda o: None))
 
 
 def compile_from_config(model, config):
@@ -232,33 +232,33 @@ def compile_from_config(model, config):
 
 # --- The .keras archive ----------------------------------------------------------
 def save_model(model, filepath, overwrite=True):
-    filepath = os.fspath(filepath)
+    filepath = _os.fspath(filepath)
     if not filepath.endswith(".keras"):
         raise ValueError(f"save: the file name must end in .keras, got {filepath!r} (use save_weights for weights)")
-    if not overwrite and os.path.exists(filepath):
+    if not overwrite and _os.path.exists(filepath):
         raise FileExistsError(filepath)
     from ember import __version__
     config = serialize_layer(model)
     config["compile_config"] = model.get_compile_config()
     metadata = {"keras_version": "3 (ember.keras)", "ember_version": __version__,
-                "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+                "date_saved": _datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
                 "weights_format": "npz"}
-    with zipfile.ZipFile(filepath, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        z.writestr(_METADATA, json.dumps(metadata))
-        z.writestr(_CONFIG, json.dumps(config))
+    with _zipfile.ZipFile(filepath, "w", compression=_zipfile.ZIP_DEFLATED) as z:
+        z.writestr(_METADATA, _json.dumps(metadata))
+        z.writestr(_CONFIG, _json.dumps(config))
         z.writestr(_WEIGHTS, _weights_bytes(model, include_optimizer=model.compiled))
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """Reads a model saved by ``model.save("m.keras")``: architecture, weights and compile settings."""
-    filepath = os.fspath(filepath)
-    with zipfile.ZipFile(filepath) as z:
+    filepath = _os.fspath(filepath)
+    with _zipfile.ZipFile(filepath) as z:
         names = z.namelist()
         if _WEIGHTS not in names:
             detail = " (it holds model.weights.h5: a Keras HDF5 archive, which needs h5py)" if (
                 "model.weights.h5" in names) else ""
             raise ValueError(f"load_model: {filepath} has no {_WEIGHTS}{detail}")
-        config = json.loads(z.read(_CONFIG))
+        config = _json.loads(z.read(_CONFIG))
         weights = z.read(_WEIGHTS)
     model = deserialize_layer(config, custom_objects)
     _load_weights_bytes(model, weights)

@@ -1,6 +1,6 @@
 """keras.utils: to_categorical, normalize, set_random_seed, get_file and Progbar."""
 
-import numpy as np
+import numpy as _np
 
 from ember.keras.datasets import get_file
 from ember.keras.engine.progbar import Progbar
@@ -8,7 +8,7 @@ from ember.keras.engine.progbar import Progbar
 
 def to_categorical(x, num_classes=None):
     """One-hot rows (float32) for integer class labels; a trailing dim of 1 is dropped first."""
-    x = np.asarray(x, dtype="int64")
+    x = _np.asarray(x, dtype="int64")
     shape = x.shape
     if shape and shape[-1] == 1 and len(shape) > 1:
         shape = shape[:-1]
@@ -16,15 +16,15 @@ def to_categorical(x, num_classes=None):
     if x.size and x.min() < 0:
         raise ValueError("to_categorical: class labels must be >= 0")
     num_classes = int(x.max()) + 1 if num_classes is None else int(num_classes)
-    out = np.zeros((x.size, num_classes), dtype=np.float32)
-    out[np.arange(x.size), x] = 1.0
+    out = _np.zeros((x.size, num_classes), dtype=_np.float32)
+    out[_np.arange(x.size), x] = 1.0
     return out.reshape(shape + (num_classes,))
 
 
 def normalize(x, axis=-1, order=2):
-    x = np.asarray(x, dtype=np.float32)
-    norm = np.linalg.norm(x, ord=order, axis=axis, keepdims=True)
-    return x / np.where(norm == 0, 1, norm)
+    x = _np.asarray(x, dtype=_np.float32)
+    norm = _np.linalg.norm(x, ord=order, axis=axis, keepdims=True)
+    return x / _np.where(norm == 0, 1, norm)
 
 
 def set_random_seed(seed):
@@ -33,7 +33,7 @@ def set_random_seed(seed):
 
     import ember
     random.seed(seed)
-    np.random.seed(seed)
+    _np.random.seed(seed)
     ember.random.set_seed(seed)
 
 

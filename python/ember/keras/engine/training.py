@@ -116,7 +116,7 @@ class Model(Layer):
                 base = m if isinstance(m, str) else getattr(m, "name", None)
                 label = prefix + (f"{name}_{base}" if multi and base else base)
                 if m in ("accuracy", "acc"):
-                    return metrics_module.resolve_accuracy(
+                    return metrics_module._resolve_accuracy(
                         label, loss_obj, tuple(flat_y[i].shape) if flat_y[i] is not None else (),
                         tuple(flat_pred[i].shape))
                 metric = metrics_module.get(m)
