@@ -23,6 +23,7 @@ def _load(name):
     ("function", ["--steps", "4", "--repeats", "1"]),
     ("train_mlp", ["--steps", "40", "--batch", "32"]),
     ("train_cnn", ["--steps", "20", "--batch", "16"]),
+    ("keras_mnist_mlp", ["--epochs", "3", "--train", "3000"]),
 ])
 def test_example_matches_numpy(name, argv, capsys):
     module = _load(name)  # quickstart runs (and asserts) at import
@@ -30,6 +31,6 @@ def test_example_matches_numpy(name, argv, capsys):
         module.main(argv)  # each example asserts against its NumPy implementation
     out = capsys.readouterr().out
     want = {None: "all checks passed", "function": "matches eager", "train_mlp": "gradients match NumPy",
-            "train_cnn": "gradients match NumPy"}.get(
+            "train_cnn": "gradients match NumPy", "keras_mnist_mlp": "predictions match"}.get(
         name if argv is not None else None, "matches NumPy")
     assert want in out

@@ -171,3 +171,19 @@ def test_initializer_get_and_errors():
         ember.initializers.get("nope")
     with pytest.raises(ValueError, match="floating"):
         ember.initializers.GlorotUniform()((2, 2), dtype="int32")
+
+
+def test_learning_rate_change_reaches_a_traced_step():
+    # Note [Learning rate variable]: the rate is read at each call, not frozen at trace time.
+    v = ember.Variable(np.array([1.0], np.float32))
+    opt = ember.optimizers.SGD(0.5)
+
+    @ember.function
+    def step():
+        opt.apply_gradients([(ember.constant([1.0]), v)])
+
+    step()
+    opt.learning_rate = 0.25
+    step()
+    np.testing.assert_allclose(v.numpy(), [1.0 - 0.5 - 0.25])
+    assert opt.learning_rate == 0.25 and step.experimental_get_tracing_count() == 1

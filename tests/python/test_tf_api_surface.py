@@ -484,14 +484,17 @@ TF_NAMES = {
         'lecun_uniform', 'ones', 'random_normal', 'random_uniform', 'truncated_normal', 'variance_scaling', 'zeros'
     ],
     'image': ['ResizeMethod', 'resize'],
-    'keras': ['initializers', 'optimizers'],
+    'keras': ['Input', 'KerasTensor', 'Layer', 'Model', 'Sequential', 'activations', 'backend', 'callbacks',
+              'datasets', 'initializers', 'layers', 'losses', 'metrics', 'models', 'ops', 'optimizers',
+              'regularizers', 'saving', 'utils'],
     'keras.initializers': [
         'Constant', 'GlorotNormal', 'GlorotUniform', 'HeNormal', 'HeUniform', 'Initializer', 'LecunNormal',
         'LecunUniform', 'Ones', 'RandomNormal', 'RandomUniform', 'TruncatedNormal', 'VarianceScaling', 'Zeros',
         'constant', 'get', 'glorot_normal', 'glorot_uniform', 'he_normal', 'he_uniform', 'lecun_normal',
         'lecun_uniform', 'ones', 'random_normal', 'random_uniform', 'truncated_normal', 'variance_scaling', 'zeros'
     ],
-    'keras.optimizers': ['Adam', 'AdamW', 'Optimizer', 'SGD', 'get', 'schedules'],
+    'keras.optimizers': ['Adam', 'AdamW', 'Optimizer', 'RMSprop', 'SGD', 'deserialize', 'get', 'schedules',
+                         'serialize'],
     'linalg': ['adjoint', 'band_part', 'cholesky', 'cholesky_solve', 'det', 'diag', 'diag_part', 'eigh', 'eigvalsh',
                'einsum', 'eye', 'global_norm', 'inv', 'logdet', 'lstsq', 'matmul', 'matrix_transpose', 'matvec', 'norm',
                'qr', 'slogdet', 'solve', 'svd', 'tensordot', 'trace', 'triangular_solve'],

@@ -34,6 +34,10 @@ class Optimizer:
             if learning_rate < 0:
                 raise ValueError(f"{type(self).__name__}: learning_rate must be >= 0, got {learning_rate}")
         self._learning_rate = learning_rate
+        # A float learning rate also lives in a variable that the step reads, so
+        # a traced step sees later changes (Note [Learning rate variable]).
+        self._lr_variable = None if callable(learning_rate) else _variable_type()(
+            np.array(learning_rate, np.float64), trainable=False, name=f"{name or type(self).__name__}/learning_rate")
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self.name = name or type(self).__name__
@@ -51,6 +55,14 @@ class Optimizer:
     @learning_rate.setter
     def learning_rate(self, value):
         self._learning_rate = value if callable(value) else float(value)
+        if not callable(value):
+            if self._lr_variable is None:
+                from ember.function import init_scope
+                with init_scope():
+                    self._lr_variable = _variable_type()(np.array(value, np.float64), trainable=False,
+                                                         name=f"{self.name}/learning_rate")
+            else:
+                self._lr_variable.assign(np.array(value, np.float64))
 
     def _scalar(self, value, dtype):
         from ember._tensor import Tensor
@@ -60,6 +72,12 @@ class Optimizer:
         return constant(np.asarray(value, dtype=dtype.as_numpy_dtype))
 
     def _lr(self, dtype):
+        # Note [Learning rate variable]: a float read here at trace time would be
+        # frozen into the graph of a step traced by @ember.function, so a later
+        # `optimizer.learning_rate = x` (ReduceLROnPlateau) would change nothing.
+        # The variable is read at every call of the traced step instead.
+        if not callable(self._learning_rate) and self._lr_variable is not None:
+            return _ops().cast(self._lr_variable.read_value(), dtype)
         return self._scalar(self.learning_rate, dtype)
 
     def _step(self, dtype):
@@ -150,6 +168,12 @@ class Optimizer:
             self._update(v, g, cache[v.dtype.name])
         self.iterations.assign_add(np.int64(1))
         return self.iterations
+
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3's spelling: ``apply(grads, variables)`` is ``apply_gradients(zip(grads, variables))``."""
+        if trainable_variables is None:
+            raise ValueError(f"{type(self).__name__}.apply: give the trainable_variables the gradients are for")
+        return self.apply_gradients(zip(grads, trainable_variables))
 
     def minimize(self, loss, var_list, tape=None):
         """Computes the gradients of ``loss`` (a callable when no tape is given) and applies them."""

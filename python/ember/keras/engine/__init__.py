@@ -1,0 +1,1 @@
+"""The Keras engine: Layer, KerasTensor and the symbolic graph, Model's training loop."""
