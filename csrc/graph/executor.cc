@@ -32,17 +32,18 @@ std::vector<int> ArgStarts(const Node& node) {
 
 Status RunShapeFn(const OpDef& op, const std::vector<Shape>& in_shapes, const std::vector<DType>& in_dtypes,
                   const AttrList& attrs, const std::vector<int>& arg_starts, std::vector<Shape>* out_shapes,
-                  KernelPlan* plan = nullptr) {
+                  std::unique_ptr<KernelPlan>* plan = nullptr) {
   out_shapes->assign(op.outputs.size(), Shape());
   ShapeContext ctx(op, in_shapes.data(), in_dtypes.data(), static_cast<int>(in_shapes.size()), attrs, out_shapes,
                    arg_starts.empty() ? nullptr : arg_starts.data());
-  ctx.set_plan(plan);
+  ctx.set_plan_slot(plan);
   return op.shape_fn(ctx);
 }
 
 // Note [Kernel plans]: a node whose shapes the trace knows gets its plan
 // once, here, for every call with the traced shapes.
-void PlanNode(const Graph& g, const Node& node, const std::vector<int>& arg_starts, KernelPlan* plan) {
+void PlanNode(const Graph& g, const Node& node, const std::vector<int>& arg_starts,
+              std::unique_ptr<KernelPlan>* plan) {
   std::vector<Shape> in_shapes;
   std::vector<DType> in_dtypes;
   for (const Endpoint& in : node.inputs) {
@@ -50,7 +51,7 @@ void PlanNode(const Graph& g, const Node& node, const std::vector<int>& arg_star
     in_dtypes.push_back(g.info(in).dtype);
   }
   std::vector<Shape> out_shapes;
-  if (!RunShapeFn(*node.op, in_shapes, in_dtypes, node.attrs, arg_starts, &out_shapes, plan).ok()) plan->Clear();
+  if (!RunShapeFn(*node.op, in_shapes, in_dtypes, node.attrs, arg_starts, &out_shapes, plan).ok()) plan->reset();
 }
 
 Status WithNode(const Node& node, const Status& s) {
@@ -71,7 +72,7 @@ struct GraphExecutor::NodeInfo {
   int num_deps = 0;
   bool cheap = false;
   bool static_shapes = false;  // every input and output shape known at trace time
-  KernelPlan plan;             // for the traced shapes (Note [Kernel plans])
+  std::unique_ptr<KernelPlan> plan;  // for the traced shapes (Note [Kernel plans])
 };
 
 struct GraphExecutor::RunState {
@@ -205,7 +206,7 @@ void GraphExecutor::PostNode(RunState& state, int id, std::vector<int>* local) c
   run->device = info.device;
   run->kernel = info.kernel;
   run->arg_starts = info.arg_starts;
-  if (state.traced_shapes && info.static_shapes) run->shared_plan = &info.plan;
+  if (state.traced_shapes && info.static_shapes) run->shared_plan = info.plan.get();
   run->inputs.reserve(info.input_values.size());
   for (int v : info.input_values) run->inputs.push_back(state.values[v]);
   Status s = AllocateOutputs(state, info, run->inputs, &run->outputs);
@@ -241,7 +242,7 @@ void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local)
   if (s.ok()) {
     KernelContext ctx(*node.op, info.device, node.attrs, &inputs, &outputs,
                       info.arg_starts.empty() ? nullptr : info.arg_starts.data(),
-                      state.traced_shapes && info.static_shapes ? &info.plan : nullptr);
+                      state.traced_shapes && info.static_shapes ? info.plan.get() : nullptr);
     s = RunKernelRecorded(*info.kernel, ctx);
   }
   Complete(state, id, s, s.ok() ? &outputs : nullptr, local);

@@ -2,9 +2,11 @@
 // call that the call's kernel needs as well.
 #pragma once
 
+#include <memory>
 #include <utility>
 #include <variant>
 
+#include "ops/op_def.h"
 #include "ops/plans/broadcast_plan.h"
 #include "ops/plans/reduce_plan.h"
 #include "ops/shape_fns/nn.h"
@@ -17,9 +19,10 @@ namespace ember {
 // a reduction folds ([outer, reduced, inner], ReducePlan), a convolution's
 // window and padding (Window2D). Its kernel needs the same facts, on any
 // device. So the shape function stores them here when the runtime gives
-// it a plan (ShapeContext::plan(), only when every shape is known) and the
-// kernel reads them (KernelContext::plan<P>()) instead of working them out
-// again. Eagerly the plan travels with the launch; a graph computes each
+// it a slot (LeavePlan, only when every shape is known) and the kernel
+// reads them (KernelContext::plan<P>()) instead of working them out again.
+// The plan lives out of line and only when made: most calls have none, and
+// carry one null pointer. Eagerly the plan travels with the launch; a graph computes each
 // node's plan once, when its executor is built, and every call reuses it.
 // A kernel run without a plan (a unit test, a graph whose call has other
 // shapes than traced) computes its own: plans are pure functions of shapes
@@ -36,10 +39,21 @@ class KernelPlan {
   const P* Get() const {
     return std::get_if<P>(&value_);
   }
-  void Clear() { value_ = std::monostate(); }
 
  private:
   std::variant<std::monostate, BroadcastPlan, ReducePlan, shape_fns::Window2D> value_;
 };
+
+// For shape functions: true if the caller will keep a plan.
+inline bool WantsPlan(const ShapeContext& ctx) { return ctx.plan_slot() != nullptr; }
+
+// For shape functions: leaves `plan` for the kernel, if the caller keeps one.
+template <typename P>
+void LeavePlan(const ShapeContext& ctx, P plan) {
+  std::unique_ptr<KernelPlan>* slot = ctx.plan_slot();
+  if (slot == nullptr) return;
+  if (*slot == nullptr) *slot = std::make_unique<KernelPlan>();
+  (*slot)->Set(std::move(plan));
+}
 
 }  // namespace ember

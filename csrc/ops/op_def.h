@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/attr_value.h"
@@ -69,9 +70,10 @@ class ShapeContext {
     if (output_dtypes_) (*output_dtypes_)[i] = dtype;
   }
   // Note [Kernel plans]: where the shape function may leave what it worked
-  // out for the kernel; null when nobody will run one (tracing, checks).
-  void set_plan(KernelPlan* plan) { plan_ = plan; }
-  KernelPlan* plan() const { return plan_; }
+  // out for the kernel (LeavePlan in ops/kernel_plan.h); null when nobody
+  // will run one (tracing, checks).
+  void set_plan_slot(std::unique_ptr<KernelPlan>* slot) { plan_slot_ = slot; }
+  std::unique_ptr<KernelPlan>* plan_slot() const { return plan_slot_; }
 
  private:
   const OpDef& op_;
@@ -83,7 +85,7 @@ class ShapeContext {
   std::vector<Shape>* outputs_ = nullptr;
   std::vector<DType>* output_dtypes_ = nullptr;
   const int* arg_starts_ = nullptr;
-  KernelPlan* plan_ = nullptr;
+  std::unique_ptr<KernelPlan>* plan_slot_ = nullptr;
 };
 
 // Returns InvalidArgument describing the problem; execute() prefixes the

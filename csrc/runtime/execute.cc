@@ -106,7 +106,7 @@ Status CastInputs(const OpDef& op, TensorHandle* const* inputs, int num_inputs, 
 // ops without them (nearly all, which then allocate nothing for dtypes).
 Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inputs, const int* arg_starts,
                    const AttrList& attrs, std::vector<Shape>* output_shapes, std::vector<DType>* any_dtypes,
-                   KernelPlan* plan) {
+                   std::unique_ptr<KernelPlan>* plan) {
   // Most ops have few inputs: keep their metadata on the stack.
   constexpr size_t kInline = 4;
   const size_t n = inputs.size();
@@ -128,7 +128,7 @@ Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inp
   }
   output_shapes->resize(op.outputs.size());
   ShapeContext ctx(op, shapes, dtypes, static_cast<int>(n), attrs, output_shapes, arg_starts);
-  ctx.set_plan(plan);  // Note [Kernel plans]
+  ctx.set_plan_slot(plan);  // Note [Kernel plans]
   if (any_dtypes != nullptr) {
     any_dtypes->resize(op.outputs.size());
     ctx.set_output_dtypes(any_dtypes);

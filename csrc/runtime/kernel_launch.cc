@@ -98,7 +98,7 @@ void KernelLaunch::RunGuarded() {
   if (s.ok() && RunsOnStream(op_, device_)) return RunOnStream(std::move(inputs), std::move(outputs));
   if (s.ok()) {
     KernelContext ctx(op_, device_, attrs_, &inputs, &outputs,
-                      arg_starts_.empty() ? nullptr : arg_starts_.data(), &plan_);
+                      arg_starts_.empty() ? nullptr : arg_starts_.data(), plan_.get());
     CancellationScope cancellation(error_sink_.get(), cancellation_epoch_);
     if (flow_ != 0) profiler::CurrentFlow() = flow_;
     s = RunKernelRecorded(*kernel_, ctx);

@@ -65,7 +65,7 @@ class KernelLaunch final : public Task {
   uint32_t donated_mask_;
   bool async_;
   std::vector<int> arg_starts_;  // empty unless an input is a list
-  KernelPlan plan_;              // Note [Kernel plans]
+  std::unique_ptr<KernelPlan> plan_;  // Note [Kernel plans]; usually none
   std::shared_ptr<ErrorSink> error_sink_;
   uint64_t sequence_ = 0;
   uint64_t cancellation_epoch_ = 0;  // Note [Cancellation]

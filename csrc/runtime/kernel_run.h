@@ -8,6 +8,7 @@
 
 #include "core/attr_value.h"
 #include "core/device.h"
+#include "ops/kernel_plan.h"
 #include "ops/op_kernel.h"
 
 namespace ember {
@@ -30,7 +31,7 @@ struct KernelRun {
   std::vector<int> arg_starts;  // empty unless an input is a list
   // Note [Kernel plans]: the launch's own, or a graph node's (owned by its
   // executor, which outlives the run).
-  KernelPlan plan;
+  std::unique_ptr<KernelPlan> plan;
   const KernelPlan* shared_plan = nullptr;
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;  // allocated; a view op's have no buffer yet

@@ -46,7 +46,7 @@ struct OpCall {
   // ops without them (nearly all).
   std::vector<DType> any_dtypes;
   // Note [Kernel plans]: filled by the shape function, read by the kernel.
-  KernelPlan plan;
+  std::unique_ptr<KernelPlan> plan;
 
   const int* arg_starts_or_null() const { return arg_starts.empty() ? nullptr : arg_starts.data(); }
   // Output i's dtype: bound by a type variable, or chosen by the shape

@@ -99,17 +99,12 @@ void ApplySpan(Out* out, const T* lhs, bool lhs_run, const T* rhs, bool rhs_run,
   }
 }
 
-// Fills out = F(lhs, rhs) with NumPy broadcasting (see Note [Broadcast
-// plan]), following `given` when the shape function made one (Note
-// [Kernel plans]). `out` may alias `lhs` when they have the same shape.
+// Fills out = F(lhs, rhs) with NumPy broadcasting as `plan` lays it out
+// (Note [Broadcast plan]). `out` may alias `lhs` when they have the same
+// shape.
 template <typename T, typename Out, typename F>
-void RunBroadcastBinary(const DeviceContext* device, const T* lhs, const Shape& lhs_shape, const T* rhs,
-                        const Shape& rhs_shape, Out* out, const Shape& out_shape,
-                        const BroadcastPlan* given = nullptr) {
+void RunBroadcastPlan(const DeviceContext* device, const T* lhs, const T* rhs, Out* out, const BroadcastPlan& plan) {
   using Kind = BroadcastPlan::Kind;
-  BroadcastPlan made;
-  if (given == nullptr) made = MakeBroadcastPlan(lhs_shape, rhs_shape, out_shape);
-  const BroadcastPlan& plan = given != nullptr ? *given : made;
   if (plan.kind == Kind::kEmpty) return;
   if (plan.kind != Kind::kGeneral) {
     const bool lhs_run = plan.kind != Kind::kLhsScalar;
@@ -128,6 +123,16 @@ void RunBroadcastBinary(const DeviceContext* device, const T* lhs, const Shape& 
       ApplySpan<T, Out, F>(out + o, lhs + l, lhs_run, rhs + r, rhs_run, inner);
     });
   });
+}
+
+// The same by the plan the shape function made (`given`, Note [Kernel
+// plans]), or by one made here from the shapes.
+template <typename T, typename Out, typename F>
+void RunBroadcastBinary(const DeviceContext* device, const T* lhs, const Shape& lhs_shape, const T* rhs,
+                        const Shape& rhs_shape, Out* out, const Shape& out_shape,
+                        const BroadcastPlan* given = nullptr) {
+  if (given != nullptr) return RunBroadcastPlan<T, Out, F>(device, lhs, rhs, out, *given);
+  RunBroadcastPlan<T, Out, F>(device, lhs, rhs, out, MakeBroadcastPlan(lhs_shape, rhs_shape, out_shape));
 }
 
 // Out is T for arithmetic and bool for comparisons.

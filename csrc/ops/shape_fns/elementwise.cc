@@ -43,9 +43,15 @@ Status BroadcastShapes(const Shape& a, const Shape& b, Shape* out) {
 Status BroadcastBinary(ShapeContext& ctx) {
   Shape out;
   EMBER_RETURN_IF_ERROR(BroadcastShapes(ctx.input_shape(0), ctx.input_shape(1), &out));
-  // Note [Kernel plans]: how each operand maps onto the output.
-  if (ctx.plan() != nullptr && out.IsFullyKnown()) {
-    ctx.plan()->Set(MakeBroadcastPlan(ctx.input_shape(0), ctx.input_shape(1), out));
+  // Note [Kernel plans]: how each operand maps onto the output, when that
+  // takes work: the flat cases (same shapes, a scalar side) a kernel tells
+  // from the element counts alone, cheaper than carrying a plan.
+  if (WantsPlan(ctx) && out.IsFullyKnown()) {
+    const int64_t n = out.NumElements(), lhs_n = ctx.input_shape(0).NumElements(),
+                  rhs_n = ctx.input_shape(1).NumElements();
+    if (n != 0 && lhs_n != 1 && rhs_n != 1 && (lhs_n != n || rhs_n != n)) {
+      LeavePlan(ctx, MakeBroadcastPlan(ctx.input_shape(0), ctx.input_shape(1), out));
+    }
   }
   ctx.set_output_shape(0, std::move(out));
   return Status::OK();

@@ -43,7 +43,7 @@ Status Reduce(ShapeContext& ctx) {
     }
   }
   // Note [Kernel plans]: the [outer, reduced, inner] view of a known input.
-  if (ctx.plan() != nullptr && in.IsFullyKnown()) ctx.plan()->Set(MakeReducePlan(in, reduced));
+  if (WantsPlan(ctx) && in.IsFullyKnown()) LeavePlan(ctx, MakeReducePlan(in, reduced));
   ctx.set_output_shape(0, std::move(out));
   return Status::OK();
 }
