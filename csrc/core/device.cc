@@ -114,7 +114,9 @@ Status DeviceManager::Find(const std::string& spec, Device** out) const {
   }
   std::string known;
   for (Device* d : raw_) known += (known.empty() ? "" : ", ") + d->name();
-  return InvalidArgument("no device '" + spec + "'; available devices: " + known);
+  auto note = missing_notes_.find(type);
+  return InvalidArgument("no device '" + spec + "'" + (note != missing_notes_.end() ? " (" + note->second + ")" : "") +
+                         "; available devices: " + known);
 }
 
 }  // namespace ember

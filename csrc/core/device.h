@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -183,10 +184,15 @@ class DeviceManager {
   Status Find(const std::string& spec, Device** out) const;
   const std::vector<Device*>& devices() const { return raw_; }
   Device* cpu() const { return raw_.empty() ? nullptr : raw_[0]; }
+  // Why devices of `type` may be missing ("CUDA is compiled in, but the
+  // CUDA runtime found no GPU: ..."): added to Find's error for them. Set
+  // at start-up only.
+  void SetMissingDeviceNote(const std::string& type, std::string note) { missing_notes_[type] = std::move(note); }
 
  private:
   std::vector<std::unique_ptr<Device>> owned_;
   std::vector<Device*> raw_;
+  std::map<std::string, std::string> missing_notes_;
 };
 
 }  // namespace ember

@@ -394,6 +394,14 @@ PYBIND11_MODULE(_C, m) {
     info["intra_op_threads"] = intra_op_threads;
 #ifdef EMBER_WITH_CUDA
     info["is_cuda_build"] = true;
+    const CudaBuildInfo& cuda = GetCudaBuildInfo();
+    info["cuda_version"] = cuda.cuda_runtime_version;
+    info["cuda_driver_version"] = cuda.driver_version;
+    info["cublas_version"] = cuda.cublas_version;
+    info["cudnn_version"] = cuda.cudnn_version;
+    info["cuda_architectures"] = cuda.architectures;
+    info["gpus_found"] = cuda.gpus_found;
+    info["gpu_status"] = cuda.status;
 #else
     info["is_cuda_build"] = false;
 #endif

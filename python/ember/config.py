@@ -249,7 +249,13 @@ def build_info():
       products too small to pay for a BLAS call.
     - ``intra_op_threads``: threads of the CPU device's intra-op pool
       (``EMBER_NUM_THREADS``; one per hardware thread by default).
-    - ``is_cuda_build``: whether the CUDA device runtime was compiled in.
+    - ``is_cuda_build``: whether the CUDA library was compiled in. If so,
+      also ``cuda_version`` (the CUDA runtime, e.g. 13000),
+      ``cuda_driver_version`` (0 without a driver), ``cublas_version`` and
+      ``cudnn_version`` (the headers built against), ``cuda_architectures``
+      (the GPU code in the library), ``gpus_found`` and ``gpu_status`` (why no
+      GPU is used: no driver, no GPU, or the device runtime not yet written;
+      Note [GPU discovery]).
     """
     info = dict(_C._build_info())
     info["conv_backend"] = f"im2col + {info['blas']} GEMM"

@@ -1,0 +1,82 @@
+// This file defines the CUDA unary element-wise kernels and instantiates
+// them for each (op, dtype) the op definitions declare.
+#include "kernels/common/element_math.h"
+#include "kernels/cuda/compute_type.cuh"
+#include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/launch_config.h"
+
+namespace ember::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+// Note [Grid-stride launches] (launch_config.h).
+template <typename T, typename Out, typename F>
+__global__ void UnaryKernel(const T* __restrict__ in, Out* __restrict__ out, int64_t n) {
+  using C = ComputeType<T>;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    out[i] = static_cast<Out>(F()(static_cast<C>(in[i])));
+  }
+}
+
+}  // namespace
+
+template <typename T, typename Out, typename F>
+cudaError_t LaunchUnary(const T* in, Out* out, int64_t n, cudaStream_t stream, int64_t max_blocks) {
+  const LaunchConfig config = ForElements(n, kThreads, 1, max_blocks);
+  if (config.blocks == 0) return cudaSuccess;
+  UnaryKernel<T, Out, F><<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(in, out, n);
+  return cudaGetLastError();
+}
+
+// The instantiations: every float type for the float math, every integer
+// type the op definitions give the integer-capable ops.
+#define EMBER_UNARY(F, T, Out) \
+  template cudaError_t LaunchUnary<T, Out, math::F>(const T*, Out*, int64_t, cudaStream_t, int64_t);
+#define EMBER_UNARY_FLOATS(F)       \
+  EMBER_UNARY(F, float, float)      \
+  EMBER_UNARY(F, double, double)    \
+  EMBER_UNARY(F, __half, __half)    \
+  EMBER_UNARY(F, __nv_bfloat16, __nv_bfloat16)
+#define EMBER_UNARY_SIGNED(F)   \
+  EMBER_UNARY(F, int8_t, int8_t)  \
+  EMBER_UNARY(F, int16_t, int16_t) \
+  EMBER_UNARY(F, int32_t, int32_t) \
+  EMBER_UNARY(F, int64_t, int64_t)
+#define EMBER_PREDICATE(F)           \
+  EMBER_UNARY(F, float, bool)        \
+  EMBER_UNARY(F, double, bool)       \
+  EMBER_UNARY(F, __half, bool)       \
+  EMBER_UNARY(F, __nv_bfloat16, bool)
+
+EMBER_UNARY_FLOATS(Negative)
+EMBER_UNARY_SIGNED(Negative)
+EMBER_UNARY_FLOATS(Abs)
+EMBER_UNARY_SIGNED(Abs)
+EMBER_UNARY_FLOATS(Sign)
+EMBER_UNARY_SIGNED(Sign)
+EMBER_UNARY_FLOATS(Square)
+EMBER_UNARY_SIGNED(Square)
+EMBER_UNARY_FLOATS(Relu)
+EMBER_UNARY_FLOATS(Exp)
+EMBER_UNARY_FLOATS(Log)
+EMBER_UNARY_FLOATS(Sqrt)
+EMBER_UNARY_FLOATS(Rsqrt)
+EMBER_UNARY_FLOATS(Reciprocal)
+EMBER_UNARY_FLOATS(Tanh)
+EMBER_UNARY_FLOATS(Sigmoid)
+EMBER_UNARY_FLOATS(Softplus)
+EMBER_UNARY_FLOATS(Floor)
+EMBER_UNARY_FLOATS(Ceil)
+EMBER_UNARY_FLOATS(Round)
+EMBER_UNARY_FLOATS(Expm1)
+EMBER_UNARY_FLOATS(Log1p)
+EMBER_UNARY_FLOATS(Sin)
+EMBER_UNARY_FLOATS(Cos)
+EMBER_PREDICATE(IsNanOf)
+EMBER_PREDICATE(IsInf)
+EMBER_PREDICATE(IsFinite)
+EMBER_UNARY(LogicalNot, bool, bool)
+
+}  // namespace ember::cuda
