@@ -253,20 +253,16 @@ def _structured_loop(cond, body, loop_vars, shape_invariants, back_prop, maximum
         return fn(*values) if is_list else fn(values)
 
     if current_trace() is None:
-        values, iteration = loop_vars, 0
+        def next_values(values, _iteration):
+            values = call(body, values)
+            if is_list:
+                values = type(loop_vars)(values) if isinstance(values, (list, tuple)) else [values]
+            if len(nest.flatten(values)) != len(nest.flatten(loop_vars)):
+                raise ValueError("while_loop: body must return the structure of loop_vars")
+            return values
+
         with _autodiff_tape.recording_paused() if not back_prop else contextlib.nullcontext():
-            while maximum_iterations is None or iteration < maximum_iterations:
-                keep_going = call(cond, values)
-                _check_predicate(keep_going, "while_loop: cond")
-                if not bool(keep_going):
-                    break
-                iteration += 1
-                values = call(body, values)
-                if is_list:
-                    values = type(loop_vars)(values) if isinstance(values, (list, tuple)) else [values]
-                if len(nest.flatten(values)) != len(nest.flatten(loop_vars)):
-                    raise ValueError("while_loop: body must return the structure of loop_vars")
-        return values
+            return _eager_loop(call, cond, next_values, loop_vars, maximum_iterations)
 
     leaves = nest.flatten(loop_vars)
     probes = {k: leaf._probe_copy() for k, leaf in enumerate(leaves)

@@ -18,38 +18,30 @@ const void* SimAccessDomain() {
 
 namespace {
 
-// The simulated device's "device memory": host pages that nothing but the
-// device's own copies and kernels touch.
-class SimMemory final : public SubAllocator {
+// Host pages standing in for a simulated device's memory (kDevice, reached
+// only through its own copies and kernels, Note [Strict device memory]:
+// one access domain for every simulated device, so a peer copy's stream may
+// touch both ends) or for pinned host memory (kPinnedHost, which the host
+// reads and writes and the copy engines take without staging, Note
+// [Pinned staging]).
+class SimPages final : public SubAllocator {
  public:
+  SimPages(MemoryKind kind, const char* name, const void* access_domain)
+      : kind_(kind), name_(name), access_domain_(access_domain) {}
   void* Alloc(size_t bytes) override { return std::aligned_alloc(kHostAlignment, RoundUp(bytes)); }
   void Free(void* ptr, size_t) override { std::free(ptr); }
-  MemoryKind kind() const override { return MemoryKind::kDevice; }
-  const char* Name() const override { return "sim"; }
-  // Note [Strict device memory]: one domain for every simulated device, so
-  // a peer copy's stream may touch both ends.
-  const void* access_domain() const override { return SimAccessDomain(); }
+  MemoryKind kind() const override { return kind_; }
+  const char* Name() const override { return name_; }
+  const void* access_domain() const override { return access_domain_; }
 
  private:
   static size_t RoundUp(size_t bytes) {
     return bytes == 0 ? kHostAlignment : (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
   }
-};
 
-// The simulated "page-locked" host memory: ordinary host pages (the host
-// may read and write them) that the simulated copy engines take without
-// staging (Note [Pinned staging]).
-class SimPinnedMemory final : public SubAllocator {
- public:
-  void* Alloc(size_t bytes) override { return std::aligned_alloc(kHostAlignment, RoundUp(bytes)); }
-  void Free(void* ptr, size_t) override { std::free(ptr); }
-  MemoryKind kind() const override { return MemoryKind::kPinnedHost; }
-  const char* Name() const override { return "sim pinned"; }
-
- private:
-  static size_t RoundUp(size_t bytes) {
-    return bytes == 0 ? kHostAlignment : (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
-  }
+  MemoryKind kind_;
+  const char* name_;
+  const void* access_domain_;
 };
 
 bool IsPinned(const Tensor& t) {
@@ -68,14 +60,16 @@ int64_t EnvInt(const char* name) {
 // (cudaHostAlloc'd memory serves every GPU). Leaked: host tensors made by
 // copies live in it and may outlive static destruction.
 Allocator* SimDevice::pinned_allocator() {
-  static Allocator* pinned = new CachingAllocator("sim pinned", std::make_unique<SimPinnedMemory>());
+  static Allocator* pinned =
+      new CachingAllocator("sim pinned", std::make_unique<SimPages>(MemoryKind::kPinnedHost, "sim pinned", nullptr));
   return pinned;
 }
 
 SimDevice::SimDevice(DeviceTypeId type, int index, const DeviceContext& cpu, int64_t latency_us, int64_t launch_us)
     : Device(type, index, /*placement_priority=*/50) {
   const std::string name = "sim:" + std::to_string(index);
-  allocator_ = std::make_unique<CachingAllocator>(name, std::make_unique<SimMemory>());
+  allocator_ =
+      std::make_unique<CachingAllocator>(name, std::make_unique<SimPages>(MemoryKind::kDevice, "sim", SimAccessDomain()));
   compute_ = std::make_unique<SimStream>(name + " compute", latency_us, launch_us, SimAccessDomain());
   host_to_device_ = std::make_unique<SimStream>(name + " host-to-device", latency_us, launch_us, SimAccessDomain());
   device_to_host_ = std::make_unique<SimStream>(name + " device-to-host", latency_us, launch_us, SimAccessDomain());

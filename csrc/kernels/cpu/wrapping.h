@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common/element_math.h"
+
 namespace ember::cpu {
 
 // Note [Wrapping integer arithmetic]
@@ -14,20 +16,12 @@ namespace ember::cpu {
 // where wrapping is defined, and convert back (modular since C++20). Types
 // narrower than int are widened to unsigned int first: uint8 * uint8
 // promotes to *signed* int, and 0xFFFF * 0xFFFF overflows it.
+// The flag and the unsigned type are the shared element math's (Note
+// [Shared element math]), so CPU and device kernels wrap alike.
 template <typename T>
-inline constexpr bool kIsWrappingInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-// The unsigned type an integer T computes in; T itself for other types.
-template <typename T, bool = kIsWrappingInt<T>>
-struct WrapTypeOf {
-  using type = T;
-};
+inline constexpr bool kIsWrappingInt = math::kWraps<T>;
 template <typename T>
-struct WrapTypeOf<T, true> {
-  using type = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-};
-template <typename T>
-using WrapType = typename WrapTypeOf<T>::type;
+using WrapType = math::Unsigned<T>;
 
 template <typename T>
 T WrappingAdd(T a, T b) {

@@ -4,6 +4,22 @@
 #include <algorithm>
 
 namespace ember {
+namespace {
+
+// Appends output dim `d`, whose operands broadcast as `pattern` says (a bit
+// per operand), merging it into the last collapsed dim when that one has
+// the same pattern.
+void AppendCollapsed(int64_t pattern, int64_t d, Shape* patterns, Shape* dims) {
+  const int n = patterns->rank();
+  if (n > 0 && patterns->dim(n - 1) == pattern) {
+    dims->set_dim(n - 1, dims->dim(n - 1) * d);
+  } else {
+    patterns->AddDim(pattern);
+    dims->AddDim(d);
+  }
+}
+
+}  // namespace
 
 BroadcastPlan MakeBroadcastPlan(const Shape& lhs, const Shape& rhs, const Shape& out) {
   BroadcastPlan plan;
@@ -34,13 +50,7 @@ BroadcastPlan MakeBroadcastPlan(const Shape& lhs, const Shape& rhs, const Shape&
     const int il = i - (rank - lhs.rank());
     const int ir = i - (rank - rhs.rank());
     const int64_t pattern = ((il < 0 || lhs.dim(il) == 1) ? 1 : 0) | ((ir < 0 || rhs.dim(ir) == 1) ? 2 : 0);
-    const int n = patterns.rank();
-    if (n > 0 && patterns.dim(n - 1) == pattern) {
-      plan.dims.set_dim(n - 1, plan.dims.dim(n - 1) * d);
-    } else {
-      patterns.AddDim(pattern);
-      plan.dims.AddDim(d);
-    }
+    AppendCollapsed(pattern, d, &patterns, &plan.dims);
   }
 
   const int n = plan.dims.rank();
@@ -85,13 +95,7 @@ NaryBroadcastPlan MakeNaryBroadcastPlan(const Shape* const* operands, int num_op
       const int ik = i - (rank - s.rank());
       if (ik < 0 || s.dim(ik) == 1) pattern |= int64_t{1} << k;
     }
-    const int n = patterns.rank();
-    if (n > 0 && patterns.dim(n - 1) == pattern) {
-      plan.dims.set_dim(n - 1, plan.dims.dim(n - 1) * d);
-    } else {
-      patterns.AddDim(pattern);
-      plan.dims.AddDim(d);
-    }
+    AppendCollapsed(pattern, d, &patterns, &plan.dims);
   }
   if (plan.dims.rank() == 0) {  // one element: every operand is a scalar run
     plan.dims.AddDim(1);

@@ -2,8 +2,9 @@
 
 import ember
 from ember import nn
-from ember.keras import activations, initializers, regularizers
+from ember.keras import initializers
 from ember.keras.engine.layer import Layer
+from ember.keras.layers._kernel_options import kernel_options_config, set_kernel_options
 from ember.keras.engine.serialization import serialize
 
 
@@ -41,12 +42,8 @@ class _Conv(Layer):
                              f"got {padding!r}")
         self.data_format = data_format or "channels_last"
         self.groups = int(groups)
-        self.activation = activations.get(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                           bias_regularizer)
 
     def _channels(self, input_shape):
         c = input_shape[1] if self.data_format == "channels_first" else input_shape[-1]
@@ -79,12 +76,7 @@ class _Conv(Layer):
     def get_config(self):
         return {**super().get_config(), "filters": self.filters, "kernel_size": list(self.kernel_size),
                 "strides": list(self.strides), "padding": self.padding, "data_format": self.data_format,
-                "dilation_rate": list(self.dilation_rate), "groups": self.groups,
-                "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
-                "kernel_initializer": serialize(self.kernel_initializer),
-                "bias_initializer": serialize(self.bias_initializer),
-                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers.serialize(self.bias_regularizer)}
+                "dilation_rate": list(self.dilation_rate), "groups": self.groups, **kernel_options_config(self)}
 
 
 class Conv1D(_Conv):

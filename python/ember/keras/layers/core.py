@@ -7,6 +7,7 @@ from ember import nn
 from ember.keras import activations, initializers, regularizers
 from ember.keras.engine.keras_tensor import KerasTensor, Node
 from ember.keras.engine.layer import Layer
+from ember.keras.layers._kernel_options import kernel_options_config, set_kernel_options
 from ember.keras.engine.serialization import serialize
 
 
@@ -54,12 +55,8 @@ class Dense(Layer):
             raise ValueError(f"Dense: units must be a positive integer, got {units}")
         self.units = int(units)
         self.supports_masking = True
-        self.activation = activations.get(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                           bias_regularizer)
 
     def build(self, input_shape):
         in_dim = input_shape[-1]
@@ -81,11 +78,7 @@ class Dense(Layer):
         return self.activation(y)
 
     def get_config(self):
-        return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
-                "use_bias": self.use_bias, "kernel_initializer": serialize(self.kernel_initializer),
-                "bias_initializer": serialize(self.bias_initializer),
-                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers.serialize(self.bias_regularizer)}
+        return {**super().get_config(), "units": self.units, **kernel_options_config(self)}
 
 
 class Activation(Layer):

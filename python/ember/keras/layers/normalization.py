@@ -12,6 +12,14 @@ def _axes(axis, rank):
     return sorted(a % rank for a in axes)
 
 
+
+def _add_scale_and_offset(layer, shape):
+    """The layer's gamma and beta of `shape`; None where `scale` or `center` is off."""
+    layer.gamma = layer.add_weight(shape=shape, initializer=layer.gamma_initializer, name="gamma") \
+        if layer.scale else None
+    layer.beta = layer.add_weight(shape=shape, initializer=layer.beta_initializer, name="beta") \
+        if layer.center else None
+
 class BatchNormalization(Layer):
     """Normalizes with the batch's statistics when training (and updates the
     non-trainable moving mean and variance: moving = moving * momentum +
@@ -35,10 +43,7 @@ class BatchNormalization(Layer):
         rank = len(input_shape)
         self._feature_axes = _axes(self.axis, rank)
         shape = tuple(input_shape[a] for a in self._feature_axes)
-        self.gamma = self.add_weight(shape=shape, initializer=self.gamma_initializer, name="gamma") \
-            if self.scale else None
-        self.beta = self.add_weight(shape=shape, initializer=self.beta_initializer, name="beta") \
-            if self.center else None
+        _add_scale_and_offset(self, shape)
         self.moving_mean = self.add_weight(shape=shape, initializer=self.moving_mean_initializer,
                                            trainable=False, name="moving_mean")
         self.moving_variance = self.add_weight(shape=shape, initializer=self.moving_variance_initializer,
@@ -94,10 +99,7 @@ class LayerNormalization(Layer):
         rank = len(input_shape)
         self._norm_axes = _axes(self.axis, rank)
         shape = tuple(input_shape[a] for a in self._norm_axes)
-        self.gamma = self.add_weight(shape=shape, initializer=self.gamma_initializer, name="gamma") \
-            if self.scale else None
-        self.beta = self.add_weight(shape=shape, initializer=self.beta_initializer, name="beta") \
-            if self.center else None
+        _add_scale_and_offset(self, shape)
         self.built = True
 
     def _broadcast(self, v, rank):
