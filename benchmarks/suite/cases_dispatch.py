@@ -157,6 +157,41 @@ def _chain_case(ctx):
                             "(time per graph node).")
 
 
+def _function_call_case(ctx):
+    """A traced 1-op function called and its value read, each call timed on
+    its own: the cost of one call through each compiler (issue 24: this was
+    3 us, then 40 us on a busy machine when calls handed their graph to the
+    executor thread)."""
+    ember = ctx.peers.get("ember")
+
+    def one_op(x):
+        return x + x
+
+    impls = []
+    for fw in ctx.peers.available():
+        for label, compile_fn in fw.compilers().items():
+            if label == "torch.compile":
+                continue  # it cannot compile once TensorFlow is loaded (frameworks/torch_ops.py)
+
+            def build(fw=fw, compile_fn=compile_fn):
+                compiled = compile_fn(one_op)
+                x, to_numpy = fw.tensor(np.full(1, A, np.float32)), fw.to_numpy
+                return repeat(lambda: to_numpy(compiled(x)))
+            if fw is ember:
+                impls.append(impl_for(fw, build, f"{label} async", mode=ember.async_mode, compiled=True))
+                impls.append(impl_for(fw, build, f"{label} sync", mode=ember.sync_mode, compiled=True))
+            else:
+                impls.append(impl_for(fw, build, label, compiled=True))
+    for impl in impls:
+        impl.finish = lambda y: y
+        impl.to_numpy = np.asarray
+    return Case(impls=impls, reference=lambda: np.array([2 * A]), rounds=ctx.pick(40, 2), inner=ctx.pick(400, 50),
+                per_call=True, warmup=ctx.pick(200, 10),
+                description="a traced one-op function (x + x on 1 element) called and its value read as NumPy, "
+                            "each call timed on its own: best and median per call. Ember in async and sync mode "
+                            "next to jax.jit and tf.function (torch.compile cannot run once TensorFlow is loaded).")
+
+
 def specs(ctx):
     # The chain case comes first: torch.compile can only run before TensorFlow
     # is loaded (frameworks/torch_ops.py), and the other cases load it.
@@ -172,5 +207,6 @@ def specs(ctx):
         ("reduce_sum 8", lambda c: _per_op_case(c, lambda fw: fw.reduce_sum, [np.full(8, A, np.float32)],
                                                 lambda: np.array(8 * A), "sum of 8 float32 elements; sync.")),
         ("add then read", _read_case),
+        ("function call then read", _function_call_case),
     ]
     return [Spec(GROUP, name, lambda build=build: build(ctx)) for name, build in cases]

@@ -39,6 +39,8 @@ class CallFunctionKernel final : public OpKernel {
     status_ = FindFunctionForCall(init.attrs[0].as_int(), &fn_);
   }
 
+  int64_t BoundedGraphWork() const override { return status_.ok() ? fn_->bounded_work() : 0; }
+
   Status Compute(KernelContext& ctx) const override {
     EMBER_RETURN_IF_ERROR(status_);
     std::vector<Tensor> args;

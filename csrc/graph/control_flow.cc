@@ -1,6 +1,8 @@
 // This file implements the cond and while_loop ops (shape functions and
 // kernels that run traced branch / body graphs, docs/functions.md) and the
 // CPU kernel of transfer.
+#include <algorithm>
+
 #include "core/device.h"
 #include "graph/function_library.h"
 #include "ops/op_kernel.h"
@@ -16,6 +18,13 @@ class CondKernel final : public OpKernel {
   explicit CondKernel(const KernelInit& init) : num_then_args_(init.attrs[2].as_int()) {
     status_ = FindFunctionForCall(init.attrs[0].as_int(), &then_);
     if (status_.ok()) status_ = FindFunctionForCall(init.attrs[1].as_int(), &else_);
+  }
+
+  // Note [Bounded graphs]: the larger branch's.
+  int64_t BoundedGraphWork() const override {
+    if (!status_.ok()) return 0;
+    const int64_t a = then_->bounded_work(), b = else_->bounded_work();
+    return a < 0 || b < 0 ? -1 : std::max(a, b);
   }
 
   Status Compute(KernelContext& ctx) const override {

@@ -22,6 +22,8 @@ class GraphFunction {
   const Graph& graph() const { return graph_; }
   // Some node of the graph has an effect (Note [Effects in control flow]).
   bool has_effect() const { return has_effect_; }
+  // Note [Bounded graphs]: the elements a run produces, or -1.
+  int64_t bounded_work() const { return bounded_work_; }
   // The instantiated executor, created once.
   Status GetExecutor(const GraphExecutor** out) const;
 
@@ -29,6 +31,7 @@ class GraphFunction {
   Graph graph_;
   std::vector<std::shared_ptr<const GraphFunction>> callees_;
   bool has_effect_ = false;
+  int64_t bounded_work_ = 0;
   mutable std::once_flag once_;
   mutable Status init_status_;
   mutable std::unique_ptr<GraphExecutor> executor_;
@@ -46,5 +49,17 @@ bool IsFunctionAttr(const char* name);
 // the graph passes keep them even when nothing reads their results, and
 // never merge or fold them.
 bool HasEffect(const Node& node);
+
+// Note [Bounded graphs]
+// A graph without loops whose shapes the trace knows does a bounded amount
+// of work: the elements its nodes produce, plus those of the functions its
+// nodes call. Such a call runs like any op: on the calling thread in sync
+// mode, and at issue or by a reader in async mode when it is that small
+// (Note [Running at issue]), with no hand-off to the executor thread, which
+// costs a thread wake-up each way (tens of microseconds on a busy
+// machine). A graph with a loop, or with shapes known only at run time,
+// still runs on the executor while the caller waits watching for Ctrl-C,
+// so an endless loop stays interruptible.
+int64_t BoundedWork(const Node& node);
 
 }  // namespace ember

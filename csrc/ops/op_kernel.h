@@ -71,6 +71,11 @@ class OpKernel {
  public:
   virtual ~OpKernel() = default;
   virtual Status Compute(KernelContext& ctx) const = 0;
+  // Note [Bounded graphs]: for kernels that run graphs (call_function,
+  // cond, while_loop), the work one run may do, in elements its nodes
+  // produce, or -1 when that has no bound known before it runs (a loop,
+  // shapes known only at run time).
+  virtual int64_t BoundedGraphWork() const { return -1; }
 };
 
 // What a kernel factory may look at: everything in the kernel-cache key.

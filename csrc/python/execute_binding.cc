@@ -16,6 +16,7 @@
 #include "python/tensor_object.h"
 #include "runtime/context.h"
 #include "runtime/execute.h"
+#include "runtime/kernel_launch.h"
 #include "runtime/profiler.h"
 
 namespace ember::python {
@@ -287,9 +288,13 @@ bool FinishSyncCall(const OpDef& op, ExecuteResult& result, bool release_gil) {
   // Inputs still being produced (a copy, another device's kernel) or a
   // graph op: run on the device's executor while this thread waits.
   const bool waits = result.inline_task->WaitBeforeRun(kNoWake);
-  if ((waits || RunsGraphs(op)) && !result.outputs.empty()) {
-    // A graph op may run for long: it runs on the device's executor while
-    // this thread waits, watching for Ctrl-C; errors still surface here.
+  const auto* launch = dynamic_cast<const KernelLaunch*>(result.inline_task.get());
+  const bool unbounded = RunsGraphs(op) && (launch == nullptr || launch->MayRunUnbounded());
+  if ((waits || unbounded) && !result.outputs.empty()) {
+    // A graph op that may run for long (a loop, Note [Bounded graphs]) runs
+    // on the device's executor while this thread waits, watching for
+    // Ctrl-C; errors still surface here. A bounded graph runs here, as
+    // any op does.
     result.outputs[0]->device()->executor()->Enqueue(std::move(result.inline_task));
     for (const auto& out : result.outputs) {
       if (!AwaitHandle(out.get())) return false;

@@ -42,9 +42,12 @@ constexpr int64_t kReaderInlineElements = int64_t{1} << 16;
 constexpr int64_t kIssuerInlineElements = int64_t{1} << 12;
 
 bool KernelLaunch::CheapToRunInline(InlineRunner runner) const {
-  if (RunsOnHost(op_)) return false;
   const int64_t limit = runner == InlineRunner::kReader ? kReaderInlineElements : kIssuerInlineElements;
   int64_t elements = 0;
+  if (RunsOnHost(op_)) {  // Note [Bounded graphs]: its graph's work counts too
+    elements = kernel_->BoundedGraphWork();
+    if (elements < 0 || elements > limit) return false;
+  }
   for (const auto& h : inputs_) {
     if (!h->IsAvailable()) return false;
     elements += h->shape().NumElements();

@@ -42,6 +42,9 @@ class KernelLaunch final : public Task {
   // Small, bounded work: not a graph op, no input to wait for, and few
   // elements in and out (fewer for an issuer than for a reader).
   bool CheapToRunInline(InlineRunner runner) const override;
+  // Runs a graph with a loop, or whose work is not known before it runs
+  // (Note [Bounded graphs]).
+  bool MayRunUnbounded() const { return RunsOnHost(op_) && kernel_->BoundedGraphWork() < 0; }
   void set_profiler_flow(uint64_t flow) { flow_ = flow; }
 
  private:

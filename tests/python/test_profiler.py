@@ -147,3 +147,39 @@ def test_recording_is_off_after_stop_and_sessions_do_not_nest(tmp_path):
     profiler.start()
     second = profiler.stop()
     assert not events_of(second, "dispatch", "add")
+
+
+# Note [Bounded graphs]: a loop-free function with known shapes runs on the
+# calling thread like any op (sync mode: always; async: when it is tiny and
+# the executor idle), with no hand-off to the executor thread; a function
+# with a loop still runs on the executor, so Ctrl-C can stop it.
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_small_loop_free_functions_run_on_the_calling_thread(mode):
+    x = ember.constant(np.ones(4, np.float32))
+
+    @ember.function
+    def f(v):
+        return v * 2.0 + 1.0
+
+    @ember.function
+    def g(v):
+        return ember.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + v), [0, v])[1]
+
+    was_async = ember.config.is_async()
+    ember.config.set_async(mode == "async")
+    try:
+        f(x).numpy(), g(x).numpy()  # traced before recording
+        ember.sync()
+        profiler.start()
+        f_out = f(x).numpy()
+        g_out = g(x).numpy()
+        result = profiler.stop()
+    finally:
+        ember.config.set_async(was_async)
+    np.testing.assert_array_equal(f_out, np.full(4, 3.0, np.float32))
+    np.testing.assert_array_equal(g_out, np.full(4, 4.0, np.float32))
+    calls = events_of(result, "kernel", "call_function")
+    assert len(calls) == 2
+    caller = threading.get_native_id()
+    assert calls[0]["thread_id"] == caller  # f: on this thread
+    assert calls[1]["thread_id"] != caller  # g, with its loop: on the executor
