@@ -14,6 +14,16 @@ namespace ember::cpu {
 
 // Each functor has kCycles, a rough per-element cost for ParallelFor.
 
+// x86 without SSE4.1 has no rounding instruction, and Eigen's emulation
+// of floor, ceil and rint loses the sign of a zero result (ceil(-0.5) is
+// +0, not -0): such builds (EMBER_NATIVE_ARCH=OFF) round with the scalar
+// functions instead, as element_math_test requires.
+#if defined(EIGEN_VECTORIZE_SSE) && !defined(EIGEN_VECTORIZE_SSE4_1)
+inline constexpr bool kEmulatedRounding = true;
+#else
+inline constexpr bool kEmulatedRounding = false;
+#endif
+
 // Applies op to a and b in WrapType for int32 and int64, whose +, - and *
 // can overflow (Note [Wrapping integer arithmetic]); narrower integers
 // promote to int, where they cannot.
@@ -157,12 +167,24 @@ struct RsqrtFn {
 struct FloorFn {
   static constexpr double kCycles = 1;
   using Scalar = math::Floor;  // Note [Shared element math]
-  template <typename A> auto operator()(const A& a) const { return a.floor(); }
+  template <typename A> auto operator()(const A& a) const {
+    if constexpr (kEmulatedRounding) {
+      return a.unaryExpr(Scalar());
+    } else {
+      return a.floor();
+    }
+  }
 };
 struct CeilFn {
   static constexpr double kCycles = 1;
   using Scalar = math::Ceil;  // Note [Shared element math]
-  template <typename A> auto operator()(const A& a) const { return a.ceil(); }
+  template <typename A> auto operator()(const A& a) const {
+    if constexpr (kEmulatedRounding) {
+      return a.unaryExpr(Scalar());
+    } else {
+      return a.ceil();
+    }
+  }
 };
 // Half to even, like TF's round and NumPy's rint (Eigen's round() would
 // round half away from zero). Integers are already round.
@@ -172,6 +194,8 @@ struct RoundFn {
   template <typename A> auto operator()(const A& a) const {
     if constexpr (std::is_integral_v<typename A::Scalar>) {
       return a;
+    } else if constexpr (kEmulatedRounding) {
+      return a.unaryExpr(Scalar());
     } else {
       return a.rint();
     }
