@@ -36,7 +36,7 @@ Status RunShapeFn(const OpDef& op, const std::vector<Shape>& in_shapes, const st
   out_shapes->assign(op.outputs.size(), Shape());
   ShapeContext ctx(op, in_shapes.data(), in_dtypes.data(), static_cast<int>(in_shapes.size()), attrs, out_shapes,
                    arg_starts.empty() ? nullptr : arg_starts.data());
-  ctx.set_plan_slot(plan);
+  ctx.set_plan_slot(plan, /*reused=*/true);
   return op.shape_fn(ctx);
 }
 

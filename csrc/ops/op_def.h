@@ -72,8 +72,13 @@ class ShapeContext {
   // Note [Kernel plans]: where the shape function may leave what it worked
   // out for the kernel (LeavePlan in ops/kernel_plan.h); null when nobody
   // will run one (tracing, checks).
-  void set_plan_slot(std::unique_ptr<KernelPlan>* slot) { plan_slot_ = slot; }
+  // `reused`: the plan serves many runs (a graph node's), not one call.
+  void set_plan_slot(std::unique_ptr<KernelPlan>* slot, bool reused) {
+    plan_slot_ = slot;
+    plan_reused_ = reused;
+  }
   std::unique_ptr<KernelPlan>* plan_slot() const { return plan_slot_; }
+  bool plan_reused() const { return plan_reused_; }
 
  private:
   const OpDef& op_;
@@ -86,6 +91,7 @@ class ShapeContext {
   std::vector<DType>* output_dtypes_ = nullptr;
   const int* arg_starts_ = nullptr;
   std::unique_ptr<KernelPlan>* plan_slot_ = nullptr;
+  bool plan_reused_ = false;
 };
 
 // Returns InvalidArgument describing the problem; execute() prefixes the

@@ -128,7 +128,7 @@ Status InferShapes(const OpDef& op, const std::vector<RefPtr<TensorHandle>>& inp
   }
   output_shapes->resize(op.outputs.size());
   ShapeContext ctx(op, shapes, dtypes, static_cast<int>(n), attrs, output_shapes, arg_starts);
-  ctx.set_plan_slot(plan);  // Note [Kernel plans]
+  ctx.set_plan_slot(plan, /*reused=*/false);  // Note [Kernel plans]
   if (any_dtypes != nullptr) {
     any_dtypes->resize(op.outputs.size());
     ctx.set_output_dtypes(any_dtypes);

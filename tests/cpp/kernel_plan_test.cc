@@ -17,15 +17,16 @@ namespace {
 
 constexpr int64_t kUnknown = Shape::kUnknownDim;
 
-// Runs `fn` on `shapes` (float32) with `attrs`, a plan slot if `plan`.
+// Runs `fn` on `shapes` (float32) with `attrs`, a plan slot if `plan`
+// (a graph node's, reused, unless `reused` is false: an eager call's).
 Status RunShapeFn(ShapeFn fn, std::vector<Shape> shapes, const AttrList& attrs, std::unique_ptr<KernelPlan>* plan,
-                  Shape* out = nullptr) {
+                  Shape* out = nullptr, bool reused = true) {
   OpDef def;
   def.name = "test_op";
   std::vector<DType> dtypes(shapes.size(), DType::kFloat32);
   Shape outputs[1];
   ShapeContext ctx(def, shapes.data(), dtypes.data(), static_cast<int>(shapes.size()), attrs, outputs);
-  ctx.set_plan_slot(plan);
+  ctx.set_plan_slot(plan, reused);
   Status s = fn(ctx);
   if (out != nullptr) *out = outputs[0];
   return s;
@@ -55,6 +56,9 @@ TEST(KernelPlan, NoPlanWithoutASlotOrForUnknownShapes) {
   // them from the element counts.
   ASSERT_TRUE(RunShapeFn(&shape_fns::BroadcastBinary, {Shape{2, 3}, Shape{2, 3}}, {}, &plan).ok());
   ASSERT_TRUE(RunShapeFn(&shape_fns::BroadcastBinary, {Shape{}, Shape{2, 3}}, {}, &plan).ok());
+  EXPECT_EQ(plan, nullptr);
+  // An eager call's kernel makes its own: cheaper than carrying it.
+  ASSERT_TRUE(RunShapeFn(&shape_fns::BroadcastBinary, {Shape{8, 4, 5}, Shape{5}}, {}, &plan, nullptr, false).ok());
   EXPECT_EQ(plan, nullptr);
 }
 

@@ -46,7 +46,7 @@ Status BroadcastBinary(ShapeContext& ctx) {
   // Note [Kernel plans]: how each operand maps onto the output, when that
   // takes work: the flat cases (same shapes, a scalar side) a kernel tells
   // from the element counts alone, cheaper than carrying a plan.
-  if (WantsPlan(ctx) && out.IsFullyKnown()) {
+  if (WantsReusedPlan(ctx) && out.IsFullyKnown()) {
     const int64_t n = out.NumElements(), lhs_n = ctx.input_shape(0).NumElements(),
                   rhs_n = ctx.input_shape(1).NumElements();
     if (n != 0 && lhs_n != 1 && rhs_n != 1 && (lhs_n != n || rhs_n != n)) {

@@ -294,7 +294,7 @@ Status Conv2d(ShapeContext& ctx) {
   Window2D window;
   EMBER_RETURN_IF_ERROR(Conv2dOutput(ctx.input_shape(0), ctx.input_shape(1), ctx.attrs(), 0, &out, &window));
   // Note [Kernel plans]: the window, padding resolved, for the kernel.
-  if (WantsPlan(ctx) && ctx.input_shape(0).IsFullyKnown() && ctx.input_shape(1).IsFullyKnown()) {
+  if (WantsReusedPlan(ctx) && ctx.input_shape(0).IsFullyKnown() && ctx.input_shape(1).IsFullyKnown()) {
     LeavePlan(ctx, window);
   }
   ctx.set_output_shape(0, std::move(out));

@@ -43,7 +43,7 @@ Status Reduce(ShapeContext& ctx) {
     }
   }
   // Note [Kernel plans]: the [outer, reduced, inner] view of a known input.
-  if (WantsPlan(ctx) && in.IsFullyKnown()) LeavePlan(ctx, MakeReducePlan(in, reduced));
+  if (WantsReusedPlan(ctx) && in.IsFullyKnown()) LeavePlan(ctx, MakeReducePlan(in, reduced));
   ctx.set_output_shape(0, std::move(out));
   return Status::OK();
 }
