@@ -21,15 +21,13 @@ namespace ember {
 // device. So the shape function stores them here when the runtime gives
 // it a slot (LeavePlan, only when every shape is known) and the kernel
 // reads them (KernelContext::plan<P>()) instead of working them out again.
-// The plan lives out of line and only when made: most calls have none, and
-// carry one null pointer. Plans are made for graph nodes only, once, and
-// saved on every run: measured on the CPU op database, carrying a plan
-// per eager call (a heap allocation) cost 2-5% on the ops that got one, more
-// than making it again in the kernel. WantsPlan is there for a plan that
-// costs more to make than to carry (none yet). Eagerly the plan travels with the launch; a graph computes each
-// node's plan once, when its executor is built, and every call reuses it.
-// A kernel run without a plan (a unit test, a graph whose call has other
-// shapes than traced) computes its own: plans are pure functions of shapes
+// Plans are made for graph nodes only: a graph computes each node's plan
+// once, when its executor is built, and every call with the traced shapes
+// reuses it. An eager launch carries only a null pointer; measured on the
+// CPU op database, carrying a plan per eager call (a heap allocation) cost
+// 2-5% on the ops that got one, more than the kernel making it again. A
+// kernel run without a plan (an eager call, a unit test, a graph whose call
+// has other shapes than traced) computes its own: plans are pure functions of shapes
 // and attributes, so both ways give the same result. Plans are
 // device-independent: a CUDA kernel's host side reads the same structs.
 class KernelPlan {
@@ -48,11 +46,9 @@ class KernelPlan {
   std::variant<std::monostate, BroadcastPlan, ReducePlan, shape_fns::Window2D> value_;
 };
 
-// For shape functions: true if the caller will keep a plan. For a plan that
-// costs less to make than to carry (a broadcast's, a reduction's: a heap
-// allocation per call), WantsReusedPlan: only a graph node's plan, made
-// once for every run, pays; an eager call's kernel makes its own.
-inline bool WantsPlan(const ShapeContext& ctx) { return ctx.plan_slot() != nullptr; }
+// For shape functions: true if the caller keeps the plan for many runs (a
+// graph node's). Only then does a plan pay: for one eager call, carrying it
+// (a heap allocation) costs more than the kernel making it again.
 inline bool WantsReusedPlan(const ShapeContext& ctx) { return ctx.plan_slot() != nullptr && ctx.plan_reused(); }
 
 // For shape functions: leaves `plan` for the kernel, if the caller keeps one.
