@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "core/status.h"
+
 namespace ember {
 
 class Stream;
@@ -121,6 +123,11 @@ class Stream {
   virtual uint64_t LastCompleted() const = 0;
   // Blocks until every post so far finished. For shutdown and tests.
   virtual void Drain() = 0;
+  // Why the device of this stream can run no more work (Note [Sticky CUDA
+  // errors] in devices/cuda/cuda_api.h); OK while it can. A failed stream
+  // counts all its work as finished, so no reader waits forever: readers
+  // of values it made check this after their wait.
+  virtual Status Failure() const { return Status::OK(); }
   // For stream implementations: blocks until `ticket` finished (or the
   // timeout passed), without counting a host synchronization; true if it
   // finished. A device-side wait of another stream uses it.

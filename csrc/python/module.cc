@@ -26,7 +26,8 @@
 #include "runtime/print_sink.h"
 
 #ifdef EMBER_WITH_CUDA
-#include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_init.h"
+#include "python/cuda_binding.h"
 #endif
 
 namespace py = pybind11;
@@ -243,6 +244,9 @@ PYBIND11_MODULE(_C, m) {
     return names;
   });
   m.def("_op_info", [](const std::string& name) { return OpInfo(OpByName(name)); });
+#ifdef EMBER_WITH_CUDA
+  RegisterCudaBindings(m);
+#endif
   m.def("_registered_kernels", [] {
     std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> out;
     for (const auto& e : KernelRegistry::Global().List()) {

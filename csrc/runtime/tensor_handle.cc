@@ -67,7 +67,13 @@ void TensorHandle::AwaitDefined() const {
 // defines it; a defined one on its event (Note [Defined handles]).
 Status TensorHandle::Await() const {
   AwaitDefined();
-  if (state_.load(std::memory_order_acquire) == kDefined) event_.Synchronize();
+  if (state_.load(std::memory_order_acquire) == kDefined) {
+    event_.Synchronize();
+    if (event_.stream != nullptr) {
+      Status failure = event_.stream->Failure();
+      if (!failure.ok()) return failure;
+    }
+  }
   return error();
 }
 

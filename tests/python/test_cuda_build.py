@@ -1,11 +1,22 @@
 """A build with the CUDA library compiled in, on a machine without a GPU
 (Note [GPU discovery]): the package imports, build_info says what was
 compiled and why no GPU is used, `gpu:0` fails with that reason, and there
-are no GPU devices. Skipped for builds without CUDA."""
+are no GPU devices; the library holds Hopper code, the GPU coverage list is
+current, and the GPU script's CPU-runnable steps pass. Skipped for builds
+without CUDA."""
+
+import os
+import pathlib
+import subprocess
+import sys
 
 import pytest
 
 import ember
+from ember import _C
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "gpu"))
 
 INFO = ember.config.build_info()
 pytestmark = pytest.mark.skipif(not INFO["is_cuda_build"], reason="built without the CUDA library")
@@ -21,7 +32,7 @@ def test_build_info_names_the_toolkit_libraries_and_architectures():
     assert isinstance(INFO["gpu_status"], str) and INFO["gpu_status"]
 
 
-def test_no_gpu_is_placed_on_until_the_device_runtime_exists():
+def test_no_gpu_devices_on_a_machine_without_one():
     assert ember.config.list_physical_devices("GPU") == []
     assert ember.config.list_logical_devices("GPU") == []
 
@@ -36,3 +47,80 @@ def test_asking_for_a_gpu_says_why_there_is_none(spec):
     assert INFO["gpu_status"] in message
     # The runtime is still usable.
     assert float(ember.reduce_sum(ember.constant([1.0, 2.0]))) == 3.0
+
+
+def test_the_library_holds_sm90_and_sm80_code_and_ptx():
+    result = subprocess.run([sys.executable, str(ROOT / "tests/gpu/check_sm90.py")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "holds sm_80 and sm_90 machine code and sm_90 PTX" in result.stdout
+
+
+def test_gpu_kernels_stay_within_the_declared_dtypes():
+    import itertools
+
+    gpu = [(op, tuple(d)) for op, dev, d in _C._registered_kernels() if dev == "gpu"]
+    assert len(gpu) > 100
+    for op, dtypes in gpu:
+        allowed = set(itertools.product(*_C._op_info(op)["type_vars"].values()))
+        assert dtypes in allowed, (op, dtypes)
+
+
+def test_gpu_coverage_list_is_current():
+    import gpu_coverage
+
+    committed = (ROOT / "docs" / "gpu_coverage.md").read_text()
+    assert committed == gpu_coverage.render(), "regenerate: python tests/gpu/gpu_coverage.py > docs/gpu_coverage.md"
+    rows = dict(gpu_coverage.coverage_rows())
+    assert rows["add"].startswith("GPU: ") and "float16" in rows["add"]
+    assert rows["shape"].startswith("host")
+
+
+def test_gpu_script_runs_its_cpu_parts(tmp_path):
+    env = dict(os.environ, EMBER_GPU_SKIP_BUILD="1", PYTHON=sys.executable)
+    env.pop("EMBER_TEST_DEVICE", None)
+    result = subprocess.run(["bash", str(ROOT / "tests/gpu/run.sh"), str(tmp_path)], capture_output=True, text=True,
+                            env=env, timeout=300)
+    summary = (tmp_path / "summary.txt").read_text()
+    assert result.returncode == 0, summary + result.stdout + result.stderr
+    assert "PASS build_info" in summary and "PASS sm90_code" in summary
+    assert "SKIP gpu steps: no GPU" in summary
+
+
+def _as_list(value):
+    return [int(v) for v in value] if isinstance(value, (list, tuple)) else [int(value)]
+
+
+def _geometry_cases():
+    """(op, sample) for every conv2d and pooling sample of the op database."""
+    from op_db import OP_DB, samples_for
+
+    for op in ("conv2d", "max_pool2d", "avg_pool2d"):
+        for dtype in ("float32", "float16"):
+            for sample in samples_for(OP_DB[op], dtype):
+                yield pytest.param(op, dtype, sample, id=f"{op}-{dtype}-{sample.name}")
+
+
+@pytest.mark.parametrize("op,dtype,sample", list(_geometry_cases()))
+def test_cudnn_geometry_matches_the_shape_functions(op, dtype, sample):
+    """Note [cuDNN convolution geometry]: the descriptors built from the shape
+    function's window give cuDNN's own output dims equal to Ember's."""
+    from ember.nn import _padding_attrs
+
+    x, window, strides, padding = sample.args
+    data_format = sample.kwargs.get("data_format", "NHWC")
+    want = getattr(ember.nn, op)(ember.constant(x), ember.constant(window) if op == "conv2d" else window, strides,
+                                 padding, **sample.kwargs).shape
+    padding_attr, explicit = _padding_attrs(op, padding)
+    window_dims = list(window.shape) if op == "conv2d" else _as_list(window)
+    try:
+        got = _C._cudnn_geometry(op, list(x.shape), window_dims, _as_list(strides), padding_attr,
+                                 list(explicit or []), data_format, _as_list(sample.kwargs.get("dilations") or []),
+                                 dtype)
+    except ember.errors.UnimplementedError as e:
+        # Only an asymmetric average pool is refused (it runs on the CPU).
+        assert op == "avg_pool2d" and "asymmetric" in str(e)
+        return
+    assert tuple(got["output"]) == tuple(want)
+    assert all(p >= 0 for p in got["prepad"] + got["pads"])
+    if op == "conv2d":
+        assert got["groups"] == x.shape[1 if data_format == "NCHW" else 3] // window.shape[2]

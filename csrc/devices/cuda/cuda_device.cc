@@ -1,66 +1,123 @@
-// This file implements GPU discovery (Note [GPU discovery]).
+// This file implements CudaDevice (Note [CUDA device]).
 #include "devices/cuda/cuda_device.h"
 
-#include <cublas_api.h>
-#include <cuda_runtime_api.h>
-#ifdef EMBER_HAVE_CUDNN_HEADERS
-#include <cudnn_version.h>
-#endif
+#include <cstring>
+#include <map>
+#include <mutex>
 
-#include "core/device.h"
+#include "core/caching_allocator.h"
+#include "devices/cuda/cuda_memory.h"
+#include "runtime/thread_executor.h"
 
-namespace ember {
+namespace ember::cuda {
 namespace {
 
-std::string Version(int major, int minor, int patch) {
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+bool IsPinned(const Tensor& t) {
+  return t.buffer() && t.buffer()->allocator() != nullptr &&
+         t.buffer()->allocator()->memory_kind() == MemoryKind::kPinnedHost;
 }
 
-CudaBuildInfo Discover() {
-  CudaBuildInfo info;
-  info.cuda_runtime_version = CUDART_VERSION;
-  info.cublas_version = Version(CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH);
-#ifdef EMBER_HAVE_CUDNN_HEADERS
-  info.cudnn_version = Version(CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);
-#endif
-  info.architectures = EMBER_CUDA_ARCHITECTURES;
-  int driver = 0;
-  if (cudaDriverGetVersion(&driver) == cudaSuccess) info.driver_version = driver;
-  int count = 0;
-  const cudaError_t error = cudaGetDeviceCount(&count);
-  if (error != cudaSuccess) {
-    // Without a driver the runtime says "driver version is insufficient":
-    // name the real cause.
-    const std::string cause = info.driver_version == 0 ? "no NVIDIA driver was found (libcuda could not be loaded)"
-                                                       : std::string(cudaGetErrorString(error));
-    info.status = "the CUDA runtime found no usable GPU: " + cause + " (" + cudaGetErrorName(error) + ")";
-    cudaGetLastError();  // not sticky: clear it
-    return info;
-  }
-  info.gpus_found = count;
-  info.status = count == 0 ? "the CUDA runtime found no GPU"
-                           : "found " + std::to_string(count) +
-                                 " GPU(s), but the CUDA device runtime does not run kernels yet";
-  return info;
-}
+// Blocks a grid-stride kernel needs to fill the GPU (Note [Grid-stride
+// launches]): a few per multiprocessor.
+constexpr int64_t kBlocksPerMultiprocessor = 4;
 
 }  // namespace
 
-const CudaBuildInfo& GetCudaBuildInfo() {
-  static const CudaBuildInfo info = Discover();
-  return info;
+Status CudaKernelEnv::CheckLaunch(ApiResult result, const char* what) const {
+  if (result == kSuccess) return Status::OK();
+  Status s = api->ToStatus(result, what);
+  if (IsStickyError(result)) health->Fail(s);
+  return s;
 }
 
-void InitCudaDevices() {
-  static bool done = [] {
-    const CudaBuildInfo& info = GetCudaBuildInfo();
-    // "gpu" is a known device type even with no GPU, so `gpu:0` gets the
-    // reason instead of "unknown device type".
-    RegisterDeviceType("gpu");
-    DeviceManager::Global().SetMissingDeviceNote("gpu", "CUDA is compiled in, but " + info.status);
-    return true;
-  }();
-  (void)done;
+// One pool per CudaApi: the process has one, tests make several. Leaked:
+// host tensors made by copies live in them and may outlive static
+// destruction.
+Allocator* PinnedPool(CudaApi* api) {
+  static std::mutex mu;
+  static auto* pools = new std::map<CudaApi*, Allocator*>();
+  std::lock_guard<std::mutex> lock(mu);
+  Allocator*& pool = (*pools)[api];
+  if (pool == nullptr) pool = new CachingAllocator("cuda pinned", std::make_unique<CudaPinnedMemory>(api));
+  return pool;
 }
 
-}  // namespace ember
+CudaDevice::CudaDevice(DeviceTypeId type, int index, CudaApi* api)
+    : Device(type, index, /*placement_priority=*/100), api_(api) {
+  const std::string& name = this->name();
+  if (api_->GetDeviceName(index, &description_) != kSuccess) description_ = "unknown GPU";
+  int multiprocessors = 0;
+  if (api_->GetMultiprocessorCount(index, &multiprocessors) != kSuccess || multiprocessors <= 0) multiprocessors = 1;
+  allocator_ = std::make_unique<CachingAllocator>(name, std::make_unique<CudaDeviceMemory>(api_, index, &health_));
+  compute_ = std::make_unique<CudaStream>(name + " compute", api_, index, CudaAccessDomain(), &health_);
+  host_to_device_ = std::make_unique<CudaStream>(name + " host-to-device", api_, index, CudaAccessDomain(), &health_);
+  device_to_host_ = std::make_unique<CudaStream>(name + " device-to-host", api_, index, CudaAccessDomain(), &health_);
+  executor_ = std::make_unique<ThreadExecutor>(name);
+  env_.api = api_;
+  env_.stream = compute_->handle();
+  env_.device = index;
+  env_.max_blocks = kBlocksPerMultiprocessor * multiprocessors;
+  env_.health = &health_;
+  DeviceContext context;
+  context.stream = compute_.get();
+  context.scratch = allocator_.get();
+  context.library_handles = &env_;
+  set_context(context);
+}
+
+CudaDevice::~CudaDevice() {
+  executor_.reset();  // its launches post to the streams
+  for (Stream* stream : streams()) stream->Drain();
+}
+
+Allocator* CudaDevice::pinned_allocator() { return PinnedPool(api_); }
+
+// The copy waits on the device for `after`, then is enqueued in `stream`'s
+// order. The posted work holds both tensors until the copy finished (Note
+// [CUDA streams and tickets]); it runs at the post, so its result is known
+// here.
+Status CudaDevice::PostCopy(CudaStream* stream, const Tensor& src, Tensor dst, const Event& after, Event* done,
+                            WorkKind kind) {
+  if (src.NumBytes() != dst.NumBytes()) return Internal("copy between tensors of different sizes");
+  if (health_.failed()) return health_.status();
+  stream->Wait(after);
+  ApiResult result = kSuccess;
+  CudaApi* api = api_;
+  const uint64_t ticket = stream->Post(
+      [src, dst, api, handle = stream->handle(), &result] {
+        if (src.NumBytes() > 0) result = api->MemcpyAsync(dst.raw_data(), src.raw_data(), src.NumBytes(), handle);
+      },
+      kind);
+  *done = Event{stream, ticket};
+  if (result == kSuccess) return Status::OK();
+  Status s = api_->ToStatus(result, "cudaMemcpyAsync").WithPrefix(stream->name() + ": ");
+  if (IsStickyError(result)) health_.Fail(s);
+  return s;
+}
+
+// Note [Pinned staging] (core/device.h), as SimDevice::CopyFromHost does.
+Status CudaDevice::CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {
+  const bool ready = after.stream == nullptr || after.HasHappened();
+  if (IsPinned(src) || !ready || src.NumBytes() == 0) {
+    return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
+  }
+  RefPtr<Buffer> staging = Buffer::Allocate(pinned_allocator(), src.NumBytes());
+  if (!staging) return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
+  Tensor staged(src.dtype(), src.shape(), std::move(staging));
+  std::memcpy(staged.raw_data(), src.raw_data(), src.NumBytes());
+  return PostCopy(host_to_device_.get(), staged, std::move(dst), Event{}, done, WorkKind::kStagedCopy);
+}
+
+Status CudaDevice::CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {
+  return PostCopy(device_to_host_.get(), src, std::move(dst), after, done);
+}
+
+// Between GPUs the source's copy stream copies peer to peer (the driver
+// stages through the host where the GPUs cannot reach each other);
+// anything else goes through host memory.
+Status CudaDevice::CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) {
+  if (dst_device->type() == type()) return PostCopy(device_to_host_.get(), src, std::move(dst), after, done);
+  return Device::CopyToDevice(src, dst_device, std::move(dst), after, done);
+}
+
+}  // namespace ember::cuda

@@ -1,34 +1,78 @@
-// This file declares InitCudaDevices and CudaBuildInfo: GPU discovery for a
-// build with the CUDA library compiled in.
+// This file declares CudaDevice: one NVIDIA GPU as an Ember device.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
-namespace ember {
+#include "core/device.h"
+#include "devices/cuda/cuda_api.h"
+#include "devices/cuda/cuda_stream.h"
 
-// Note [GPU discovery]
-// The CUDA runtime is linked statically and the driver (libcuda) never is:
-// the runtime loads the driver the first time Ember asks it for devices, at
-// import. Without a driver or a GPU that call fails, and Ember records why,
-// registers no GPU, and works as a CPU build: `gpu:0` names a device type
-// it knows, so `ember.device("gpu:0")` says that no GPU was found and why,
-// and ember.config.build_info() reports the same reason.
-//
-// The device runtime itself (streams, the stream-ordered allocator on
-// device memory, the kernels registered for "gpu") is being written
-// (docs/devices.md, "CUDA"); until it is, a machine with GPUs reports
-// them in build_info but places nothing on them.
-void InitCudaDevices();
+namespace ember::cuda {
 
-struct CudaBuildInfo {
-  int cuda_runtime_version = 0;  // CUDART_VERSION this build was made with, e.g. 13000
-  int driver_version = 0;        // what the loaded driver supports; 0 without one
-  std::string cublas_version;    // from the headers, "13.0.0"
-  std::string cudnn_version;     // from the headers, "9.13.0"; empty if none were found
-  std::string architectures;     // "80-real,90-real,90-virtual"
-  int gpus_found = 0;
-  std::string status;            // why no GPU is used, or "" when GPUs are in use
+// What a GPU kernel needs of its device, reached through
+// DeviceContext::library_handles (Note [Device context]).
+struct CudaKernelEnv {
+  CudaApi* api = nullptr;
+  StreamHandle stream = nullptr;  // the compute stream's cudaStream_t
+  int device = 0;                 // the CUDA ordinal
+  int64_t max_blocks = 0;         // Note [Grid-stride launches]
+  DeviceHealth* health = nullptr;
+  // The status for a launch's result: OK, or the error naming the op's
+  // kernel, which also marks the device failed if it is sticky.
+  Status CheckLaunch(ApiResult result, const char* what) const;
 };
-const CudaBuildInfo& GetCudaBuildInfo();
 
-}  // namespace ember
+// Note [CUDA device]
+// A GPU as the device interface sees it (core/device.h), in the shape of
+// the simulated accelerator that stood in for it (Note [Simulated
+// accelerator]): device memory through a CachingAllocator over cudaMalloc
+// (stream-ordered reuse, a limit, empty_cache, out of memory after one
+// flush and retry); three CudaStreams — compute, host-to-device, and
+// device-to-host plus peer copies — so copies overlap compute; an
+// executor thread for the host side of launches (shape checks, output
+// allocation, the launch itself), so Python never waits for the driver;
+// pageable host sources staged through the process's pinned pool; and a
+// DeviceHealth shared by the streams (Note [Sticky CUDA errors]).
+// Placement priority 100: above the CPU and the simulated device, as
+// TensorFlow places on a GPU when one is present.
+class CudaDevice final : public Device {
+ public:
+  CudaDevice(DeviceTypeId type, int index, CudaApi* api);
+  ~CudaDevice() override;
+
+  Allocator* allocator() override { return allocator_.get(); }
+  Executor* executor() override { return executor_.get(); }
+  bool host_memory() const override { return false; }
+  Allocator* pinned_allocator() override;
+  std::vector<Stream*> streams() const override { return {compute_.get(), host_to_device_.get(), device_to_host_.get()}; }
+
+  Status CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;
+  Status CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;
+  Status CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) override;
+
+  const DeviceHealth& health() const { return health_; }
+  const std::string& description() const { return description_; }  // "NVIDIA H100 80GB HBM3"
+  CudaStream* compute_stream() const { return compute_.get(); }
+
+ private:
+  Status PostCopy(CudaStream* stream, const Tensor& src, Tensor dst, const Event& after, Event* done,
+                  WorkKind kind = WorkKind::kCopy);
+
+  CudaApi* api_;
+  DeviceHealth health_;
+  std::string description_;
+  std::unique_ptr<Allocator> allocator_;
+  std::unique_ptr<CudaStream> compute_;
+  std::unique_ptr<CudaStream> host_to_device_;
+  std::unique_ptr<CudaStream> device_to_host_;  // also peer copies
+  std::unique_ptr<Executor> executor_;
+  CudaKernelEnv env_;
+};
+
+// The process's pinned host pool over `api` (one for every GPU).
+Allocator* PinnedPool(CudaApi* api);
+
+}  // namespace ember::cuda

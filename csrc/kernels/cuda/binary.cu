@@ -23,7 +23,36 @@ __global__ void BinaryFlatKernel(const T* __restrict__ lhs, int64_t lhs_step, co
   }
 }
 
+// The general broadcast: each output index is split into coordinates,
+// innermost first, to find both operands' elements.
+template <typename T, typename Out, typename F>
+__global__ void BinaryBroadcastKernel(const T* __restrict__ lhs, const T* __restrict__ rhs, Out* __restrict__ out,
+                                      int64_t n, BroadcastIndexing indexing) {
+  using C = ComputeType<T>;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    int64_t rest = i, l = 0, r = 0;
+    for (int d = indexing.rank - 1; d >= 0; --d) {
+      const int64_t coordinate = rest % indexing.dims[d];
+      rest /= indexing.dims[d];
+      l += coordinate * indexing.lhs_strides[d];
+      r += coordinate * indexing.rhs_strides[d];
+    }
+    out[i] = static_cast<Out>(F()(static_cast<C>(lhs[l]), static_cast<C>(rhs[r])));
+  }
+}
+
 }  // namespace
+
+template <typename T, typename Out, typename F>
+cudaError_t LaunchBinaryBroadcast(const T* lhs, const T* rhs, Out* out, int64_t n, const BroadcastIndexing& indexing,
+                                  cudaStream_t stream, int64_t max_blocks) {
+  const LaunchConfig config = ForElements(n, kThreads, 1, max_blocks);
+  if (config.blocks == 0) return cudaSuccess;
+  BinaryBroadcastKernel<T, Out, F>
+      <<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(lhs, rhs, out, n, indexing);
+  return cudaGetLastError();
+}
 
 template <typename T, typename Out, typename F>
 cudaError_t LaunchBinaryFlat(const T* lhs, int64_t lhs_step, const T* rhs, int64_t rhs_step, Out* out, int64_t n,
@@ -37,7 +66,9 @@ cudaError_t LaunchBinaryFlat(const T* lhs, int64_t lhs_step, const T* rhs, int64
 
 #define EMBER_BINARY(F, T, Out)                                                                                \
   template cudaError_t LaunchBinaryFlat<T, Out, math::F>(const T*, int64_t, const T*, int64_t, Out*, int64_t, \
-                                                         cudaStream_t, int64_t);
+                                                         cudaStream_t, int64_t);                              \
+  template cudaError_t LaunchBinaryBroadcast<T, Out, math::F>(const T*, const T*, Out*, int64_t,               \
+                                                              const BroadcastIndexing&, cudaStream_t, int64_t);
 #define EMBER_BINARY_FLOATS(F)       \
   EMBER_BINARY(F, float, float)      \
   EMBER_BINARY(F, double, double)    \

@@ -22,4 +22,23 @@ template <typename T, typename Out, typename F>
 cudaError_t LaunchBinaryFlat(const T* lhs, int64_t lhs_step, const T* rhs, int64_t rhs_step, Out* out, int64_t n,
                              cudaStream_t stream, int64_t max_blocks);
 
+// The general case of a broadcast plan (Note [Broadcast plan]): the
+// collapsed output dims, outermost first, and each operand's element
+// stride along them (0 where it broadcasts), passed by value to the
+// kernel. Plans collapse to few dims; more than kMaxBroadcastRank is
+// refused by the caller.
+inline constexpr int kMaxBroadcastRank = 6;
+struct BroadcastIndexing {
+  int rank = 0;
+  int64_t dims[kMaxBroadcastRank] = {};
+  int64_t lhs_strides[kMaxBroadcastRank] = {};
+  int64_t rhs_strides[kMaxBroadcastRank] = {};
+};
+
+// out[i] = F(lhs[offset_l(i)], rhs[offset_r(i)]) over the n output
+// elements, with the offsets from `indexing`.
+template <typename T, typename Out, typename F>
+cudaError_t LaunchBinaryBroadcast(const T* lhs, const T* rhs, Out* out, int64_t n, const BroadcastIndexing& indexing,
+                                  cudaStream_t stream, int64_t max_blocks);
+
 }  // namespace ember::cuda

@@ -1,0 +1,31 @@
+// This file declares InitCudaDevices and CudaBuildInfo: GPU discovery and
+// start-up for a build with the CUDA library compiled in.
+#pragma once
+
+#include <string>
+
+namespace ember {
+
+// Note [GPU discovery]
+// The CUDA runtime is linked statically and the driver (libcuda) never is:
+// the runtime loads the driver the first time Ember asks it for devices, at
+// import. Without a driver or a GPU that call fails, and Ember records why,
+// registers no GPU, and works as a CPU build: `gpu:0` names a device type
+// it knows, so `ember.device("gpu:0")` says that no GPU was found and why,
+// and ember.config.build_info() reports the same reason.
+// With GPUs, each becomes a CudaDevice (Note [CUDA device]) and the GPU
+// kernels are registered for "gpu".
+void InitCudaDevices();
+
+struct CudaBuildInfo {
+  int cuda_runtime_version = 0;  // CUDART_VERSION this build was made with, e.g. 13000
+  int driver_version = 0;        // what the loaded driver supports; 0 without one
+  std::string cublas_version;    // from the headers, "13.0.0"
+  std::string cudnn_version;     // from the headers, "9.13.0"; empty if none were found
+  std::string architectures;     // "80-real,90-real,90-virtual"
+  int gpus_found = 0;
+  std::string status;            // why no GPU is used, or "" when GPUs are in use
+};
+const CudaBuildInfo& GetCudaBuildInfo();
+
+}  // namespace ember

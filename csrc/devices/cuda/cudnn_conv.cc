@@ -1,0 +1,181 @@
+// This file implements the cuDNN geometry of convolutions and pooling
+// (Note [cuDNN convolution geometry]).
+#include "devices/cuda/cudnn_conv.h"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "devices/cuda/cudnn_api.h"
+#ifdef EMBER_HAVE_CUDNN_HEADERS
+#include "devices/cuda/cudnn_api_table.h"
+#endif
+
+namespace ember::cuda {
+
+#ifdef EMBER_HAVE_CUDNN_HEADERS
+namespace {
+
+Status CudnnError(const CudnnApi& api, cudnnStatus_t status, const char* what) {
+  return Internal(std::string(what) + " failed: " + api.GetErrorString(status));
+}
+
+#define EMBER_CUDNN_RETURN_IF_ERROR(api, call, what)                 \
+  do {                                                              \
+    const cudnnStatus_t status_ = (call);                           \
+    if (status_ != CUDNN_STATUS_SUCCESS) return CudnnError(api, status_, what); \
+  } while (0)
+
+Status DataType(DType dtype, cudnnDataType_t* out) {
+  switch (dtype) {
+    case DType::kFloat32: *out = CUDNN_DATA_FLOAT; return Status::OK();
+    case DType::kFloat64: *out = CUDNN_DATA_DOUBLE; return Status::OK();
+    case DType::kFloat16: *out = CUDNN_DATA_HALF; return Status::OK();
+    case DType::kBFloat16: *out = CUDNN_DATA_BFLOAT16; return Status::OK();
+    default: return InvalidArgument(std::string("cuDNN has no ") + DTypeName(dtype) + " convolutions");
+  }
+}
+
+// cuDNN's dims and pads are ints.
+Status ToInt(int64_t value, const char* what, int* out) {
+  if (value < 0 || value > INT_MAX) return InvalidArgument(std::string(what) + " " + std::to_string(value) + " does not fit cuDNN's int");
+  *out = static_cast<int>(value);
+  return Status::OK();
+}
+
+// Splits each dim's padding into cuDNN's symmetric part and the rest.
+void SplitPadding(const shape_fns::Window2D& w, CudnnGeometry* g) {
+  g->pad_h = std::min(w.pad_top, w.pad_bottom);
+  g->pad_w = std::min(w.pad_left, w.pad_right);
+  g->prepad_top = w.pad_top - g->pad_h;
+  g->prepad_bottom = w.pad_bottom - g->pad_h;
+  g->prepad_left = w.pad_left - g->pad_w;
+  g->prepad_right = w.pad_right - g->pad_w;
+}
+
+// The input descriptor, pre-padding included.
+Status InputDescriptor(const CudnnApi& api, const shape_fns::Window2D& w, const CudnnGeometry& g,
+                       cudnnDataType_t type, cudnnTensorDescriptor_t desc) {
+  int n, c, h, wd;
+  EMBER_RETURN_IF_ERROR(ToInt(w.batch, "batch", &n));
+  EMBER_RETURN_IF_ERROR(ToInt(w.channels, "channels", &c));
+  EMBER_RETURN_IF_ERROR(ToInt(w.in_h + g.prepad_top + g.prepad_bottom, "height", &h));
+  EMBER_RETURN_IF_ERROR(ToInt(w.in_w + g.prepad_left + g.prepad_right, "width", &wd));
+  // cuDNN rejects empty tensors; the kernels skip them before any call.
+  n = std::max(n, 1);
+  EMBER_CUDNN_RETURN_IF_ERROR(
+      api, api.SetTensor4dDescriptor(desc, w.nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC, type, n, c, h, wd),
+      "cudnnSetTensor4dDescriptor");
+  return Status::OK();
+}
+
+Shape OutputShape(const shape_fns::Window2D& w, int c, int h, int wd) {
+  return w.nchw ? Shape({w.batch, c, h, wd}) : Shape({w.batch, h, wd, c});
+}
+
+}  // namespace
+
+Status CudnnConv2dGeometry(const shape_fns::Window2D& w, const Shape& filter, DType dtype, CudnnGeometry* g) {
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return FailedPrecondition(error);
+  if (filter.rank() != 4 || filter.dim(2) <= 0 || w.channels % filter.dim(2) != 0) {
+    return InvalidArgument("filter " + filter.ToString() + " does not fit " + std::to_string(w.channels) + " input channels");
+  }
+  cudnnDataType_t type;
+  EMBER_RETURN_IF_ERROR(DataType(dtype, &type));
+  SplitPadding(w, g);
+  g->groups = w.channels / filter.dim(2);
+  int k, c, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, groups;
+  EMBER_RETURN_IF_ERROR(ToInt(filter.dim(3), "filters", &k));
+  EMBER_RETURN_IF_ERROR(ToInt(filter.dim(2), "filter depth", &c));
+  EMBER_RETURN_IF_ERROR(ToInt(filter.dim(0), "filter height", &r));
+  EMBER_RETURN_IF_ERROR(ToInt(filter.dim(1), "filter width", &s));
+  EMBER_RETURN_IF_ERROR(ToInt(g->pad_h, "padding", &pad_h));
+  EMBER_RETURN_IF_ERROR(ToInt(g->pad_w, "padding", &pad_w));
+  EMBER_RETURN_IF_ERROR(ToInt(w.stride_h, "stride", &stride_h));
+  EMBER_RETURN_IF_ERROR(ToInt(w.stride_w, "stride", &stride_w));
+  EMBER_RETURN_IF_ERROR(ToInt(w.dilation_h, "dilation", &dil_h));
+  EMBER_RETURN_IF_ERROR(ToInt(w.dilation_w, "dilation", &dil_w));
+  EMBER_RETURN_IF_ERROR(ToInt(g->groups, "groups", &groups));
+  if (k == 0 || c == 0) return InvalidArgument("cuDNN rejects filters with no channels");
+
+  cudnnTensorDescriptor_t x = nullptr;
+  cudnnFilterDescriptor_t f = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  Status status = [&]() -> Status {
+    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor");
+    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateFilterDescriptor(&f), "cudnnCreateFilterDescriptor");
+    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
+    EMBER_RETURN_IF_ERROR(InputDescriptor(*api, w, *g, type, x));
+    EMBER_CUDNN_RETURN_IF_ERROR(
+        *api, api->SetFilter4dDescriptor(f, type, w.nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC, k, c, r, s),
+        "cudnnSetFilter4dDescriptor");
+    // Half and bfloat16 accumulate in float, as on the CPU (Note [Half compute]).
+    const cudnnDataType_t compute = type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    EMBER_CUDNN_RETURN_IF_ERROR(*api,
+                                api->SetConvolution2dDescriptor(conv, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w,
+                                                                CUDNN_CROSS_CORRELATION, compute),
+                                "cudnnSetConvolution2dDescriptor");
+    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->SetConvolutionGroupCount(conv, groups), "cudnnSetConvolutionGroupCount");
+    int on, oc, oh, ow;
+    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->GetConvolution2dForwardOutputDim(conv, x, f, &on, &oc, &oh, &ow),
+                                "cudnnGetConvolution2dForwardOutputDim");
+    g->output = OutputShape(w, oc, oh, ow);
+    return Status::OK();
+  }();
+  if (conv != nullptr) api->DestroyConvolutionDescriptor(conv);
+  if (f != nullptr) api->DestroyFilterDescriptor(f);
+  if (x != nullptr) api->DestroyTensorDescriptor(x);
+  return status;
+}
+
+Status CudnnPool2dGeometry(const shape_fns::Window2D& w, bool max, DType dtype, CudnnGeometry* g) {
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return FailedPrecondition(error);
+  cudnnDataType_t type;
+  EMBER_RETURN_IF_ERROR(DataType(dtype, &type));
+  SplitPadding(w, g);
+  const bool asymmetric = g->prepad_top + g->prepad_bottom + g->prepad_left + g->prepad_right > 0;
+  if (!max && asymmetric) {
+    return Unimplemented("cuDNN cannot exclude asymmetric padding from an average pool's counts");
+  }
+  int kh, kw, pad_h, pad_w, stride_h, stride_w;
+  EMBER_RETURN_IF_ERROR(ToInt(w.k_h, "window", &kh));
+  EMBER_RETURN_IF_ERROR(ToInt(w.k_w, "window", &kw));
+  EMBER_RETURN_IF_ERROR(ToInt(g->pad_h, "padding", &pad_h));
+  EMBER_RETURN_IF_ERROR(ToInt(g->pad_w, "padding", &pad_w));
+  EMBER_RETURN_IF_ERROR(ToInt(w.stride_h, "stride", &stride_h));
+  EMBER_RETURN_IF_ERROR(ToInt(w.stride_w, "stride", &stride_w));
+  cudnnTensorDescriptor_t x = nullptr;
+  cudnnPoolingDescriptor_t pool = nullptr;
+  Status status = [&]() -> Status {
+    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor");
+    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreatePoolingDescriptor(&pool), "cudnnCreatePoolingDescriptor");
+    EMBER_RETURN_IF_ERROR(InputDescriptor(*api, w, *g, type, x));
+    const cudnnPoolingMode_t mode = max ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+    EMBER_CUDNN_RETURN_IF_ERROR(*api,
+                                api->SetPooling2dDescriptor(pool, mode, CUDNN_PROPAGATE_NAN, kh, kw, pad_h, pad_w,
+                                                            stride_h, stride_w),
+                                "cudnnSetPooling2dDescriptor");
+    int on, oc, oh, ow;
+    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->GetPooling2dForwardOutputDim(pool, x, &on, &oc, &oh, &ow),
+                                "cudnnGetPooling2dForwardOutputDim");
+    g->output = OutputShape(w, oc, oh, ow);
+    return Status::OK();
+  }();
+  if (pool != nullptr) api->DestroyPoolingDescriptor(pool);
+  if (x != nullptr) api->DestroyTensorDescriptor(x);
+  return status;
+}
+#else
+Status CudnnConv2dGeometry(const shape_fns::Window2D&, const Shape&, DType, CudnnGeometry*) {
+  return FailedPrecondition("this build found no cuDNN headers");
+}
+Status CudnnPool2dGeometry(const shape_fns::Window2D&, bool, DType, CudnnGeometry*) {
+  return FailedPrecondition("this build found no cuDNN headers");
+}
+#endif
+
+}  // namespace ember::cuda

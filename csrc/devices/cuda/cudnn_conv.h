@@ -1,0 +1,47 @@
+// This file declares the cuDNN geometry of a convolution or pooling call:
+// its descriptors, built from the shape function's Window2D, and the output
+// shape cuDNN derives from them.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "core/status.h"
+#include "ops/shape_fns/nn.h"
+
+namespace ember::cuda {
+
+// Note [cuDNN convolution geometry]
+// A conv2d or pooling call, as its shape function worked it out (a
+// Window2D, Note [Kernel plans]), in cuDNN's terms:
+//  - The input is a 4-d tensor descriptor in the op's format (NHWC or
+//    NCHW) with dims n, c, h, w.
+//  - Ember's filters are TensorFlow's HWIO [k_h, k_w, in / groups, out];
+//    cuDNN takes them as KRSC in NHWC and KCRS in NCHW, so the GPU kernel
+//    transposes them; the descriptor says k = out, c = in / groups.
+//  - Grouped (and depthwise) convolutions set the group count to
+//    in_channels / the filter's in.
+//  - cuDNN pads both sides of a dim equally. TensorFlow's SAME with an odd
+//    total pads one more after than before, and EXPLICIT may pad anything:
+//    the symmetric part (the smaller side) goes to cuDNN, the rest is
+//    added by pre-padding the input into a scratch buffer (zeros; the
+//    lowest value for max pooling). Average pooling excludes padding from
+//    its counts, which pre-padding cannot do, so an asymmetric average
+//    pool is refused (the op runs on the CPU instead).
+//  - The output dims cuDNN derives from the descriptors must equal the
+//    shape function's: CI checks them over the op database's samples
+//    (tests/python/test_cuda_build.py) with the real cuDNN, no GPU needed.
+struct CudnnGeometry {
+  int64_t prepad_top = 0, prepad_bottom = 0, prepad_left = 0, prepad_right = 0;
+  int64_t pad_h = 0, pad_w = 0;  // what cuDNN pads on each side
+  int64_t groups = 1;
+  Shape output;  // cuDNN's output shape, in the op's format
+};
+
+// `filter` is the HWIO filter shape; `window` the conv2d shape function's.
+Status CudnnConv2dGeometry(const shape_fns::Window2D& window, const Shape& filter, DType dtype, CudnnGeometry* out);
+// `window` is the pooling shape function's; `max` picks max or average.
+Status CudnnPool2dGeometry(const shape_fns::Window2D& window, bool max, DType dtype, CudnnGeometry* out);
+
+}  // namespace ember::cuda

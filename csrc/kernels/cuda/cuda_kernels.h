@@ -1,0 +1,19 @@
+// This file declares the registration of the GPU's kernels, one function
+// per kernel family, and what every GPU kernel reaches its device through.
+#pragma once
+
+#include "core/device.h"
+#include "devices/cuda/cuda_device.h"
+#include "ops/op_kernel.h"
+
+namespace ember::cuda {
+
+// Element-wise unary and binary ops with broadcasting, and transfer.
+void RegisterCudaElementwiseKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
+// Every family above, for the device type "gpu".
+inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
+  RegisterCudaElementwiseKernels(registry, gpu);
+}
+
+}  // namespace ember::cuda

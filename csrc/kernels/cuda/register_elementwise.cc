@@ -1,0 +1,218 @@
+// This file defines the GPU's element-wise OpKernels (the host side of a
+// launch: pointers, the broadcast plan, the grid) and registers them for
+// the dtypes whose device code unary.cu and binary.cu instantiate.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "kernels/common/element_math.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/dtype_map.h"
+#include "kernels/cuda/elementwise.h"
+#include "ops/op_kernel.h"
+#include "ops/plans/broadcast_plan.h"
+
+namespace ember::cuda {
+namespace {
+
+const CudaKernelEnv& EnvOf(const KernelContext& ctx) {
+  return *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
+}
+
+cudaStream_t StreamOf(const CudaKernelEnv& env) { return static_cast<cudaStream_t>(env.stream); }
+
+template <typename T, typename Out, typename F>
+class UnaryKernel final : public OpKernel {
+ public:
+  explicit UnaryKernel(const KernelInit&) {}
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    return env.CheckLaunch(LaunchUnary<T, Out, F>(static_cast<const T*>(x.raw_data()), static_cast<Out*>(y.raw_data()),
+                                                  x.NumElements(), StreamOf(env), env.max_blocks),
+                           "launching the kernel");
+  }
+};
+
+// Flat plans are one run; general ones are indexed per element, with the
+// plan's collapsed dims (Note [Broadcast plan]).
+template <typename T, typename Out, typename F>
+class BinaryKernel final : public OpKernel {
+ public:
+  explicit BinaryKernel(const KernelInit&) {}
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    const Tensor& lhs = ctx.input(0);
+    const Tensor& rhs = ctx.input(1);
+    Tensor& out = ctx.output(0);
+    BroadcastPlan own;
+    const BroadcastPlan* plan = ctx.plan<BroadcastPlan>();
+    if (plan == nullptr) {
+      own = MakeBroadcastPlan(lhs.shape(), rhs.shape(), out.shape());
+      plan = &own;
+    }
+    const T* l = static_cast<const T*>(lhs.raw_data());
+    const T* r = static_cast<const T*>(rhs.raw_data());
+    Out* o = static_cast<Out*>(out.raw_data());
+    const int64_t n = plan->num_elements;
+    cudaError_t result = cudaSuccess;
+    switch (plan->kind) {
+      case BroadcastPlan::Kind::kEmpty:
+        return Status::OK();
+      case BroadcastPlan::Kind::kSameShape:
+        result = LaunchBinaryFlat<T, Out, F>(l, 1, r, 1, o, n, StreamOf(env), env.max_blocks);
+        break;
+      case BroadcastPlan::Kind::kLhsScalar:
+        result = LaunchBinaryFlat<T, Out, F>(l, 0, r, 1, o, n, StreamOf(env), env.max_blocks);
+        break;
+      case BroadcastPlan::Kind::kRhsScalar:
+        result = LaunchBinaryFlat<T, Out, F>(l, 1, r, 0, o, n, StreamOf(env), env.max_blocks);
+        break;
+      case BroadcastPlan::Kind::kGeneral: {
+        if (plan->rank() > kMaxBroadcastRank) {
+          return Unimplemented("broadcasting " + lhs.shape().ToString() + " with " + rhs.shape().ToString() +
+                               " needs " + std::to_string(plan->rank()) + " dims after collapsing; the GPU kernel takes " +
+                               std::to_string(kMaxBroadcastRank));
+        }
+        BroadcastIndexing indexing;
+        indexing.rank = plan->rank();
+        for (int d = 0; d < indexing.rank; ++d) {
+          indexing.dims[d] = plan->dims.dim(d);
+          indexing.lhs_strides[d] = plan->lhs_strides.dim(d);
+          indexing.rhs_strides[d] = plan->rhs_strides.dim(d);
+        }
+        result = LaunchBinaryBroadcast<T, Out, F>(l, r, o, n, indexing, StreamOf(env), env.max_blocks);
+        break;
+      }
+    }
+    return env.CheckLaunch(result, "launching the kernel");
+  }
+};
+
+// A view: the output is the input's buffer (the runtime already moved it).
+class ViewKernel final : public OpKernel {
+ public:
+  explicit ViewKernel(const KernelInit&) {}
+  Status Compute(KernelContext& ctx) const override {
+    ctx.set_output(0, ctx.input(0));
+    return Status::OK();
+  }
+};
+
+template <typename T, typename Out, typename F>
+void Unary(KernelRegistry& registry, const char* op, DeviceTypeId gpu) {
+  registry.Register(op, gpu, {TypeOf<T>()}, &MakeKernel<UnaryKernel<T, Out, F>>);
+}
+template <typename T, typename Out, typename F>
+void Binary(KernelRegistry& registry, const char* op, DeviceTypeId gpu) {
+  registry.Register(op, gpu, {TypeOf<T>()}, &MakeKernel<BinaryKernel<T, Out, F>>);
+}
+
+// The dtype lists mirror the instantiations in unary.cu and binary.cu.
+template <typename F>
+void UnaryFloats(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+  Unary<float, float, F>(r, op, gpu);
+  Unary<double, double, F>(r, op, gpu);
+  Unary<__half, __half, F>(r, op, gpu);
+  Unary<__nv_bfloat16, __nv_bfloat16, F>(r, op, gpu);
+}
+template <typename F>
+void UnarySigned(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+  UnaryFloats<F>(r, op, gpu);
+  Unary<int8_t, int8_t, F>(r, op, gpu);
+  Unary<int16_t, int16_t, F>(r, op, gpu);
+  Unary<int32_t, int32_t, F>(r, op, gpu);
+  Unary<int64_t, int64_t, F>(r, op, gpu);
+}
+template <typename F>
+void Predicate(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+  Unary<float, bool, F>(r, op, gpu);
+  Unary<double, bool, F>(r, op, gpu);
+  Unary<__half, bool, F>(r, op, gpu);
+  Unary<__nv_bfloat16, bool, F>(r, op, gpu);
+}
+template <typename F>
+void BinaryFloats(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+  Binary<float, float, F>(r, op, gpu);
+  Binary<double, double, F>(r, op, gpu);
+  Binary<__half, __half, F>(r, op, gpu);
+  Binary<__nv_bfloat16, __nv_bfloat16, F>(r, op, gpu);
+}
+template <typename F>
+void BinaryIntegers(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+  Binary<int8_t, int8_t, F>(r, op, gpu);
+  Binary<int32_t, int32_t, F>(r, op, gpu);
+  Binary<int64_t, int64_t, F>(r, op, gpu);
+  Binary<uint8_t, uint8_t, F>(r, op, gpu);
+}
+template <typename F>
+void Comparison(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+  Binary<float, bool, F>(r, op, gpu);
+  Binary<double, bool, F>(r, op, gpu);
+  Binary<__half, bool, F>(r, op, gpu);
+  Binary<__nv_bfloat16, bool, F>(r, op, gpu);
+  Binary<int32_t, bool, F>(r, op, gpu);
+  Binary<int64_t, bool, F>(r, op, gpu);
+}
+
+}  // namespace
+
+void RegisterCudaElementwiseKernels(KernelRegistry& r, DeviceTypeId gpu) {
+  UnarySigned<math::Negative>(r, "negative", gpu);
+  UnarySigned<math::Abs>(r, "abs", gpu);
+  UnarySigned<math::Sign>(r, "sign", gpu);
+  UnarySigned<math::Square>(r, "square", gpu);
+  UnaryFloats<math::Relu>(r, "relu", gpu);
+  UnaryFloats<math::Exp>(r, "exp", gpu);
+  UnaryFloats<math::Log>(r, "log", gpu);
+  UnaryFloats<math::Sqrt>(r, "sqrt", gpu);
+  UnaryFloats<math::Rsqrt>(r, "rsqrt", gpu);
+  UnaryFloats<math::Reciprocal>(r, "reciprocal", gpu);
+  UnaryFloats<math::Tanh>(r, "tanh", gpu);
+  UnaryFloats<math::Sigmoid>(r, "sigmoid", gpu);
+  UnaryFloats<math::Softplus>(r, "softplus", gpu);
+  UnaryFloats<math::Floor>(r, "floor", gpu);
+  UnaryFloats<math::Ceil>(r, "ceil", gpu);
+  UnaryFloats<math::Round>(r, "round", gpu);
+  UnaryFloats<math::Expm1>(r, "expm1", gpu);
+  UnaryFloats<math::Log1p>(r, "log1p", gpu);
+  UnaryFloats<math::Sin>(r, "sin", gpu);
+  UnaryFloats<math::Cos>(r, "cos", gpu);
+  Predicate<math::IsNanOf>(r, "is_nan", gpu);
+  Predicate<math::IsInf>(r, "is_inf", gpu);
+  Predicate<math::IsFinite>(r, "is_finite", gpu);
+  Unary<bool, bool, math::LogicalNot>(r, "logical_not", gpu);
+
+  BinaryFloats<math::Add>(r, "add", gpu);
+  BinaryIntegers<math::Add>(r, "add", gpu);
+  BinaryFloats<math::Subtract>(r, "subtract", gpu);
+  BinaryIntegers<math::Subtract>(r, "subtract", gpu);
+  BinaryFloats<math::Multiply>(r, "multiply", gpu);
+  BinaryIntegers<math::Multiply>(r, "multiply", gpu);
+  BinaryFloats<math::Divide>(r, "divide", gpu);
+  BinaryFloats<math::Maximum>(r, "maximum", gpu);
+  BinaryIntegers<math::Maximum>(r, "maximum", gpu);
+  BinaryFloats<math::Minimum>(r, "minimum", gpu);
+  BinaryIntegers<math::Minimum>(r, "minimum", gpu);
+  BinaryFloats<math::SquaredDifference>(r, "squared_difference", gpu);
+  BinaryFloats<math::Pow>(r, "pow", gpu);
+  BinaryFloats<math::Atan2>(r, "atan2", gpu);
+  BinaryFloats<math::Xlogy>(r, "xlogy", gpu);
+  BinaryIntegers<math::BitwiseAnd>(r, "bitwise_and", gpu);
+  BinaryIntegers<math::BitwiseOr>(r, "bitwise_or", gpu);
+  BinaryIntegers<math::BitwiseXor>(r, "bitwise_xor", gpu);
+  Comparison<math::Equal>(r, "equal", gpu);
+  Comparison<math::NotEqual>(r, "not_equal", gpu);
+  Comparison<math::Less>(r, "less", gpu);
+  Comparison<math::LessEqual>(r, "less_equal", gpu);
+  Comparison<math::Greater>(r, "greater", gpu);
+  Comparison<math::GreaterEqual>(r, "greater_equal", gpu);
+  Binary<bool, bool, math::LogicalAnd>(r, "logical_and", gpu);
+  Binary<bool, bool, math::LogicalOr>(r, "logical_or", gpu);
+  Binary<bool, bool, math::LogicalXor>(r, "logical_xor", gpu);
+
+  // The runtime has already moved the value (Note [Device copies]).
+  for (int d = 0; d < kNumDTypes; ++d) r.Register("transfer", gpu, {static_cast<DType>(d)}, &MakeKernel<ViewKernel>);
+}
+
+}  // namespace ember::cuda

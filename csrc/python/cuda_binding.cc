@@ -1,0 +1,67 @@
+// This file binds the CUDA library's host-side checks for tests: the cuDNN
+// geometry of a conv2d or pooling call (Note [cuDNN convolution geometry]),
+// which needs cuDNN's library but no GPU. Compiled into CUDA builds only.
+#ifdef EMBER_WITH_CUDA
+#include "python/cuda_binding.h"
+
+#include <pybind11/stl.h>
+
+#include "devices/cuda/cudnn_conv.h"
+#include "python/status_to_python.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+namespace {
+
+void Check(const Status& s) {
+  if (!s.ok()) {
+    SetPythonError(s);
+    throw py::error_already_set();
+  }
+}
+
+// `op` is "conv2d", "max_pool2d" or "avg_pool2d"; `window` the filter's
+// HWIO shape (conv2d) or ksize (pooling); the rest the op's attrs.
+py::dict CudnnGeometry(const std::string& op, const std::vector<int64_t>& input, const std::vector<int64_t>& window,
+                       const std::vector<int64_t>& strides, const std::string& padding,
+                       const std::vector<int64_t>& explicit_paddings, const std::string& data_format,
+                       const std::vector<int64_t>& dilations, const std::string& dtype_name) {
+  bool nchw = false;
+  Check(shape_fns::ParseDataFormat2D(data_format, &nchw));
+  DType dtype;
+  Check(ParseDType(dtype_name, &dtype));
+  const bool conv = op == "conv2d";
+  if (!conv && op != "max_pool2d" && op != "avg_pool2d") throw py::value_error("unknown op " + op);
+  int64_t k_h, k_w, s_h, s_w, d_h = 1, d_w = 1;
+  if (conv) {
+    if (window.size() != 4) throw py::value_error("conv2d filters must be HWIO");
+    k_h = window[0];
+    k_w = window[1];
+  } else {
+    Check(shape_fns::SpatialPair(window, nchw, "ksize", &k_h, &k_w));
+  }
+  Check(shape_fns::SpatialPair(strides, nchw, "strides", &s_h, &s_w));
+  if (!dilations.empty()) Check(shape_fns::SpatialPair(dilations, nchw, "dilations", &d_h, &d_w));
+  shape_fns::Window2D w;
+  Check(shape_fns::MakeWindow2D(Shape(input), nchw, k_h, k_w, s_h, s_w, d_h, d_w, padding, explicit_paddings, !conv, &w));
+  cuda::CudnnGeometry g;
+  if (conv) {
+    Check(cuda::CudnnConv2dGeometry(w, Shape(window), dtype, &g));
+  } else {
+    Check(cuda::CudnnPool2dGeometry(w, op == "max_pool2d", dtype, &g));
+  }
+  py::dict out;
+  out["output"] = g.output.ToVector();
+  out["pads"] = std::vector<int64_t>{g.pad_h, g.pad_w};
+  out["prepad"] = std::vector<int64_t>{g.prepad_top, g.prepad_bottom, g.prepad_left, g.prepad_right};
+  out["groups"] = g.groups;
+  return out;
+}
+
+}  // namespace
+
+void RegisterCudaBindings(py::module_& m) { m.def("_cudnn_geometry", &CudnnGeometry); }
+
+}  // namespace ember::python
+#endif  // EMBER_WITH_CUDA

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The GPU check of the CUDA backend (docs/devices.md, "CUDA"): a session
+# lent a GPU runs it first, in one command of under 10 minutes:
+#
+#   tests/gpu/run.sh [REPORT_DIR]        (default: $OUT, else gpu_report/)
+#
+# 1. builds Ember with CUDA (skipped with EMBER_GPU_SKIP_BUILD=1, or when
+#    the installed ember already has CUDA compiled in),
+# 2. writes build_info.json and checks the library holds sm_90 code,
+# 3. runs the op database and the cross-device tests on gpu:0, each result
+#    checked against NumPy as on the CPU (ops without a GPU kernel run on
+#    the CPU by soft placement, so the log's placement lines say which ran
+#    where),
+# 4. runs a sample of ops under compute-sanitizer memcheck,
+# 5. times the GPU benchmark cases against PyTorch on the same GPU.
+# Each step's outcome goes to REPORT_DIR/summary.txt and its log beside it.
+# Without a GPU (CI) only steps 1-2 run and the rest are reported skipped,
+# so the script itself is exercised on every CI run.
+set -u -o pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+REPORT=${1:-${OUT:-$ROOT/gpu_report}}
+mkdir -p "$REPORT"
+SUMMARY=$REPORT/summary.txt
+: > "$SUMMARY"
+PY=${PYTHON:-python3}
+status=0
+
+note() { echo "$*" | tee -a "$SUMMARY"; }
+# step NAME COMMAND...: runs COMMAND with its output in REPORT/NAME.log.
+step() {
+  local name=$1; shift
+  local start=$SECONDS
+  if "$@" > "$REPORT/$name.log" 2>&1; then
+    note "PASS $name ($((SECONDS - start)) s)"
+  else
+    note "FAIL $name ($((SECONDS - start)) s): see $name.log"; status=1
+  fi
+}
+
+cd "$ROOT"
+has_cuda() { "$PY" -c "import ember, sys; sys.exit(0 if ember.config.build_info().get('is_cuda_build') else 1)" 2>/dev/null; }
+if [ "${EMBER_GPU_SKIP_BUILD:-0}" != 1 ] && ! has_cuda; then
+  step build "$PY" -m pip install --no-build-isolation --no-deps -v . \
+    --config-settings=cmake.define.EMBER_ENABLE_CUDA=ON --config-settings=build-dir=build/gpu
+fi
+step build_info "$PY" -c "import ember, json; print(json.dumps(ember.config.build_info(), indent=1))"
+cp "$REPORT/build_info.log" "$REPORT/build_info.json" 2>/dev/null
+step sm90_code "$PY" tests/gpu/check_sm90.py
+
+gpus=$("$PY" -c "import ember; print(len(ember.config.list_physical_devices('GPU')))" 2>/dev/null || echo 0)
+if [ "$gpus" = 0 ]; then
+  note "SKIP gpu steps: no GPU ($("$PY" -c "import ember; print(ember.config.build_info().get('gpu_status', ''))" 2>/dev/null))"
+  exit $status
+fi
+
+export PYTHONUNBUFFERED=1
+step ops_on_gpu0 env EMBER_TEST_DEVICE=gpu:0 "$PY" -m pytest -q -x -p no:cacheprovider \
+  tests/devices tests/python/test_ops.py
+step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 --leak-check no "$PY" tests/gpu/sample_ops.py
+step benchmarks "$PY" tests/gpu/bench_gpu.py --json "$REPORT/bench.json"
+exit $status
