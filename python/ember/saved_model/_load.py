@@ -8,7 +8,7 @@ from ember import _C
 from ember._module import Module
 from ember._random import _CallTimeSeed, get_global_generator
 from ember._variables import Variable
-from ember.function import ConcreteFunction, TensorSpec
+from ember.function import ConcreteFunction, TensorSpec, current_trace
 from ember.saved_model import _format, _structure
 
 
@@ -173,6 +173,9 @@ class _LoadedConcreteFunction(ConcreteFunction):
         return _structure.decode(self._outputs, iter(results))
 
     def _call(self, params, variables):
+        # Variables are read through _value, so that a gradient tape sees the reads (a gradient
+        # through the call then fails loudly: call_function has none) and an enclosing trace
+        # reads them at call time rather than capturing today's value.
         inputs, params, variables = [], iter(params), iter(variables)
         for kind, value in self._arg_plan:
             if kind == "parameter":
@@ -180,8 +183,18 @@ class _LoadedConcreteFunction(ConcreteFunction):
             elif kind == "constant":
                 inputs.append(value)
             else:
-                inputs.append(next(variables)._eager_value)
+                var = next(variables)
+                inputs.append(var._value if isinstance(var, Variable) else var._eager_value)
         return self._graph.call(inputs)
+
+    def _call_plain(self, params, variables, updated):
+        if updated and current_trace() is not None:
+            # Called while another function traces: the new values go through the trace.
+            results = self._call(params, variables)
+            for var, value in zip(updated, results[self._num_user_outputs:]):
+                var.assign(value)
+            return self._structure(results[:self._num_user_outputs])
+        return super()._call_plain(params, variables, updated)
 
     def _match(self, values, kwargs):
         """The tensor arguments of a call, if it fits this trace's saved arguments; else None."""
@@ -261,7 +274,8 @@ class _RestoredFunction:
             if params is not None:
                 return concrete, params
         names = [p for p in (self._signature.parameters if self._signature is not None else ())]
-        got = ", ".join([_structure.describe_value(v) for v in values] +
+        got = ", ".join([(f"{names[i]}=" if i < len(names) else "") + _structure.describe_value(v)
+                         for i, v in enumerate(values)] +
                         [f"{k}={_structure.describe_value(v)}" for k, v in sorted(keywords.items())])
         if not self._concretes:
             options = "none: it was never traced before it was saved"
