@@ -856,6 +856,11 @@ class Function:
             if kwargs or len(args) != len(self._input_signature):
                 raise TypeError(f"{self._name}: takes {len(self._input_signature)} positional arguments "
                                 f"matching its input_signature, got {len(args)} and {sorted(kwargs)}")
+            # Python numbers and lists where the signature has a TensorSpec are tensors of its
+            # dtype, as in TensorFlow (else they would be trace constants, outside the signature).
+            args = [_as_tensor(v, s.dtype) if isinstance(s, TensorSpec) and isinstance(v, (bool, int, float, list,
+                                                                                            tuple)) else v
+                    for v, s in zip(args, self._input_signature)]
             for i, (value, spec) in enumerate(zip(args, self._input_signature)):
                 for leaf, leaf_spec in zip(_signature([value])[1], _signature([spec])[1]):
                     if isinstance(leaf, TensorSpec):  # tensors are converted to the spec's dtype

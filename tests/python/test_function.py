@@ -97,6 +97,19 @@ def test_input_signature_fixes_one_trace_with_unknown_dims(mode):
         f(ember.constant(np.ones((2, 5), np.float32)))
 
 
+def test_input_signature_converts_python_values_to_its_dtypes():
+    @ember.function(input_signature=[ember.TensorSpec([2], ember.float32), ember.TensorSpec([], ember.int32)])
+    def f(x, n):
+        return x * 2.0, n + 1
+
+    x, n = f([1.0, 2.0], 3)  # tensors, as in TensorFlow: not a list repeated, not a trace constant
+    np.testing.assert_allclose(_np(x), [2.0, 4.0])
+    assert n.dtype == ember.int32 and int(n.numpy()) == 4
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError, match="input_signature"):
+        f([1.0, 2.0, 3.0], 1)
+
+
 def test_method_input_signature_describes_the_arguments_after_self():
     class Scale(ember.Module):
         def __init__(self, factor):

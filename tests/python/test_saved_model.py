@@ -422,6 +422,9 @@ def test_load_errors_name_the_problem(tmp_path):
     manifest_path.write_text(json.dumps(dict(manifest, objects=[{"kind": "object"}])))
     with pytest.raises(ValueError, match="corrupt or inconsistent"):
         ember.saved_model.load(tmp_path / "m")
+    manifest_path.write_text(json.dumps(dict(manifest, variables="../../elsewhere")))
+    with pytest.raises(ValueError, match="not a relative path inside it"):
+        ember.saved_model.load(tmp_path / "m")
     manifest_path.write_text(json.dumps(manifest))
     ember.saved_model.load(tmp_path / "m")  # intact again
 

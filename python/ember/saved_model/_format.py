@@ -1,4 +1,4 @@
-# The saved model directory: its manifest, graph files and checkpoints, written atomically (docs/modules_and_checkpoints.md).
+# The saved model directory: manifest, graph files and checkpoints, written atomically (docs/modules_and_checkpoints.md).
 
 import json
 import os
@@ -168,8 +168,16 @@ def read_manifest(export_dir):
     return manifest
 
 
+def _inside(export_dir, relative):
+    """The path of a file the manifest names, which must lie inside export_dir."""
+    if not isinstance(relative, str) or os.path.isabs(relative) or ".." in relative.replace("\\", "/").split("/"):
+        raise CorruptSavedModel(f"saved_model.load: the manifest of {os.fspath(export_dir)!r} names the file "
+                                f"{relative!r}, which is not a relative path inside it")
+    return os.path.join(os.fspath(export_dir), relative)
+
+
 def read_text(export_dir, relative):
-    path = os.path.join(os.fspath(export_dir), relative)
+    path = _inside(export_dir, relative)
     try:
         with open(path, "rb") as f:
             return f.read().decode("utf-8")
@@ -182,7 +190,7 @@ def read_text(export_dir, relative):
 
 def read_checkpoint(export_dir, prefix):
     """(object graph, arrays) of one of the directory's checkpoints."""
-    path = os.path.join(os.fspath(export_dir), prefix)
+    path = _inside(export_dir, prefix)
     try:
         return checkpoint_format.read(path)
     except FileNotFoundError:

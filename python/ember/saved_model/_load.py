@@ -1,4 +1,4 @@
-# ember.saved_model.load: rebuilds a saved object tree with its variables and callable functions, without its Python classes.
+# ember.saved_model.load: rebuilds a saved object tree, its variables and callable functions, without its classes.
 
 import collections.abc
 import inspect

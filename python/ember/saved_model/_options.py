@@ -1,4 +1,4 @@
-# tf.saved_model's SaveOptions and LoadOptions: accepted so TensorFlow programs run; none of their settings applies to Ember's format.
+# tf.saved_model.SaveOptions and LoadOptions: accepted so TensorFlow programs run; Ember's format uses none of them.
 
 
 class SaveOptions:

@@ -2,7 +2,6 @@
 
 import inspect
 
-
 from ember._module import Module
 from ember._random import _CallTimeSeed
 from ember._variables import Variable, _VariableSlice
@@ -230,7 +229,10 @@ class _Exporter:
         fn, instance, _ = functions[0]
         if isinstance(fn, _Single) or fn._input_signature is None:
             return None
-        return fn._get_concrete_function((), {}, _UNBOUND if instance is None else instance)
+        try:
+            return fn._get_concrete_function((), {}, _UNBOUND if instance is None else instance)
+        except ValueError:  # a spec of unknown rank: no single signature
+            return None
 
     # --- Output ------------------------------------------------------------------
     def manifest(self):
