@@ -127,6 +127,20 @@ def test_methods_keep_the_traces_made_before_saving(tmp_path):
         loaded.layers[1](ember.ones([2, 8]))
 
 
+def test_concrete_functions_of_loaded_functions(tmp_path):
+    model = MLP()
+    ember.saved_model.save(model, tmp_path / "m")
+    loaded = ember.saved_model.load(tmp_path / "m")
+    concrete = loaded.__call__.get_concrete_function(ember.TensorSpec([None, 4], ember.float32))
+    assert concrete is loaded.__call__.get_concrete_function()
+    assert concrete.input_signature[0].shape.as_list() == [None, 4]
+    assert concrete.structured_outputs.shape.as_list() == [None, 3]
+    x = _x()
+    np.testing.assert_array_equal(concrete(ember.constant(x)).numpy(), model(x).numpy())
+    with pytest.raises(ValueError, match="match none"):
+        loaded.__call__.get_concrete_function(ember.TensorSpec([None, 5], ember.float32))
+
+
 def test_a_call_that_matches_no_saved_signature_names_the_function_and_its_specs(tmp_path):
     model = MLP()
     ember.saved_model.save(model, tmp_path / "m")
@@ -480,3 +494,17 @@ def test_random_ops_draw_new_numbers_at_each_call_after_loading(tmp_path):
     a, b = loaded(x).numpy(), loaded(x).numpy()
     assert not np.array_equal(a, b)
     assert ((a >= 0) & (a < 1)).all()
+
+
+def test_a_compiled_keras_model_saves_its_variables_not_its_private_train_step(tmp_path):
+    model = ember.keras.Sequential([ember.keras.layers.Dense(4, activation="relu"), ember.keras.layers.Dense(2)])
+    x = np.ones((3, 5), np.float32)
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(x, np.zeros((3, 2), np.float32), epochs=1, verbose=0)  # makes the private _train_fn
+    ember.saved_model.save(model, tmp_path / "m")
+    loaded = ember.saved_model.load(tmp_path / "m")
+    assert len(loaded.variables) == len(model.variables)  # the optimizer is kept, but is not a module
+    for got, want in zip(loaded.trainable_variables, model.trainable_variables):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert int(loaded.optimizer.iterations.numpy()) == 1
+    assert not hasattr(loaded, "_train_fn")

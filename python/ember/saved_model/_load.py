@@ -80,6 +80,8 @@ class _Loader:
             var._name = node["name"]  # as saved, whatever name scope load() runs in
             return var
         if kind == "object":
+            if not node.get("module", True):
+                return _RestoredObject(node.get("class"))
             has_call = node["children"].get("__call__") is not None
             return (_CallableUserObject if has_call else _UserObject)(node.get("name"), node.get("class"))
         if kind == "list":
@@ -122,7 +124,7 @@ class _Loader:
             if kind == "constant":
                 args.append(("constant", _C.convert_to_tensor(self.constants[arg["key"]])))
             elif kind == "variable":
-                args.append(("variable", self.objects[arg["object"]]))
+                args.append(("variable", self._variable(arg["object"])))
             elif kind == "random_seed":
                 args.append(("variable", _CallTimeSeed(lambda: get_global_generator()._next_seeds()[0])))
             elif kind == "parameter":
@@ -130,9 +132,17 @@ class _Loader:
             else:
                 raise _format.CorruptSavedModel(f"saved_model.load: unknown argument kind {kind!r}")
         specs = [_structure.spec_from_json(s) for s in entry["specs"]]
-        updated = [self.objects[i] for i in entry["updated"]]
+        updated = [self._variable(i) for i in entry["updated"]]
         return _LoadedConcreteFunction(self.graphs[entry["graph"]], self.graphs, args, updated, specs, entry["name"],
                                        entry["inputs"], entry["outputs"])
+
+
+    def _variable(self, index):
+        var = self.objects[index]
+        if not isinstance(var, Variable):
+            raise _format.CorruptSavedModel(f"saved_model.load: a function of {self.export_dir!r} reads object "
+                                            f"{index}, which is not a variable")
+        return var
 
 
 class _UserObject(Module):
@@ -146,6 +156,17 @@ class _UserObject(Module):
 
     def __repr__(self):
         return f"<ember.saved_model loaded {self._saved_class or 'object'} '{self.name}'>"
+
+
+class _RestoredObject:
+    """A loaded object that was not a module (an optimizer): its saved attributes only, so
+    that modules holding it do not count its variables as their own, as before saving."""
+
+    def __init__(self, class_name):
+        self._saved_class = class_name
+
+    def __repr__(self):
+        return f"<ember.saved_model loaded {self._saved_class or 'object'}>"
 
 
 class _CallableUserObject(_UserObject):
@@ -247,12 +268,11 @@ class _RestoredFunction:
         return concrete._call_flat(params)
 
     def get_concrete_function(self, *args, **kwargs):
-        """The saved trace that these arguments (tensors or TensorSpecs) select."""
+        """The saved trace that these arguments (tensors or TensorSpecs) select; without
+        arguments, the only one (a function saved with an input_signature has one)."""
+        if not args and not kwargs and len(self._concretes) == 1:
+            return self._concretes[0]
         return self._find(args, kwargs)[0]
-
-    @property
-    def concrete_functions(self):
-        return list(self._concretes)
 
     def _bind(self, args, kwargs):
         if self._signature is None:

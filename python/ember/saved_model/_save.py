@@ -98,15 +98,18 @@ class _Exporter:
                 return None
             self.nodes[index]["items"] = items if kind == "dict" else [child for _, child in items]
             return index
-        index = self._new_node(obj, {"kind": "object", "class": type(obj).__name__,
+        index = self._new_node(obj, {"kind": "object", "class": type(obj).__name__, "module": isinstance(obj, Module),
                                      "name": obj.name if isinstance(obj, Module) else None, "children": {}})
         found = {}
         for name, child in children:
+            if isinstance(child, (Function, ConcreteFunction)) and _private(name):
+                continue
             child_index = self._add(child, f"{path}.{name}")
             if child_index is not None:
                 found[str(name)] = child_index
         for name, fn in _methods(obj):
-            found[name] = self._add_function(fn, obj, f"{path}.{name}")
+            if not _private(name):
+                found[name] = self._add_function(fn, obj, f"{path}.{name}")
         self.nodes[index]["children"] = found
         return index
 
@@ -243,6 +246,12 @@ class _Exporter:
 
     def variables_checkpoint(self):
         return self.checkpoint_graph, self.arrays
+
+
+def _private(name):
+    """Functions under private names (Keras's compiled _train_fn) are the object's machinery,
+    not its interface: they are not saved. Dunder methods such as __call__ are."""
+    return isinstance(name, str) and name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
 def _short(path):
