@@ -508,3 +508,83 @@ def test_a_compiled_keras_model_saves_its_variables_not_its_private_train_step(t
         np.testing.assert_array_equal(got.numpy(), want.numpy())
     assert int(loaded.optimizer.iterations.numpy()) == 1
     assert not hasattr(loaded, "_train_fn")
+
+
+_KILLED_SAVE = """
+import os, signal, sys
+import ember
+from ember.saved_model import _format
+
+target, where = sys.argv[1], sys.argv[2]
+
+
+class Model(ember.Module):
+    def __init__(self):
+        super().__init__()
+        self.v = ember.Variable([2.0, 2.0])
+
+    @ember.function(input_signature=[ember.TensorSpec([2])])
+    def __call__(self, x):
+        return x * self.v
+
+
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+if where == "manifest":  # while the new directory is being written
+    write_file = _format._write_file
+    _format._write_file = lambda path, data: die() if path.endswith(_format.MANIFEST) else write_file(path, data)
+else:  # between moving the old directory aside and renaming the new one in
+    replace = _format.os.replace
+    def replace_then_die(src, dst):
+        replace(src, dst)
+        if ".tmp-old-" in os.path.basename(dst):
+            die()
+    _format.os.replace = replace_then_die
+ember.saved_model.save(Model(), target)
+"""
+
+
+@pytest.mark.parametrize("where", ["manifest", "between_renames"])
+def test_a_save_killed_midway_leaves_the_previous_saved_model_whole(tmp_path, where):
+    class Model(ember.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = ember.Variable([5.0, 7.0])
+
+        @ember.function(input_signature=[ember.TensorSpec([2])])
+        def __call__(self, x):
+            return x * self.v
+
+    target = tmp_path / "m"
+    ember.saved_model.save(Model(), target)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    child = subprocess.run([sys.executable, "-c", _KILLED_SAVE, str(target), where], env=env, timeout=300)
+    assert child.returncode == -9
+    if where == "manifest":
+        previous = target  # untouched; the half-written directory is a .tmp- one beside it
+        assert any(name.startswith(".tmp-m-") for name in os.listdir(tmp_path))
+    else:
+        assert not target.exists()
+        [aside] = [name for name in os.listdir(tmp_path) if name.startswith(".tmp-old-m-")]
+        previous = tmp_path / aside
+    loaded = ember.saved_model.load(previous)
+    np.testing.assert_array_equal(loaded(ember.constant([1.0, 1.0])).numpy(), [5.0, 7.0])
+
+
+def test_a_failed_save_leaves_nothing_behind(tmp_path, monkeypatch):
+    from ember.saved_model import _format
+
+    model = MLP()
+    ember.saved_model.save(model, tmp_path / "m")
+
+    def fail(path, data):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(_format, "_write_file", fail)
+    with pytest.raises(OSError, match="disk full"):
+        ember.saved_model.save(MLP(), tmp_path / "m")
+    assert os.listdir(tmp_path) == ["m"]
+    x = _x()
+    np.testing.assert_array_equal(ember.saved_model.load(tmp_path / "m")(x).numpy(), model(x).numpy())
