@@ -79,6 +79,7 @@ from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.ini
 from ember import keras  # noqa: E402 - tf.keras.optimizers, tf.keras.initializers
 from ember import data  # noqa: E402 - tf.data: input pipelines
 from ember import train  # noqa: E402 - tf.train: checkpoints
+from ember import saved_model  # noqa: E402 - tf.saved_model: modules with their functions
 from ember import profiler  # noqa: E402 - tf.profiler.experimental
 from ember import experimental  # noqa: E402 - tf.experimental.dlpack
 from ember._dlpack import from_dlpack  # noqa: E402 - the array API's from_dlpack

@@ -59,6 +59,8 @@ class HostCallbackError(ValueError):
 
 # Marks a trace-cache entry whose function runs eagerly at every call.
 _EAGER = object()
+# Marks a lookup made on a Function itself, not through an instance (_BoundMethod).
+_UNBOUND = object()
 
 
 # Note [Variables created in functions]: as in TensorFlow, a function may
@@ -794,10 +796,11 @@ class Function:
         return self._tracing_count
 
     def __get__(self, instance, owner):
-        # A decorated method: bind `self` like a plain function would.
+        # A decorated method: bind `self` like a plain function would. With an
+        # input_signature, the signature describes the arguments after self.
         if instance is None:
             return self
-        return functools.partial(self.__call__, instance)
+        return _BoundMethod(self.__call__ if self._input_signature is None else self._call_method, instance)
 
     def __call__(self, *args, **kwargs):
         if _run_eagerly or getattr(_state, "trace", None) is not None:
@@ -819,11 +822,25 @@ class Function:
             return concrete.value
         return concrete._call_flat(params, arg_variables)
 
+    def _call_method(self, instance, *args, **kwargs):
+        """A call through an instance of a method that has an input_signature."""
+        if _run_eagerly or getattr(_state, "trace", None) is not None:
+            return self._python_function(instance, *args, **kwargs)
+        concrete, params, arg_variables = self._lookup(args, kwargs, trace_specs=False, instance=instance)
+        if concrete is _EAGER:
+            return self._python_function(instance, *args, **kwargs)
+        if type(concrete) is _EagerResult:
+            return concrete.value
+        return concrete._call_flat(params, arg_variables)
+
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (values or TensorSpecs), tracing if needed."""
+        return self._get_concrete_function(args, kwargs, _UNBOUND)
+
+    def _get_concrete_function(self, args, kwargs, instance):
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
-        concrete, _, _ = self._lookup(args, kwargs, trace_specs=True)
+        concrete, _, _ = self._lookup(args, kwargs, trace_specs=True, instance=instance)
         if concrete is _EAGER:
             raise HostCallbackError(f"{self._name} calls py_function or numpy_function (or next() on an outside "
                                     "iterator), so it runs eagerly at each call and has no concrete graph (Note "
@@ -839,6 +856,11 @@ class Function:
             if kwargs or len(args) != len(self._input_signature):
                 raise TypeError(f"{self._name}: takes {len(self._input_signature)} positional arguments "
                                 f"matching its input_signature, got {len(args)} and {sorted(kwargs)}")
+            # Python numbers and lists where the signature has a TensorSpec are tensors of its
+            # dtype, as in TensorFlow (else they would be trace constants, outside the signature).
+            args = [_as_tensor(v, s.dtype) if isinstance(s, TensorSpec) and isinstance(v, (bool, int, float, list,
+                                                                                            tuple)) else v
+                    for v, s in zip(args, self._input_signature)]
             for i, (value, spec) in enumerate(zip(args, self._input_signature)):
                 for leaf, leaf_spec in zip(_signature([value])[1], _signature([spec])[1]):
                     if isinstance(leaf, TensorSpec):  # tensors are converted to the spec's dtype
@@ -857,14 +879,19 @@ class Function:
         bound.apply_defaults()
         return list(bound.arguments), list(bound.args), dict(bound.kwargs)
 
-    def _lookup(self, args, kwargs, trace_specs):
+    def _lookup(self, args, kwargs, trace_specs, instance=_UNBOUND):
         names, call_args, call_kwargs = self._bind(args, kwargs)
+        bound = instance is not _UNBOUND  # a method with an input_signature, called through an instance
+        if bound:
+            names, call_args = [self._param_names[0]] + names, [instance] + call_args
         values = call_args + [call_kwargs[k] for k in sorted(call_kwargs)]
         key, leaves, arg_variables = _signature_and_variables(values)
         if self._input_signature is not None:
             specs = [spec._with_rank_of(leaf) for spec, leaf in
                      zip(_signature(list(self._input_signature))[1], leaves)]
-            key = ("signature", tuple(len(spec.shape) for spec in specs), key[-1] if arg_variables else None)
+            # The instance is part of the key: each object's trace reads its own variables.
+            key = ("signature", tuple(len(spec.shape) for spec in specs), key[-1] if arg_variables else None,
+                   key[0] if bound else None)
             params = [] if trace_specs else [_as_tensor(v, s.dtype) for v, s in zip(leaves, specs)]
         else:
             params = [] if trace_specs else [v if type(v) is Tensor else _as_tensor(v) for v in leaves]
@@ -956,6 +983,27 @@ class Function:
         concrete._call_templates = (call_args, call_kwargs)
         concrete._created_variables = trace.created_variables
         return concrete
+
+
+class _BoundMethod(functools.partial):
+    """A Function read through an instance (``model.__call__``): a call passes the
+    instance first, and get_concrete_function takes the arguments after it."""
+
+    __slots__ = ()
+
+    def get_concrete_function(self, *args, **kwargs):
+        function = self.func.__self__
+        if function._input_signature is None:
+            return function._get_concrete_function((self.args[0],) + args, kwargs, _UNBOUND)
+        return function._get_concrete_function(args, kwargs, self.args[0])
+
+    @property
+    def python_function(self):
+        return self.func.__self__.python_function
+
+    @property
+    def input_signature(self):
+        return self.func.__self__._input_signature
 
 
 class _EagerResult:

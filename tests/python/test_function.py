@@ -97,6 +97,41 @@ def test_input_signature_fixes_one_trace_with_unknown_dims(mode):
         f(ember.constant(np.ones((2, 5), np.float32)))
 
 
+def test_input_signature_converts_python_values_to_its_dtypes():
+    @ember.function(input_signature=[ember.TensorSpec([2], ember.float32), ember.TensorSpec([], ember.int32)])
+    def f(x, n):
+        return x * 2.0, n + 1
+
+    x, n = f([1.0, 2.0], 3)  # tensors, as in TensorFlow: not a list repeated, not a trace constant
+    np.testing.assert_allclose(_np(x), [2.0, 4.0])
+    assert n.dtype == ember.int32 and int(n.numpy()) == 4
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError, match="input_signature"):
+        f([1.0, 2.0, 3.0], 1)
+
+
+def test_method_input_signature_describes_the_arguments_after_self():
+    class Scale(ember.Module):
+        def __init__(self, factor):
+            super().__init__()
+            self.factor = ember.Variable(factor)
+
+        @ember.function(input_signature=[ember.TensorSpec([None], ember.float32)])
+        def __call__(self, x):
+            return x * self.factor
+
+    a, b = Scale(2.0), Scale(3.0)
+    x = np.arange(3, dtype=np.float32)
+    np.testing.assert_allclose(_np(a(x)), x * 2.0)
+    np.testing.assert_allclose(_np(b(ember.constant(x))), x * 3.0)  # its own trace, its own variable
+    concrete = b.__call__.get_concrete_function()
+    assert concrete is b.__call__.get_concrete_function(ember.TensorSpec([None], ember.float32))
+    np.testing.assert_allclose(_np(concrete(ember.constant(x[:2]))), x[:2] * 3.0)
+    assert Scale.__call__.experimental_get_tracing_count() == 2
+    with pytest.raises(TypeError, match="input_signature"):
+        a(ember.constant(np.ones((2, 2), np.float32)))
+
+
 def test_reduce_retracing_relaxes_shapes():
     @ember.function(reduce_retracing=True)
     def f(x):

@@ -23,6 +23,13 @@ TF_SIGNATURES = {
         'checkpoint_interval', 'init_fn'
     ],
     'train.latest_checkpoint': ['checkpoint_dir', 'latest_filename'],
+    'saved_model.save': ['obj', 'export_dir', 'signatures', 'options'],
+    'saved_model.load': ['export_dir', 'tags', 'options'],
+    'saved_model.contains_saved_model': ['export_dir'],
+    'saved_model.LoadOptions': [
+        'allow_partial_checkpoint', 'experimental_io_device', 'experimental_skip_checkpoint',
+        'experimental_variable_policy', 'experimental_load_function_aliases'
+    ],
     'TensorShape': ['dims'],
     'TensorSpec': ['shape', 'dtype', 'name'],
     'Variable': [
@@ -451,7 +458,7 @@ TF_NAMES = {
         'optimizers', 'pad', 'pow', 'print', 'profiler', 'random', 'range', 'rank', 'raw_ops', 'reduce_all',
         'reduce_any',
         'reduce_logsumexp', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'reshape',
-        'reverse', 'reverse_sequence', 'roll', 'round', 'scatter_nd', 'searchsorted', 'shape', 'sigmoid', 'sign',
+        'reverse', 'reverse_sequence', 'roll', 'round', 'saved_model', 'scatter_nd', 'searchsorted', 'shape', 'sigmoid', 'sign',
         'signal', 'sin', 'sinh', 'size', 'slice', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack',
         'stop_gradient', 'strided_slice', 'subtract', 'tan', 'tanh', 'tensor_scatter_nd_update', 'tensordot', 'tile',
         'train', 'transpose', 'truediv', 'uint8', 'unique', 'unique_with_counts', 'unstack',
@@ -531,6 +538,7 @@ TF_NAMES = {
         'truncated_normal', 'uniform'
     ],
     'train': ['Checkpoint', 'CheckpointManager', 'latest_checkpoint'],
+    'saved_model': ['LoadOptions', 'SaveOptions', 'contains_saved_model', 'load', 'save'],
     'sparse': ['SparseTensor', 'add', 'from_dense', 'reduce_sum', 'reorder', 'sparse_dense_matmul', 'to_dense',
                'transpose'],
     'ragged': ['constant', 'map_flat_values'],
@@ -657,5 +665,6 @@ def test_implementation_details_are_not_public(path):
 
 def test_tensorflow_namespaces_present():
     for name in ("math", "nn", "linalg", "random", "data", "config", "keras", "dtypes", "errors", "nest",
-                 "bitwise", "debugging", "autodiff", "initializers", "optimizers", "raw_ops", "train"):
+                 "bitwise", "debugging", "autodiff", "initializers", "optimizers", "raw_ops", "train",
+                 "saved_model"):
         assert inspect.ismodule(getattr(ember, name)), name
