@@ -1,12 +1,15 @@
 // This file binds the CUDA library's host-side checks for tests: the cuDNN
-// geometry of a conv2d or pooling call (Note [cuDNN convolution geometry]),
-// which needs cuDNN's library but no GPU. Compiled into CUDA builds only.
+// geometry of a conv2d or pooling call (Note [cuDNN convolution geometry])
+// and the cuBLASLt layouts of a matmul (Note [Row-major GEMM on cuBLAS]),
+// which need the libraries but no GPU. Compiled into CUDA builds only.
 #ifdef EMBER_WITH_CUDA
 #include "python/cuda_binding.h"
 
 #include <pybind11/stl.h>
 
+#include "devices/cuda/cublaslt_matmul.h"
 #include "devices/cuda/cudnn_conv.h"
+#include "kernels/cuda/gemm_plan.h"
 #include "python/status_to_python.h"
 
 namespace py = pybind11;
@@ -59,9 +62,42 @@ py::dict CudnnGeometry(const std::string& op, const std::vector<int64_t>& input,
   return out;
 }
 
+// The GemmPlan of a matmul (Note [Row-major GEMM on cuBLAS]) and the
+// layouts cuBLASLt built from it, read back from the library.
+py::dict GemmLayouts(const std::vector<int64_t>& a, const std::vector<int64_t>& b, const std::vector<int64_t>& c,
+                     bool transpose_a, bool transpose_b, const std::string& dtype_name) {
+  DType dtype;
+  Check(ParseDType(dtype_name, &dtype));
+  cuda::GemmPlan plan;
+  Check(cuda::MakeGemmPlan(Shape(a), Shape(b), Shape(c), transpose_a, transpose_b, &plan));
+  py::dict out;
+  out["m"] = plan.m;
+  out["n"] = plan.n;
+  out["k"] = plan.k;
+  out["transpose_a"] = plan.transpose_a;
+  out["transpose_b"] = plan.transpose_b;
+  out["batch"] = plan.batch;
+  out["offsets_a"] = plan.offsets_a;
+  out["offsets_b"] = plan.offsets_b;
+  out["offsets_d"] = plan.offsets_d;
+  out["empty"] = plan.empty;
+  if (plan.empty || plan.k == 0) return out;
+  std::unique_ptr<cuda::CublasLtGemm> gemm;
+  Check(cuda::CublasLtGemm::Create(plan, dtype, &gemm));
+  int64_t layouts[3][5];
+  Check(gemm->Describe(layouts));
+  py::list described;
+  for (auto& l : layouts) described.append(std::vector<int64_t>(l, l + 5));
+  out["layouts"] = described;  // A, B, D: rows, cols, ld, batch, stride
+  return out;
+}
+
 }  // namespace
 
-void RegisterCudaBindings(py::module_& m) { m.def("_cudnn_geometry", &CudnnGeometry); }
+void RegisterCudaBindings(py::module_& m) {
+  m.def("_cudnn_geometry", &CudnnGeometry);
+  m.def("_cublaslt_layouts", &GemmLayouts);
+}
 
 }  // namespace ember::python
 #endif  // EMBER_WITH_CUDA

@@ -10,6 +10,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import ember
@@ -124,3 +125,53 @@ def test_cudnn_geometry_matches_the_shape_functions(op, dtype, sample):
     assert all(p >= 0 for p in got["prepad"] + got["pads"])
     if op == "conv2d":
         assert got["groups"] == x.shape[1 if data_format == "NCHW" else 3] // window.shape[2]
+
+
+def _matmul_cases():
+    from op_db import OP_DB, samples_for
+
+    for dtype in ("float32", "float64", "float16", "bfloat16"):
+        for sample in samples_for(OP_DB["matmul"], dtype):
+            yield pytest.param(dtype, sample, id=f"{dtype}-{sample.name}")
+
+
+def _column_major(buffer, offset, rows, cols, ld):
+    """The rows x cols column-major matrix at buffer[offset:] with leading dimension ld."""
+    return np.array([[buffer[offset + r + c * ld] for c in range(cols)] for r in range(rows)])
+
+
+@pytest.mark.parametrize("dtype,sample", list(_matmul_cases()))
+def test_cublaslt_layouts_compute_the_row_major_product(dtype, sample):
+    """Note [Row-major GEMM on cuBLAS]: the layouts cuBLASLt built (read back
+    from the library), applied with cuBLAS's column-major semantics to the
+    operands' row-major buffers, give NumPy's product."""
+    a, b = (np.asarray(x, np.float64) for x in sample.args)
+    ta, tb = sample.kwargs.get("transpose_a", False), sample.kwargs.get("transpose_b", False)
+    want = np.matmul(np.swapaxes(a, -1, -2) if ta else a, np.swapaxes(b, -1, -2) if tb else b)
+    plan = _C._cublaslt_layouts(list(a.shape), list(b.shape), list(want.shape), ta, tb, dtype)
+    if want.size == 0:
+        assert plan["empty"]
+        return
+    if plan["k"] == 0:
+        assert not np.any(want)  # the kernel clears the output
+        return
+    (a_rows, a_cols, lda, batch, stride_a), (b_rows, b_cols, ldb, _, stride_b), (m, n, ldd, _, stride_d) = \
+        plan["layouts"]
+    assert (m, n, batch) == (plan["m"], plan["n"], plan["batch"])
+    # cuBLAS's A is Ember's b, its B Ember's a.
+    a_buf, b_buf = b.ravel(), a.ravel()
+    d_buf = np.zeros(want.size)
+    if plan["offsets_a"]:
+        products = zip(plan["offsets_a"], plan["offsets_b"], plan["offsets_d"])
+    else:
+        products = ((i * stride_a, i * stride_b, i * stride_d) for i in range(batch))
+    for off_a, off_b, off_d in products:
+        op_a = _column_major(a_buf, off_a, a_rows, a_cols, lda)
+        op_b = _column_major(b_buf, off_b, b_rows, b_cols, ldb)
+        op_a = op_a.T if plan["transpose_a"] else op_a
+        op_b = op_b.T if plan["transpose_b"] else op_b
+        product = op_a @ op_b
+        assert product.shape == (m, n)
+        for c in range(n):
+            d_buf[off_d + c * ldd:off_d + c * ldd + m] = product[:, c]
+    np.testing.assert_allclose(d_buf.reshape(want.shape), want, rtol=1e-12, atol=1e-12)

@@ -80,6 +80,8 @@ class CudaApi {
   // A copy in `stream`'s order; source and destination may be host or
   // device memory of any device (unified addressing).
   virtual ApiResult MemcpyAsync(void* dst, const void* src, size_t bytes, StreamHandle stream) = 0;
+  // Sets `bytes` bytes at `dst` (device memory) to `value`, in stream order.
+  virtual ApiResult MemsetAsync(void* dst, int value, size_t bytes, StreamHandle stream) = 0;
   // Clears and returns the calling thread's last error (a kernel launch's).
   virtual ApiResult GetLastError() = 0;
 

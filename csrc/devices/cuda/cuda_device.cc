@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/caching_allocator.h"
+#include "devices/cuda/cublaslt_matmul.h"
 #include "devices/cuda/cuda_memory.h"
 #include "runtime/thread_executor.h"
 
@@ -28,6 +29,13 @@ Status CudaKernelEnv::CheckLaunch(ApiResult result, const char* what) const {
   Status s = api->ToStatus(result, what);
   if (IsStickyError(result)) health->Fail(s);
   return s;
+}
+
+Status CudaKernelEnv::CublasLtHandle(void** handle) const {
+  std::lock_guard<std::mutex> lock(blas_mu_);
+  if (cublaslt_ == nullptr) EMBER_RETURN_IF_ERROR(CreateCublasLtHandle(&cublaslt_));
+  *handle = cublaslt_;
+  return Status::OK();
 }
 
 // One pool per CudaApi: the process has one, tests make several. Leaked:

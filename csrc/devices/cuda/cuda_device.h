@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ struct CudaKernelEnv {
   // The status for a launch's result: OK, or the error naming the op's
   // kernel, which also marks the device failed if it is sticky.
   Status CheckLaunch(ApiResult result, const char* what) const;
+  // The device's cuBLASLt handle, made on first use (on a launching
+  // thread, whose current device is this one).
+  Status CublasLtHandle(void** handle) const;
+
+ private:
+  mutable std::mutex blas_mu_;
+  mutable void* cublaslt_ = nullptr;
 };
 
 // Note [CUDA device]

@@ -67,6 +67,9 @@ class RuntimeApi final : public CudaApi {
   ApiResult MemcpyAsync(void* dst, const void* src, size_t bytes, StreamHandle stream) override {
     return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, S(stream));
   }
+  ApiResult MemsetAsync(void* dst, int value, size_t bytes, StreamHandle stream) override {
+    return cudaMemsetAsync(dst, value, bytes, S(stream));
+  }
   ApiResult GetLastError() override { return cudaGetLastError(); }
   std::string ErrorName(ApiResult result) override { return cudaGetErrorName(static_cast<cudaError_t>(result)); }
   std::string ErrorString(ApiResult result) override { return cudaGetErrorString(static_cast<cudaError_t>(result)); }

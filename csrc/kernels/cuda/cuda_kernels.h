@@ -11,9 +11,13 @@ namespace ember::cuda {
 // Element-wise unary and binary ops with broadcasting, and transfer.
 void RegisterCudaElementwiseKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// matmul over cuBLASLt (float types; the others run on the CPU).
+void RegisterCudaMatmulKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
+  RegisterCudaMatmulKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

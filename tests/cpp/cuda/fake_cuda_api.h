@@ -188,6 +188,11 @@ class FakeCudaApi final : public CudaApi {
     Of(stream)->Push([dst, src, bytes] { std::memcpy(dst, src, bytes); });
     return kSuccess;
   }
+  ApiResult MemsetAsync(void* dst, int value, size_t bytes, StreamHandle stream) override {
+    if (ApiResult r = Sticky(); r != kSuccess) return r;
+    Of(stream)->Push([dst, value, bytes] { std::memset(dst, value, bytes); });
+    return kSuccess;
+  }
   ApiResult GetLastError() override {
     std::lock_guard<std::mutex> lock(mu_);
     return std::exchange(last_error_, kSuccess);
