@@ -23,6 +23,8 @@ TF_SIGNATURES = {
         'checkpoint_interval', 'init_fn'
     ],
     'train.latest_checkpoint': ['checkpoint_dir', 'latest_filename'],
+    'train.list_variables': ['ckpt_dir_or_file'],
+    'train.load_checkpoint': ['ckpt_dir_or_file'],
     'TensorShape': ['dims'],
     'TensorSpec': ['shape', 'dtype', 'name'],
     'Variable': [
@@ -471,7 +473,7 @@ TF_NAMES = {
         'int64', 'int8', 'uint8'
     ],
     'errors': [
-        'CANCELLED', 'CancelledError', 'FAILED_PRECONDITION', 'FailedPreconditionError', 'INTERNAL',
+        'CANCELLED', 'CancelledError', 'DATA_LOSS', 'DataLossError', 'FAILED_PRECONDITION', 'FailedPreconditionError', 'INTERNAL',
         'INVALID_ARGUMENT', 'InternalError', 'InvalidArgumentError', 'NOT_FOUND', 'NotFoundError', 'OK',
         'OperatorNotAllowedInGraphError', 'OUT_OF_RANGE', 'OpError', 'OutOfRangeError', 'RESOURCE_EXHAUSTED',
         'ResourceExhaustedError',
@@ -530,7 +532,7 @@ TF_NAMES = {
         'stateless_categorical', 'stateless_normal', 'stateless_truncated_normal', 'stateless_uniform',
         'truncated_normal', 'uniform'
     ],
-    'train': ['Checkpoint', 'CheckpointManager', 'latest_checkpoint'],
+    'train': ['Checkpoint', 'CheckpointManager', 'latest_checkpoint', 'list_variables', 'load_checkpoint'],
     'sparse': ['SparseTensor', 'add', 'from_dense', 'reduce_sum', 'reorder', 'sparse_dense_matmul', 'to_dense',
                'transpose'],
     'ragged': ['constant', 'map_flat_values'],

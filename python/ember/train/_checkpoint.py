@@ -7,6 +7,8 @@ import numpy as np
 from ember._module import Module
 from ember._variables import Variable
 from ember.train import _format, _object_graph as graph, _state
+from ember.train._bundle.bundle import BundleReader, is_bundle
+from ember.train._bundle.object_graph import restore_plan
 from ember.train._restore import CheckpointLoadStatus, InitializationOnlyStatus
 
 
@@ -94,7 +96,8 @@ class Checkpoint:
 
     def restore(self, save_path, options=None):
         """Restores from ``save_path`` (as returned by ``save`` or ``latest_checkpoint``); returns
-        a load status. ``None`` restores nothing, as in TensorFlow (for a first run)."""
+        a load status. ``None`` restores nothing, as in TensorFlow (for a first run). A prefix
+        with a ``.index`` file is read as a TensorFlow checkpoint."""
         del options
         if save_path is None:
             return InitializationOnlyStatus()
@@ -102,7 +105,12 @@ class Checkpoint:
 
     def _restore(self, save_path):
         save_path = os.fspath(save_path)
-        object_graph, arrays = _format.read(save_path)
+        if is_bundle(save_path) and not os.path.exists(_format.file_for(save_path)):
+            # A TensorFlow checkpoint: tensors are read when their variable is matched.
+            reader = BundleReader(save_path)
+            object_graph, arrays = restore_plan(reader), reader
+        else:
+            object_graph, arrays = _format.read(save_path)
         if self._status is not None:
             self._status.expect_partial()  # a newer restore replaces its pending values
         self._status = CheckpointLoadStatus(self, object_graph, arrays, save_path)

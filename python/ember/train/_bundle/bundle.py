@@ -114,6 +114,9 @@ class BundleReader:
     def __contains__(self, key):
         return key in self._entries
 
+    def __getitem__(self, key):
+        return self.tensor(key)
+
     def _entry(self, key):
         try:
             return self._entries[key]

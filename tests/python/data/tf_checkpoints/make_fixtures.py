@@ -14,6 +14,7 @@ It writes, next to itself:
   snappy.*         a checkpoint of 80 variables whose .index this script rewrites with small,
                    Snappy-compressed blocks (TensorFlow writes it uncompressed), then checks that
                    TensorFlow still reads every value back from the rewritten file.
+  optimizer.*      a model and tf.compat.v1.train.MomentumOptimizer after one step: slot variables.
   manager/         tf.train.CheckpointManager(max_to_keep=2) after three saves: ckpt-2, ckpt-3 and
                    TensorFlow's text `checkpoint` state file.
   expected.npz     every tensor's value, keyed "<fixture>:<checkpoint key>"; bfloat16 values are
@@ -279,6 +280,16 @@ def write_snappy(expected, meta):
     assert len(meta) and sum(k.startswith("snappy:") for k in meta) == len(entries) - 2  # less header, graph
 
 
+def write_optimizer(expected, meta):
+    # A TF1-style optimizer's slots are recorded as slot variables in the object graph.
+    model = Dense(2, 2)
+    optimizer = tf.compat.v1.train.MomentumOptimizer(0.1, momentum=0.9)
+    optimizer.minimize(lambda: tf.reduce_sum(model.w * model.w) + tf.reduce_sum(model.b),
+                       var_list=[model.w, model.b])
+    prefix = tf.train.Checkpoint(model=model, optimizer=optimizer).write(os.path.join(HERE, "optimizer"))
+    record_all("optimizer", prefix, expected, meta)
+
+
 def write_manager(expected, meta):
     directory = os.path.join(HERE, "manager")
     shutil.rmtree(directory, ignore_errors=True)
@@ -311,13 +322,14 @@ def write_snappy_vectors():
 
 def main():
     for name in os.listdir(HERE):
-        if name.split(".")[0] in ("module", "raw", "sliced", "snappy"):
+        if name.split(".")[0] in ("module", "raw", "sliced", "snappy", "optimizer"):
             os.remove(os.path.join(HERE, name))
     expected, meta = {}, {}
     write_module(expected, meta)
     write_raw(expected, meta)
     write_sliced()
     write_snappy(expected, meta)
+    write_optimizer(expected, meta)
     write_manager(expected, meta)
     write_snappy_vectors()
     np.savez_compressed(os.path.join(HERE, "expected.npz"), **expected)
