@@ -47,6 +47,8 @@ def decompress(data):
             length += 1
             if pos + length > end:
                 raise SnappyError("literal runs past the end of the input")
+            if len(out) + length > expected:
+                raise SnappyError("output longer than its stated length")
             out += data[pos:pos + length]
             pos += length
             continue

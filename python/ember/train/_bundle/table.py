@@ -34,11 +34,13 @@ def read_table(path, data):
         raise DataLossError(f"{path!r} is not a checkpoint index (a LevelDB table): its last 8 bytes are not "
                             f"the table magic number (a truncated or overwritten file?)")
     try:
-        _, pos = _handle(footer, 0)  # the metaindex block: TensorFlow puts nothing in it
+        metaindex, pos = _handle(footer, 0)
         index = _handle(footer, pos)[0]
     except ProtoError:
         raise DataLossError(f"{path!r}: the table footer is corrupt") from None
     body_end = len(data) - FOOTER_SIZE
+    # TensorFlow puts nothing in the metaindex block (LevelDB: filter names); it is only checked.
+    _entries(path, _block(path, data, metaindex, body_end, "the metaindex block"), "the metaindex block")
     entries, last = [], None
     for _, handle in _entries(path, _block(path, data, index, body_end, "the index block"), "the index block"):
         try:
