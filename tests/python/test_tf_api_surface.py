@@ -473,7 +473,8 @@ TF_NAMES = {
         'int64', 'int8', 'uint8'
     ],
     'errors': [
-        'CANCELLED', 'CancelledError', 'DATA_LOSS', 'DataLossError', 'FAILED_PRECONDITION', 'FailedPreconditionError', 'INTERNAL',
+        'CANCELLED', 'CancelledError', 'DATA_LOSS', 'DataLossError', 'FAILED_PRECONDITION', 'FailedPreconditionError',
+        'INTERNAL',
         'INVALID_ARGUMENT', 'InternalError', 'InvalidArgumentError', 'NOT_FOUND', 'NotFoundError', 'OK',
         'OperatorNotAllowedInGraphError', 'OUT_OF_RANGE', 'OpError', 'OutOfRangeError', 'RESOURCE_EXHAUSTED',
         'ResourceExhaustedError',

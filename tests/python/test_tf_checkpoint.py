@@ -1,4 +1,4 @@
-# Tests reading TensorFlow's tensor-bundle checkpoints: fixtures written by TensorFlow (make_fixtures.py), read without it.
+# Tests reading (and writing) TensorFlow's tensor-bundle checkpoints: fixtures TensorFlow wrote, read without it.
 
 import json
 import os
@@ -426,3 +426,81 @@ def test_protowire_decoding():
     for bad in (b"\x08", b"\x1a\x05ab", b"\x0b", b"\x1a\x02\xff\xfe"):
         with pytest.raises(ProtoError):
             decode(bad, schema)
+
+
+# --- Writing TensorFlow's format -------------------------------------------------------------------
+# check_tensorflow_reads_ember.py (run by hand, with TensorFlow) checks that TensorFlow reads these files;
+# here each tensor's stored bytes and checksum are compared with what TensorFlow wrote for the same value.
+
+def _stored(prefix):
+    """{key: (dtype, shape, masked crc, data bytes)} of a bundle's entries."""
+    reader = BundleReader(prefix)
+    out = {}
+    for key in reader.keys():
+        entry = reader._entries[key]
+        raw, _ = reader._read(key, entry)
+        out[key] = (entry["dtype"], reader.shape(key), entry["crc32c"], raw)
+    return out
+
+
+def test_written_tensors_are_stored_as_tensorflow_stores_them(tmp_path):
+    model = Model()
+    ember.train.Checkpoint(model=model).restore(os.path.join(DATA, "module")).assert_consumed()
+    prefix = ember.train.Checkpoint(model=model).write(os.path.join(tmp_path, "out"), file_format="tensorflow")
+    assert prefix == os.path.join(tmp_path, "out")
+    assert sorted(os.listdir(tmp_path)) == ["out.data-00000-of-00001", "out.index"]
+    ours, theirs = _stored(prefix), _stored(os.path.join(DATA, "module"))
+    assert set(ours) == set(theirs) | {"save_counter/.ATTRIBUTES/VARIABLE_VALUE"}
+    for key in theirs:
+        if key != GRAPH_KEY:
+            assert ours[key] == theirs[key], key
+
+    fresh = Model()
+    ember.train.Checkpoint(model=fresh).restore(prefix).assert_consumed()
+    assert _check_model(fresh) == 17
+
+
+def test_written_strings_are_stored_as_tensorflow_stores_them(tmp_path):
+    from ember.train._bundle.writer import write_bundle
+    theirs = _stored(os.path.join(DATA, "raw"))
+    reader = ember.train.load_checkpoint(os.path.join(DATA, "raw"))
+    keys = [k for k in theirs if k.startswith("str/") or k.startswith("num/")]
+    write_bundle(os.path.join(tmp_path, "s"), {k: reader.get_tensor(k) for k in keys})
+    ours = _stored(os.path.join(tmp_path, "s"))
+    for key in keys:
+        assert ours[key] == theirs[key], key
+
+
+def test_shared_variables_and_escaped_names_survive_a_roundtrip(tmp_path):
+    shared = ember.Variable([1.0, 2.0])
+    box = {"a.b/c": shared, "d": [shared, ember.Variable(np.int64(3))]}
+    prefix = ember.train.Checkpoint(box=box).write(os.path.join(tmp_path, "s"), file_format="tensorflow")
+    keys = set(ember.train.load_checkpoint(prefix).get_variable_to_shape_map())
+    assert keys == {GRAPH_KEY, "box/a..b.Sc/.ATTRIBUTES/VARIABLE_VALUE", "box/d/1/.ATTRIBUTES/VARIABLE_VALUE",
+                    "save_counter/.ATTRIBUTES/VARIABLE_VALUE"}  # the shared variable is stored once
+    shared2 = ember.Variable([0.0, 0.0])
+    box2 = {"a.b/c": shared2, "d": [shared2, ember.Variable(np.int64(0))]}
+    ember.train.Checkpoint(box=box2).restore(prefix).assert_consumed()
+    np.testing.assert_array_equal(shared2.numpy(), [1.0, 2.0])
+    assert int(box2["d"][1].numpy()) == 3
+
+
+def test_writing_one_format_replaces_the_other(tmp_path):
+    v = ember.Variable([1.0])
+    ckpt = ember.train.Checkpoint(v=v)
+    prefix = os.path.join(tmp_path, "p")
+    ckpt.write(prefix)
+    v.assign([2.0])
+    ckpt.write(prefix, file_format="tensorflow")
+    assert sorted(os.listdir(tmp_path)) == ["p.data-00000-of-00001", "p.index"]
+    v.assign([0.0])
+    ckpt.restore(prefix).assert_consumed()
+    assert float(v.numpy()[0]) == 2.0
+    v.assign([3.0])
+    ckpt.write(prefix)
+    assert sorted(os.listdir(tmp_path)) == ["p.ckpt"]
+    v.assign([0.0])
+    ckpt.restore(prefix).assert_consumed()
+    assert float(v.numpy()[0]) == 3.0
+    with pytest.raises(ValueError, match="file_format must be"):
+        ckpt.write(prefix, file_format="tf")

@@ -7,8 +7,9 @@ import numpy as np
 from ember._module import Module
 from ember._variables import Variable
 from ember.train import _format, _object_graph as graph, _state
-from ember.train._bundle.bundle import BundleReader, is_bundle
-from ember.train._bundle.object_graph import restore_plan
+from ember.train._bundle.bundle import BundleReader, is_bundle, remove_bundle
+from ember.train._bundle.object_graph import OBJECT_GRAPH_KEY, restore_plan, tensorflow_object_graph
+from ember.train._bundle.writer import write_bundle
 from ember.train._restore import CheckpointLoadStatus, InitializationOnlyStatus
 
 
@@ -61,10 +62,23 @@ class Checkpoint:
         return items
 
     # --- Saving ----------------------------------------------------------------
-    def write(self, file_prefix, options=None):
-        """Writes the checkpoint to ``file_prefix`` exactly (no counter, no state file); returns the prefix."""
+    def write(self, file_prefix, options=None, *, file_format="ember"):
+        """Writes the checkpoint to ``file_prefix`` exactly (no counter, no state file); returns the prefix.
+
+        ``file_format="tensorflow"`` writes TensorFlow's tensor bundle instead
+        (``<prefix>.index`` and ``<prefix>.data-00000-of-00001``), which
+        ``tf.train.Checkpoint(...).read`` restores; optimizer slots are left out.
+        """
         del options
         file_prefix = os.fspath(file_prefix)
+        if file_format not in ("ember", "tensorflow"):
+            raise ValueError(f"Checkpoint.write: file_format must be 'ember' or 'tensorflow', got {file_format!r}")
+        if file_format == "tensorflow":
+            graph_proto, arrays = tensorflow_object_graph(self)
+            arrays[OBJECT_GRAPH_KEY] = np.array(graph_proto, dtype=object)
+            write_bundle(file_prefix, arrays)
+            _remove_if_present(_format.file_for(file_prefix))  # restore would prefer a stale Ember file
+            return file_prefix
         variables, optimizers = graph.walk(self)
         object_graph, arrays = {"variables": [], "slots": []}, {}
         for path, var in variables:
@@ -77,6 +91,7 @@ class Checkpoint:
                                           "slot": name})
             arrays[key] = slot.numpy()
         _format.write(file_prefix, object_graph, arrays)
+        remove_bundle(file_prefix)  # an older TensorFlow-format checkpoint of this prefix
         return file_prefix
 
     def save(self, file_prefix, options=None):
@@ -123,3 +138,10 @@ def _unique(key, taken):
         n += 1
         candidate = f"{key}#{n}"
     return candidate
+
+
+def _remove_if_present(path):
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass

@@ -1,7 +1,6 @@
 # A directory's checkpoint state file ("checkpoint"): which checkpoints it holds and which is the latest.
 
 import codecs
-import glob
 import json
 import os
 
@@ -68,13 +67,11 @@ def checkpoint_exists(prefix):
 
 def remove_checkpoint(prefix):
     """Deletes the files of the checkpoint ``prefix`` (either format); missing files are no error."""
-    doomed = [_format.file_for(prefix), bundle.index_file(prefix)]
-    doomed += glob.glob(glob.escape(os.fspath(prefix)) + ".data-?????-of-?????")
-    for path in doomed:
-        try:
-            os.remove(path)
-        except FileNotFoundError:
-            pass
+    bundle.remove_bundle(prefix)
+    try:
+        os.remove(_format.file_for(prefix))
+    except FileNotFoundError:
+        pass
 
 
 def write_state(directory, latest, all_names, times):

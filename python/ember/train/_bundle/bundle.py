@@ -1,5 +1,6 @@
 # Reading TensorFlow's tensor bundle (a checkpoint's .index and .data-NNNNN-of-NNNNN files) into NumPy arrays.
 
+import glob
 import os
 import struct
 
@@ -62,6 +63,15 @@ def index_file(prefix):
 
 def data_file(prefix, shard, num_shards):
     return f"{os.fspath(prefix)}.data-{shard:05d}-of-{num_shards:05d}"
+
+
+def remove_bundle(prefix):
+    """Deletes the bundle's files, the index first (so no reader sees an index without data)."""
+    for path in [index_file(prefix)] + sorted(glob.glob(glob.escape(os.fspath(prefix)) + ".data-?????-of-?????")):
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
 
 
 def is_bundle(prefix):

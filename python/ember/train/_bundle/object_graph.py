@@ -1,7 +1,9 @@
-# TensorFlow's object graph (TrackableObjectGraph) in a bundle, turned into the paths Ember's restore matches.
+# TensorFlow's object graph (TrackableObjectGraph): read into the paths Ember's restore matches, and written.
 
+from ember._variables import Variable
 from ember.errors import DataLossError, NotFoundError
-from ember.train._bundle.protowire import Field, ProtoError, decode
+from ember.train import _object_graph as graph
+from ember.train._bundle.protowire import Field, ProtoError, decode, encode
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"
@@ -81,3 +83,37 @@ def _slot_name(owner_and_slot, paths):
     variable = paths.get(slot["original_variable_node_id"], ("?",))
     optimizer = "/".join(paths[optimizer_id]) or "the root"
     return f"the optimizer slot {slot['slot_name']!r} that {optimizer} keeps for {'/'.join(variable)}"
+
+
+def _escape(local_name):
+    # TensorFlow's escaping of names in checkpoint keys: "." doubles, "/" becomes ".S".
+    return local_name.replace(".", "..").replace("/", ".S")
+
+
+def tensorflow_object_graph(root):
+    """(the TrackableObjectGraph bytes, {checkpoint key: NumPy array}) of the variables reachable from root.
+
+    Nodes are numbered breadth first from the root, and each variable's key is
+    its first breadth-first path plus "/.ATTRIBUTES/VARIABLE_VALUE", as
+    TensorFlow names them; an object reachable twice is one node. Optimizer
+    slots are not written (see docs/modules_and_checkpoints.md).
+    """
+    ids, paths, queue, nodes = {id(root): 0}, [()], [root], [{"children": [], "attributes": []}]
+    arrays = {}
+    for obj in queue:  # queue grows while iterating
+        node = nodes[ids[id(obj)]]
+        if isinstance(obj, Variable):
+            key = "/".join(_escape(p) for p in paths[ids[id(obj)]]) + "/.ATTRIBUTES/" + VARIABLE_VALUE
+            node["attributes"].append({"name": VARIABLE_VALUE, "full_name": obj.name or key, "checkpoint_key": key})
+            arrays[key] = obj.numpy()
+            continue
+        for name, child in graph.children(obj) or ():
+            if not graph.is_trackable(child):
+                continue
+            if id(child) not in ids:
+                ids[id(child)] = len(nodes)
+                nodes.append({"children": [], "attributes": []})
+                paths.append(paths[ids[id(obj)]] + (str(name),))
+                queue.append(child)
+            node["children"].append({"node_id": ids[id(child)], "local_name": str(name)})
+    return encode({"nodes": nodes}, _GRAPH), arrays

@@ -111,3 +111,44 @@ def _field_values(field, wire, payload):
         if kind == "message":
             return [decode(payload, field.message)]
     raise ProtoError(f"field {field.name!r} ({kind}) has the wrong wire type {wire}")
+
+
+def write_varint(value):
+    """The varint bytes of a non-negative int, or of a negative one as its 64-bit two's complement."""
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def encode(message, schema):
+    """The bytes of ``message`` (a dict as ``decode`` returns; missing keys and proto3 defaults are
+    left out), fields in number order, repeated scalars packed."""
+    out = bytearray()
+    for number in sorted(schema):
+        field = schema[number]
+        value = message.get(field.name)
+        if value is None or (not field.repeated and field.kind != "message" and not value):
+            continue
+        values = value if field.repeated else [value]
+        if field.repeated and field.kind in _VARINT_KINDS:
+            if values:
+                packed = b"".join(write_varint(int(v)) for v in values)
+                out += write_varint(number << 3 | 2) + write_varint(len(packed)) + packed
+            continue
+        for v in values:
+            if field.kind in _VARINT_KINDS:
+                out += write_varint(number << 3) + write_varint(int(v))
+            elif field.kind == "fixed32":
+                out += write_varint(number << 3 | 5) + struct.pack("<I", v)
+            else:
+                payload = (v.encode("utf-8") if field.kind == "string"
+                           else encode(v, field.message) if field.kind == "message" else bytes(v))
+                out += write_varint(number << 3 | 2) + write_varint(len(payload)) + payload
+    return bytes(out)

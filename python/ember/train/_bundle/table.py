@@ -1,10 +1,11 @@
-# Reading a LevelDB-format table (a TensorFlow checkpoint's .index file): every key and value, checksums verified.
+# LevelDB-format tables (a TensorFlow checkpoint's .index file): reading every key and value with checksums
+# verified, and writing one (uncompressed, as TensorFlow does).
 
 import struct
 
 from ember.errors import DataLossError
 from ember.train._bundle import crc32c, snappy
-from ember.train._bundle.protowire import ProtoError, read_varint
+from ember.train._bundle.protowire import ProtoError, read_varint, write_varint
 
 # Note [Table layout]: the file is a sequence of blocks, then a 48-byte
 # footer: the metaindex block's handle, the index block's handle (a handle
@@ -22,6 +23,8 @@ MAGIC = 0xDB4775248B80FB57
 FOOTER_SIZE = 48
 _TRAILER_SIZE = 5
 _COMPRESSION = {0: "none", 1: "snappy"}
+_BLOCK_SIZE = 4096  # LevelDB's default: a data block is closed once it holds this many bytes
+_RESTART_INTERVAL = 16
 
 
 def read_table(path, data):
@@ -106,3 +109,49 @@ def _entries(path, block, what):
     except ProtoError:
         raise DataLossError(f"{path!r}: {what} holds a corrupt entry") from None
     return out
+
+
+def build_table(entries):
+    """The bytes of a table holding ``entries`` ([(key, value)] bytes, keys strictly increasing)."""
+    out, index, block, last = bytearray(), [], [], None
+    for key, value in entries:
+        if last is not None and key <= last:
+            raise ValueError(f"table keys must be strictly increasing: {last!r} then {key!r}")
+        block.append((key, value))
+        last = key
+        if sum(len(k) + len(v) for k, v in block) >= _BLOCK_SIZE:
+            index.append((key, _emit(out, _build_block(block, _RESTART_INTERVAL))))
+            block = []
+    if block:
+        index.append((block[-1][0], _emit(out, _build_block(block, _RESTART_INTERVAL))))
+    metaindex = _emit(out, _build_block([], _RESTART_INTERVAL))
+    index_handle = _emit(out, _build_block(index, 1))
+    footer = metaindex + index_handle
+    out += footer + bytes(FOOTER_SIZE - 8 - len(footer)) + struct.pack("<Q", MAGIC)
+    return bytes(out)
+
+
+def _emit(out, contents):
+    """Appends an uncompressed block and its trailer to ``out``; returns the block's handle."""
+    handle = write_varint(len(out)) + write_varint(len(contents))
+    stored = contents + b"\0"
+    out += stored + struct.pack("<I", crc32c.mask(crc32c.value(stored)))
+    return handle
+
+
+def _build_block(entries, restart_interval):
+    out, restarts, previous = bytearray(), [], b""
+    for i, (key, value) in enumerate(entries):
+        shared = 0
+        if i % restart_interval == 0:
+            restarts.append(len(out))
+        else:
+            limit = min(len(previous), len(key))
+            while shared < limit and previous[shared] == key[shared]:
+                shared += 1
+        out += write_varint(shared) + write_varint(len(key) - shared) + write_varint(len(value))
+        out += key[shared:] + value
+        previous = key
+    restarts = restarts or [0]
+    out += struct.pack(f"<{len(restarts) + 1}I", *restarts, len(restarts))
+    return bytes(out)

@@ -253,14 +253,17 @@ def write_table(path, entries, block_bytes, restart_interval):
         out.extend(contents + bytes([kind]) + struct.pack("<I", masked_crc(contents + bytes([kind]))))
         return handle
 
+    def emit_compressed(chunk):
+        index.append((chunk[-1][0], emit(bytes(cramjam.snappy.compress_raw(build_block(chunk, restart_interval))), 1)))
+
     chunk = []
     for key, value in entries:
         chunk.append((key, value))
         if sum(len(k) + len(v) for k, v in chunk) >= block_bytes:
-            index.append((chunk[-1][0], emit(bytes(cramjam.snappy.compress_raw(build_block(chunk, restart_interval))), 1)))
+            emit_compressed(chunk)
             chunk = []
     if chunk:
-        index.append((chunk[-1][0], emit(bytes(cramjam.snappy.compress_raw(build_block(chunk, restart_interval))), 1)))
+        emit_compressed(chunk)
     meta_handle = emit(build_block([], restart_interval), 0)
     index_handle = emit(build_block(index, 1), 0)
     footer = meta_handle + index_handle
