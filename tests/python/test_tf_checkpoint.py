@@ -375,6 +375,57 @@ def test_every_single_byte_flip_of_an_index_is_caught_or_harmless(tmp_path, fixt
     assert harmless and all(offset in footer_padding for offset in harmless), harmless
 
 
+def test_every_single_byte_flip_of_a_data_file_is_caught(tmp_path):
+    prefix = _copy("module", tmp_path)
+    path = prefix + ".data-00000-of-00001"
+    with open(path, "rb") as f:
+        original = f.read()
+    for offset in range(0, len(original), 7):
+        _flip(path, offset)
+        with pytest.raises(DataLossError, match="fails"):
+            _read_all(prefix)
+        _flip(path, offset)
+
+
+def test_a_crafted_entry_with_a_huge_size_is_refused_without_allocating_it(tmp_path):
+    from ember.train._bundle import bundle, protowire
+    prefix = os.path.join(tmp_path, "x")
+    header = protowire.encode({"num_shards": 1}, bundle._HEADER)
+    entry = protowire.encode({"dtype": 7, "shape": {"dim": [{"size": 1}]}, "size": 1 << 60}, bundle._ENTRY)
+    with open(prefix + ".index", "wb") as f:
+        f.write(table.build_table([(b"", header), (b"s", entry)]))
+    with open(prefix + ".data-00000-of-00001", "wb") as f:
+        f.write(b"\0" * 10)
+    with pytest.raises(DataLossError, match=r"x\.data-00000-of-00001' is truncated: 's' needs bytes 0 to "):
+        ember.train.load_checkpoint(prefix).get_tensor("s")
+
+
+def test_a_big_endian_bundle_is_converted(tmp_path):
+    from ember.train._bundle import bundle, protowire
+    values = np.array([[1.5, -2.0, 3.25]], dtype=">f4")
+    raw = values.tobytes()
+    strings = [b"ab", b"c"]  # lengths and their checksum are big-endian too
+    lengths_crc = crc32c.value(struct.pack(">I", 2) + struct.pack(">I", 1))
+    stored_crc = struct.pack(">I", crc32c.mask(lengths_crc))
+    text = bytes([2, 1]) + stored_crc + b"abc"
+    text_crc = crc32c.value(stored_crc + b"abc", lengths_crc)
+    rows = [(b"", protowire.encode({"num_shards": 1, "endianness": 1}, bundle._HEADER))]
+    rows.append((b"f", protowire.encode({"dtype": 1, "shape": {"dim": [{"size": 1}, {"size": 3}]}, "size": len(raw),
+                                         "crc32c": crc32c.mask(crc32c.value(raw))}, bundle._ENTRY)))
+    rows.append((b"s", protowire.encode({"dtype": 7, "shape": {"dim": [{"size": 2}]}, "offset": len(raw),
+                                         "size": len(text), "crc32c": crc32c.mask(text_crc)}, bundle._ENTRY)))
+    prefix = os.path.join(tmp_path, "be")
+    with open(prefix + ".index", "wb") as f:
+        f.write(table.build_table(rows))
+    with open(prefix + ".data-00000-of-00001", "wb") as f:
+        f.write(raw + text)
+    reader = ember.train.load_checkpoint(prefix)
+    got = reader.get_tensor("f")
+    assert got.dtype == np.float32 and got.dtype.isnative
+    np.testing.assert_array_equal(got, values.astype(np.float32))
+    assert list(reader.get_tensor("s")) == strings
+
+
 # --- The format's pieces ---------------------------------------------------------------------------
 
 def test_crc32c_known_values_and_the_vectorized_path():

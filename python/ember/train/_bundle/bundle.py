@@ -1,6 +1,7 @@
 # Reading TensorFlow's tensor bundle (a checkpoint's .index and .data-NNNNN-of-NNNNN files) into NumPy arrays.
 
 import glob
+import math
 import os
 import struct
 
@@ -161,7 +162,7 @@ class BundleReader:
             raise UnimplementedError(f"{self.index_path!r}: {key!r} has dtype {self.dtype_name(key)}, which "
                                      f"Ember cannot read from a checkpoint")
         dtype = DTYPES[number][1]
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape)
         if dtype is not None and entry["size"] != count * dtype.itemsize:
             raise DataLossError(f"{self.index_path!r}: {key!r} states {entry['size']} bytes of data, but "
                                 f"{count} {DTYPES[number][0]} elements take {count * dtype.itemsize}")
@@ -181,16 +182,21 @@ class BundleReader:
             raise DataLossError(f"{self.index_path!r}: {key!r} is in data file {shard}, but the bundle has "
                                 f"{self.num_shards}")
         path = data_file(self.prefix, shard, self.num_shards)
+        offset, size = entry["offset"], entry["size"]
+        if offset < 0 or size < 0:
+            raise DataLossError(f"{self.index_path!r}: {key!r} has a negative offset or size")
         try:
             with open(path, "rb") as f:
-                f.seek(entry["offset"])
-                raw = f.read(entry["size"])
+                if offset + size > os.fstat(f.fileno()).st_size:  # checked first: a corrupt size may be huge
+                    raise DataLossError(f"{path!r} is truncated: {key!r} needs bytes {offset} to {offset + size}, "
+                                        f"but the file has {os.fstat(f.fileno()).st_size}")
+                f.seek(offset)
+                raw = f.read(size)
         except FileNotFoundError:
             raise NotFoundError(f"checkpoint {self.prefix!r} is missing its data file {path!r} (it holds "
                                 f"{key!r}); copy all {self.num_shards} .data files with the .index") from None
-        if entry["offset"] < 0 or len(raw) != entry["size"]:
-            raise DataLossError(f"{path!r} is truncated: {key!r} needs bytes {entry['offset']} to "
-                                f"{entry['offset'] + entry['size']}, but the file ends before")
+        if len(raw) != size:
+            raise DataLossError(f"{path!r} changed while it was read ({key!r})")
         return raw, path
 
     def _strings(self, key, entry, raw, count, shape, path):
