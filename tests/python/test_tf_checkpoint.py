@@ -390,8 +390,8 @@ def test_every_single_byte_flip_of_a_data_file_is_caught(tmp_path):
 def test_a_crafted_entry_with_a_huge_size_is_refused_without_allocating_it(tmp_path):
     from ember.train._bundle import bundle, protowire
     prefix = os.path.join(tmp_path, "x")
-    header = protowire.encode({"num_shards": 1}, bundle._HEADER)
-    entry = protowire.encode({"dtype": 7, "shape": {"dim": [{"size": 1}]}, "size": 1 << 60}, bundle._ENTRY)
+    header = protowire.encode({"num_shards": 1}, bundle.HEADER)
+    entry = protowire.encode({"dtype": 7, "shape": {"dim": [{"size": 1}]}, "size": 1 << 60}, bundle.ENTRY)
     with open(prefix + ".index", "wb") as f:
         f.write(table.build_table([(b"", header), (b"s", entry)]))
     with open(prefix + ".data-00000-of-00001", "wb") as f:
@@ -409,11 +409,11 @@ def test_a_big_endian_bundle_is_converted(tmp_path):
     stored_crc = struct.pack(">I", crc32c.mask(lengths_crc))
     text = bytes([2, 1]) + stored_crc + b"abc"
     text_crc = crc32c.value(stored_crc + b"abc", lengths_crc)
-    rows = [(b"", protowire.encode({"num_shards": 1, "endianness": 1}, bundle._HEADER))]
+    rows = [(b"", protowire.encode({"num_shards": 1, "endianness": 1}, bundle.HEADER))]
     rows.append((b"f", protowire.encode({"dtype": 1, "shape": {"dim": [{"size": 1}, {"size": 3}]}, "size": len(raw),
-                                         "crc32c": crc32c.mask(crc32c.value(raw))}, bundle._ENTRY)))
+                                         "crc32c": crc32c.mask(crc32c.value(raw))}, bundle.ENTRY)))
     rows.append((b"s", protowire.encode({"dtype": 7, "shape": {"dim": [{"size": 2}]}, "offset": len(raw),
-                                         "size": len(text), "crc32c": crc32c.mask(text_crc)}, bundle._ENTRY)))
+                                         "size": len(text), "crc32c": crc32c.mask(text_crc)}, bundle.ENTRY)))
     prefix = os.path.join(tmp_path, "be")
     with open(prefix + ".index", "wb") as f:
         f.write(table.build_table(rows))

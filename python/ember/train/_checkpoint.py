@@ -67,7 +67,7 @@ class Checkpoint:
 
         ``file_format="tensorflow"`` writes TensorFlow's tensor bundle instead
         (``<prefix>.index`` and ``<prefix>.data-00000-of-00001``), which
-        ``tf.train.Checkpoint(...).read`` restores; optimizer slots are left out.
+        ``tf.train.Checkpoint(...).restore`` restores; optimizer slots are left out.
         """
         del options
         file_prefix = os.fspath(file_prefix)

@@ -35,7 +35,7 @@ class CheckpointReader:
         return self._bundle.keys() if self._bundle is not None else list(self._arrays)
 
     def has_tensor(self, tensor_str):
-        return tensor_str in self._keys()
+        return tensor_str in (self._bundle if self._bundle is not None else self._arrays)
 
     def get_tensor(self, tensor_str):
         """The value saved under ``tensor_str``, a NumPy array."""

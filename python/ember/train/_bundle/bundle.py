@@ -7,6 +7,7 @@ import struct
 
 import numpy as np
 
+from ember.dtypes import bfloat16
 from ember.errors import DataLossError, NotFoundError, UnimplementedError
 from ember.train._bundle import crc32c, table
 from ember.train._bundle.protowire import Field, ProtoError, decode, read_varint
@@ -26,23 +27,18 @@ from ember.train._bundle.protowire import Field, ProtoError, decode, read_varint
 
 _VERSION = {1: Field("producer", "int32"), 2: Field("min_consumer", "int32"),
             3: Field("bad_consumers", "int32", repeated=True)}
-_HEADER = {1: Field("num_shards", "int32"), 2: Field("endianness", "enum"),
+HEADER = {1: Field("num_shards", "int32"), 2: Field("endianness", "enum"),
            3: Field("version", "message", message=_VERSION)}
 _DIM = {1: Field("size", "int64"), 2: Field("name", "string")}
 _SHAPE = {2: Field("dim", "message", repeated=True, message=_DIM), 3: Field("unknown_rank", "bool")}
 _EXTENT = {1: Field("start", "int64"), 2: Field("length", "int64")}
 _SLICE = {1: Field("extent", "message", repeated=True, message=_EXTENT)}
-_ENTRY = {1: Field("dtype", "enum"), 2: Field("shape", "message", message=_SHAPE), 3: Field("shard_id", "int32"),
+ENTRY = {1: Field("dtype", "enum"), 2: Field("shape", "message", message=_SHAPE), 3: Field("shard_id", "int32"),
           4: Field("offset", "int64"), 5: Field("size", "int64"), 6: Field("crc32c", "fixed32"),
           7: Field("slices", "message", repeated=True, message=_SLICE)}
 
-_BUNDLE_VERSION = 1  # the format version this reader understands (TensorFlow's kTensorBundleVersion)
+BUNDLE_VERSION = 1  # the format version this reader understands (TensorFlow's kTensorBundleVersion)
 _BIG_ENDIAN = 1
-
-
-def _bfloat16():
-    from ember.dtypes import bfloat16
-    return np.dtype(bfloat16.as_numpy_dtype)
 
 
 # TensorFlow's DataType enum: number -> (name, NumPy dtype, or None for strings).
@@ -50,7 +46,8 @@ DTYPES = {
     1: ("float32", np.dtype(np.float32)), 2: ("float64", np.dtype(np.float64)), 3: ("int32", np.dtype(np.int32)),
     4: ("uint8", np.dtype(np.uint8)), 5: ("int16", np.dtype(np.int16)), 6: ("int8", np.dtype(np.int8)),
     7: ("string", None), 8: ("complex64", np.dtype(np.complex64)), 9: ("int64", np.dtype(np.int64)),
-    10: ("bool", np.dtype(np.bool_)), 14: ("bfloat16", _bfloat16()), 17: ("uint16", np.dtype(np.uint16)),
+    10: ("bool", np.dtype(np.bool_)), 14: ("bfloat16", np.dtype(bfloat16.as_numpy_dtype)),
+    17: ("uint16", np.dtype(np.uint16)),
     18: ("complex128", np.dtype(np.complex128)), 19: ("float16", np.dtype(np.float16)),
     22: ("uint32", np.dtype(np.uint32)), 23: ("uint64", np.dtype(np.uint64)),
 }
@@ -68,7 +65,8 @@ def data_file(prefix, shard, num_shards):
 
 def remove_bundle(prefix):
     """Deletes the bundle's files, the index first (so no reader sees an index without data)."""
-    for path in [index_file(prefix)] + sorted(glob.glob(glob.escape(os.fspath(prefix)) + ".data-?????-of-?????")):
+    data_files = sorted(glob.glob(glob.escape(os.fspath(prefix)) + ".data-?????-of-?????"))
+    for path in [index_file(prefix)] + data_files:
         try:
             os.remove(path)
         except FileNotFoundError:
@@ -94,13 +92,13 @@ class BundleReader:
         rows = table.read_table(self.index_path, blob)
         if not rows or rows[0][0] != b"":
             raise DataLossError(f"{self.index_path!r} has no bundle header entry (not a TensorFlow checkpoint?)")
-        header = self._decode(rows[0][1], _HEADER, "the bundle header")
+        header = self._decode(rows[0][1], HEADER, "the bundle header")
         self.num_shards = header["num_shards"]
         self.big_endian = header["endianness"] == _BIG_ENDIAN
         version = header["version"] or {"producer": 0, "min_consumer": 0, "bad_consumers": []}
-        if version["min_consumer"] > _BUNDLE_VERSION or _BUNDLE_VERSION in version["bad_consumers"]:
+        if version["min_consumer"] > BUNDLE_VERSION or BUNDLE_VERSION in version["bad_consumers"]:
             raise UnimplementedError(f"{self.index_path!r} needs a reader of bundle format version "
-                                     f"{version['min_consumer']} or later; Ember reads version {_BUNDLE_VERSION}")
+                                     f"{version['min_consumer']} or later; Ember reads version {BUNDLE_VERSION}")
         if self.num_shards < 1 and len(rows) > 1:
             raise DataLossError(f"{self.index_path!r}: the bundle header says {self.num_shards} data files")
         self._entries = {}
@@ -111,7 +109,7 @@ class BundleReader:
                 name = key.decode("utf-8")
             except UnicodeDecodeError:
                 raise DataLossError(f"{self.index_path!r}: tensor name {key!r} is not UTF-8") from None
-            self._entries[name] = self._decode(value, _ENTRY, f"the entry of {name!r}")
+            self._entries[name] = self._decode(value, ENTRY, f"the entry of {name!r}")
 
     def _decode(self, blob, schema, what):
         try:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ember.train import _format
 from ember.train._bundle import crc32c, table
-from ember.train._bundle.bundle import _ENTRY, _HEADER, _BUNDLE_VERSION, DTYPES, data_file, index_file
+from ember.train._bundle.bundle import BUNDLE_VERSION, DTYPES, ENTRY, HEADER, data_file, index_file
 from ember.train._bundle.protowire import encode, write_varint
 
 _STRING = 7
@@ -25,9 +25,9 @@ def write_bundle(prefix, tensors):
         entry = {"dtype": number, "shape": {"dim": [{"size": d} for d in shape]}, "shard_id": 0,
                  "offset": len(data), "size": len(raw), "crc32c": crc32c.mask(crc)}
         data += raw
-        rows.append((key.encode("utf-8"), encode(entry, _ENTRY)))
-    header = {"num_shards": 1, "endianness": 0, "version": {"producer": _BUNDLE_VERSION}}
-    index = table.build_table([(b"", encode(header, _HEADER))] + rows)
+        rows.append((key.encode("utf-8"), encode(entry, ENTRY)))
+    header = {"num_shards": 1, "endianness": 0, "version": {"producer": BUNDLE_VERSION}}
+    index = table.build_table([(b"", encode(header, HEADER))] + rows)
     ours = data_file(prefix, 0, 1)
     _format.atomic_write(ours, [bytes(data)])
     _format.atomic_write(index_file(prefix), [index])
