@@ -15,6 +15,7 @@ It writes, next to itself:
                    Snappy-compressed blocks (TensorFlow writes it uncompressed), then checks that
                    TensorFlow still reads every value back from the rewritten file.
   optimizer.*      a model and tf.compat.v1.train.MomentumOptimizer after one step: slot variables.
+  keras_optimizer.*  the same with a Keras 3 Adam: its state as plain variables of the optimizer.
   manager/         tf.train.CheckpointManager(max_to_keep=2) after three saves: ckpt-2, ckpt-3 and
                    TensorFlow's text `checkpoint` state file.
   expected.npz     every tensor's value, keyed "<fixture>:<checkpoint key>"; bfloat16 values are
@@ -293,6 +294,17 @@ def write_optimizer(expected, meta):
     record_all("optimizer", prefix, expected, meta)
 
 
+def write_keras_optimizer(expected, meta):
+    # A Keras 3 optimizer keeps its state as the positional list optimizer/_variables/N.
+    model = Dense(2, 2)
+    optimizer = tf.keras.optimizers.Adam(0.1)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model.w * model.w) + tf.reduce_sum(model.b)
+    optimizer.apply_gradients(zip(tape.gradient(loss, [model.w, model.b]), [model.w, model.b]))
+    prefix = tf.train.Checkpoint(model=model, optimizer=optimizer).write(os.path.join(HERE, "keras_optimizer"))
+    record_all("keras_optimizer", prefix, expected, meta)
+
+
 def write_manager(expected, meta):
     directory = os.path.join(HERE, "manager")
     shutil.rmtree(directory, ignore_errors=True)
@@ -325,7 +337,7 @@ def write_snappy_vectors():
 
 def main():
     for name in os.listdir(HERE):
-        if name.split(".")[0] in ("module", "raw", "sliced", "snappy", "optimizer"):
+        if name.split(".")[0] in ("module", "raw", "sliced", "snappy", "optimizer", "keras_optimizer"):
             os.remove(os.path.join(HERE, name))
     expected, meta = {}, {}
     write_module(expected, meta)
@@ -333,6 +345,7 @@ def main():
     write_sliced()
     write_snappy(expected, meta)
     write_optimizer(expected, meta)
+    write_keras_optimizer(expected, meta)
     write_manager(expected, meta)
     write_snappy_vectors()
     np.savez_compressed(os.path.join(HERE, "expected.npz"), **expected)
