@@ -37,6 +37,8 @@ def restore_plan(reader):
             f"tf.train.Checkpoint (a name-based tf.compat.v1.train.Saver checkpoint?), so Checkpoint.restore "
             f"cannot match it; read its tensors with ember.train.load_checkpoint")
     blob = reader.tensor(OBJECT_GRAPH_KEY)
+    if not isinstance(blob, bytes):
+        raise DataLossError(f"{reader.index_path!r}: the object graph is not a scalar string")
     try:
         nodes = decode(blob, _GRAPH)["nodes"]
     except ProtoError as e:
