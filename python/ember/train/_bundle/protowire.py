@@ -1,4 +1,4 @@
-# Decoding protocol-buffer messages by a small schema, without the protobuf package.
+# Protocol-buffer messages decoded and encoded by a small schema, without the protobuf package.
 
 import struct
 from typing import NamedTuple, Optional
