@@ -1,1 +1,1 @@
-"""Reading TensorFlow's tensor-bundle checkpoints (Note [Tensor bundle] in bundle.py) without TensorFlow."""
+"""TensorFlow's tensor-bundle checkpoints read and written without TensorFlow (Note [Tensor bundle] in bundle.py)."""
