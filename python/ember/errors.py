@@ -10,7 +10,7 @@ described in docs/architecture.md ("Errors").
 __all__ = [
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "NotFoundError",
     "ResourceExhaustedError", "FailedPreconditionError", "OutOfRangeError", "UnimplementedError",
-    "InternalError", "OperatorNotAllowedInGraphError",
+    "InternalError", "DataLossError", "OperatorNotAllowedInGraphError",
 ]
 
 # The numeric codes of tf.errors (and of absl::StatusCode).
@@ -24,6 +24,7 @@ FAILED_PRECONDITION = 9
 OUT_OF_RANGE = 11
 UNIMPLEMENTED = 12
 INTERNAL = 13
+DATA_LOSS = 15
 
 
 class OpError(Exception):
@@ -93,6 +94,11 @@ class UnimplementedError(OpError, NotImplementedError):
 class InternalError(OpError, RuntimeError):
     """An invariant of the runtime broke: a bug in Ember; please report it."""
     error_code = INTERNAL
+
+
+class DataLossError(OpError, ValueError):
+    """Data was lost or corrupted: a checkpoint file that is truncated or fails its checksum."""
+    error_code = DATA_LOSS
 
 
 class OperatorNotAllowedInGraphError(TypeError):

@@ -30,6 +30,8 @@ TF_SIGNATURES = {
         'allow_partial_checkpoint', 'experimental_io_device', 'experimental_skip_checkpoint',
         'experimental_variable_policy', 'experimental_load_function_aliases'
     ],
+    'train.list_variables': ['ckpt_dir_or_file'],
+    'train.load_checkpoint': ['ckpt_dir_or_file'],
     'TensorShape': ['dims'],
     'TensorSpec': ['shape', 'dtype', 'name'],
     'Variable': [
@@ -478,7 +480,8 @@ TF_NAMES = {
         'int64', 'int8', 'uint8'
     ],
     'errors': [
-        'CANCELLED', 'CancelledError', 'FAILED_PRECONDITION', 'FailedPreconditionError', 'INTERNAL',
+        'CANCELLED', 'CancelledError', 'DATA_LOSS', 'DataLossError', 'FAILED_PRECONDITION', 'FailedPreconditionError',
+        'INTERNAL',
         'INVALID_ARGUMENT', 'InternalError', 'InvalidArgumentError', 'NOT_FOUND', 'NotFoundError', 'OK',
         'OperatorNotAllowedInGraphError', 'OUT_OF_RANGE', 'OpError', 'OutOfRangeError', 'RESOURCE_EXHAUSTED',
         'ResourceExhaustedError',
@@ -537,7 +540,7 @@ TF_NAMES = {
         'stateless_categorical', 'stateless_normal', 'stateless_truncated_normal', 'stateless_uniform',
         'truncated_normal', 'uniform'
     ],
-    'train': ['Checkpoint', 'CheckpointManager', 'latest_checkpoint'],
+    'train': ['Checkpoint', 'CheckpointManager', 'latest_checkpoint', 'list_variables', 'load_checkpoint'],
     'saved_model': ['LoadOptions', 'SaveOptions', 'contains_saved_model', 'load', 'save'],
     'sparse': ['SparseTensor', 'add', 'from_dense', 'reduce_sum', 'reorder', 'sparse_dense_matmul', 'to_dense',
                'transpose'],

@@ -7,6 +7,9 @@ import numpy as np
 from ember._module import Module
 from ember._variables import Variable
 from ember.train import _format, _object_graph as graph, _state
+from ember.train._bundle.bundle import BundleReader, is_bundle, remove_bundle
+from ember.train._bundle.object_graph import OBJECT_GRAPH_KEY, restore_plan, tensorflow_object_graph
+from ember.train._bundle.writer import write_bundle
 from ember.train._restore import CheckpointLoadStatus, InitializationOnlyStatus
 
 
@@ -59,10 +62,23 @@ class Checkpoint:
         return items
 
     # --- Saving ----------------------------------------------------------------
-    def write(self, file_prefix, options=None):
-        """Writes the checkpoint to ``file_prefix`` exactly (no counter, no state file); returns the prefix."""
+    def write(self, file_prefix, options=None, *, file_format="ember"):
+        """Writes the checkpoint to ``file_prefix`` exactly (no counter, no state file); returns the prefix.
+
+        ``file_format="tensorflow"`` writes TensorFlow's tensor bundle instead
+        (``<prefix>.index`` and ``<prefix>.data-00000-of-00001``), which
+        ``tf.train.Checkpoint(...).restore`` restores; optimizer slots are left out.
+        """
         del options
         file_prefix = os.fspath(file_prefix)
+        if file_format not in ("ember", "tensorflow"):
+            raise ValueError(f"Checkpoint.write: file_format must be 'ember' or 'tensorflow', got {file_format!r}")
+        if file_format == "tensorflow":
+            graph_proto, arrays = tensorflow_object_graph(self)
+            arrays[OBJECT_GRAPH_KEY] = np.array(graph_proto, dtype=object)
+            write_bundle(file_prefix, arrays)
+            _remove_if_present(_format.file_for(file_prefix))  # restore would prefer a stale Ember file
+            return file_prefix
         variables, optimizers = graph.walk(self)
         object_graph, arrays = {"variables": [], "slots": []}, {}
         for path, var in variables:
@@ -75,6 +91,7 @@ class Checkpoint:
                                           "slot": name})
             arrays[key] = slot.numpy()
         _format.write(file_prefix, object_graph, arrays)
+        remove_bundle(file_prefix)  # an older TensorFlow-format checkpoint of this prefix
         return file_prefix
 
     def save(self, file_prefix, options=None):
@@ -94,7 +111,8 @@ class Checkpoint:
 
     def restore(self, save_path, options=None):
         """Restores from ``save_path`` (as returned by ``save`` or ``latest_checkpoint``); returns
-        a load status. ``None`` restores nothing, as in TensorFlow (for a first run)."""
+        a load status. ``None`` restores nothing, as in TensorFlow (for a first run). A prefix
+        with a ``.index`` file is read as a TensorFlow checkpoint."""
         del options
         if save_path is None:
             return InitializationOnlyStatus()
@@ -102,7 +120,12 @@ class Checkpoint:
 
     def _restore(self, save_path):
         save_path = os.fspath(save_path)
-        object_graph, arrays = _format.read(save_path)
+        if is_bundle(save_path) and not os.path.exists(_format.file_for(save_path)):
+            # A TensorFlow checkpoint: tensors are read when their variable is matched.
+            reader = BundleReader(save_path)
+            object_graph, arrays = restore_plan(reader), reader
+        else:
+            object_graph, arrays = _format.read(save_path)
         if self._status is not None:
             self._status.expect_partial()  # a newer restore replaces its pending values
         self._status = CheckpointLoadStatus(self, object_graph, arrays, save_path)
@@ -115,3 +138,10 @@ def _unique(key, taken):
         n += 1
         candidate = f"{key}#{n}"
     return candidate
+
+
+def _remove_if_present(path):
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass

@@ -3,7 +3,7 @@
 import os
 import time
 
-from ember.train import _format, _state
+from ember.train import _state
 
 
 class CheckpointManager:
@@ -31,7 +31,7 @@ class CheckpointManager:
         times = state["times"] if len(state["times"]) == len(state["all"]) else [time.time()] * len(state["all"])
         # [(name, time)] of the checkpoints this manager may delete, oldest first.
         self._kept = [(n, t) for n, t in zip(state["all"], times)
-                      if os.path.exists(_format.file_for(os.path.join(self._directory, n)))]
+                      if _state.checkpoint_exists(os.path.join(self._directory, n))]
         self._latest = state["latest"] if any(n == state["latest"] for n, _ in self._kept) else None
         self._last_preserved = self._kept[-1][1] if self._kept else time.time()
 
@@ -67,10 +67,7 @@ class CheckpointManager:
         # The state names only files that exist: written after the new checkpoint, before deletions.
         _state.write_state(self._directory, name, [n for n, _ in self._kept], [t for _, t in self._kept])
         for old in doomed:
-            try:
-                os.remove(_format.file_for(os.path.join(self._directory, old)))
-            except FileNotFoundError:
-                pass
+            _state.remove_checkpoint(os.path.join(self._directory, old))
         return path
 
     def _sweep(self):

@@ -81,6 +81,8 @@ def resolve(root, path):
         if step is None:
             return MISSING
         if isinstance(obj, (list, tuple)):
+            if isinstance(name, str) and name.isascii() and name.isdigit():
+                name = int(name)  # TensorFlow's checkpoints name list items "0", "1"...
             obj = obj[name] if isinstance(name, int) and 0 <= name < len(obj) else MISSING
         else:
             obj = dict(step).get(name, MISSING)

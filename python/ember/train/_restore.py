@@ -24,6 +24,7 @@ class CheckpointLoadStatus:
         self._save_path = save_path
         self._arrays = arrays
         self._pending = list(object_graph["variables"]) + list(object_graph.get("slots", ()))
+        self._unsupported = list(object_graph.get("unsupported", ()))  # [{"key", "why"}] (TensorFlow checkpoints)
         self._matched = set()  # ids of the live variables that got a saved value
         self._hook = None
         self._resolve()
@@ -76,6 +77,9 @@ class CheckpointLoadStatus:
         if self._pending:
             raise AssertionError(f"restore from {self._save_path!r}: saved values not matched to any object: "
                                  f"{sorted(e['key'] for e in self._pending)}")
+        if self._unsupported:
+            raise AssertionError(f"restore from {self._save_path!r}: saved values Ember cannot restore: "
+                                 + "; ".join(f"{e['key']!r} ({e['why']})" for e in self._unsupported))
         return self.assert_existing_objects_matched()
 
     def assert_existing_objects_matched(self):
