@@ -14,10 +14,14 @@ void RegisterCudaElementwiseKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // matmul over cuBLASLt (float types; the others run on the CPU).
 void RegisterCudaMatmulKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// reduce_sum, _mean, _prod, _max, _min (Note [GPU reductions]).
+void RegisterCudaReduceKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
   RegisterCudaMatmulKernels(registry, gpu);
+  RegisterCudaReduceKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

@@ -1,0 +1,169 @@
+// This file defines the CUDA reductions (Note [GPU reductions]) and
+// instantiates them for the dtypes register_reduce.cc registers.
+#include <cuda/std/limits>
+#include <cuda/std/type_traits>
+
+#include "kernels/common/element_math.h"
+#include "kernels/cuda/compute_type.cuh"
+#include "kernels/cuda/launch_config.h"
+#include "kernels/cuda/reduce.h"
+
+namespace ember::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename T>
+using Wide = ::cuda::std::conditional_t<::cuda::std::is_integral_v<T>, uint64_t, ComputeType<T>>;
+
+// Each reducer: Acc, identity, combine, and the stored result of `n` values.
+template <typename T>
+struct Sum {
+  using Acc = Wide<T>;
+  __device__ static Acc Identity() { return Acc(0); }
+  __device__ static Acc Combine(Acc a, Acc b) { return a + b; }
+  __device__ static T Store(Acc a, int64_t) { return static_cast<T>(a); }
+};
+template <typename T>
+struct Mean {
+  using Acc = Wide<T>;
+  __device__ static Acc Identity() { return Acc(0); }
+  __device__ static Acc Combine(Acc a, Acc b) { return a + b; }
+  __device__ static T Store(Acc a, int64_t n) {
+    if constexpr (::cuda::std::is_integral_v<T>) {
+      return n == 0 ? T(0) : static_cast<T>(static_cast<int64_t>(a) / n);  // truncates, as TensorFlow
+    } else {
+      return static_cast<T>(a / static_cast<Acc>(n));  // 0 / 0 is NaN: the mean of nothing
+    }
+  }
+};
+template <typename T>
+struct Prod {
+  using Acc = Wide<T>;
+  __device__ static Acc Identity() { return Acc(1); }
+  __device__ static Acc Combine(Acc a, Acc b) { return a * b; }
+  __device__ static T Store(Acc a, int64_t) { return static_cast<T>(a); }
+};
+template <typename T>
+struct Max {
+  using Acc = ComputeType<T>;
+  __device__ static Acc Identity() {
+    if constexpr (::cuda::std::is_integral_v<Acc>) return ::cuda::std::numeric_limits<Acc>::lowest();
+    else return -::cuda::std::numeric_limits<Acc>::infinity();
+  }
+  __device__ static Acc Combine(Acc a, Acc b) { return math::Maximum()(a, b); }
+  __device__ static T Store(Acc a, int64_t) { return static_cast<T>(a); }
+};
+template <typename T>
+struct Min {
+  using Acc = ComputeType<T>;
+  __device__ static Acc Identity() {
+    if constexpr (::cuda::std::is_integral_v<Acc>) return ::cuda::std::numeric_limits<Acc>::max();
+    else return ::cuda::std::numeric_limits<Acc>::infinity();
+  }
+  __device__ static Acc Combine(Acc a, Acc b) { return math::Minimum()(a, b); }
+  __device__ static T Store(Acc a, int64_t) { return static_cast<T>(a); }
+};
+
+__device__ int64_t Offset(int64_t index, int rank, const int64_t* dims, const int64_t* strides) {
+  int64_t offset = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    offset += (index % dims[d]) * strides[d];
+    index /= dims[d];
+  }
+  return offset;
+}
+
+// One thread per output element.
+template <typename T, typename R>
+__global__ void ReducePerThread(const T* __restrict__ in, T* __restrict__ out, ReduceIndexing ix) {
+  using Acc = typename R::Acc;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; o < ix.num_outputs; o += stride) {
+    const int64_t base = Offset(o, ix.kept_rank, ix.kept_dims, ix.kept_strides);
+    Acc acc = R::Identity();
+    if (ix.reduced_rank == 1) {
+      const int64_t step = ix.reduced_strides[0];
+      for (int64_t r = 0; r < ix.num_reduced; ++r) acc = R::Combine(acc, static_cast<Acc>(in[base + r * step]));
+    } else {
+      for (int64_t r = 0; r < ix.num_reduced; ++r) {
+        acc = R::Combine(acc, static_cast<Acc>(in[base + Offset(r, ix.reduced_rank, ix.reduced_dims, ix.reduced_strides)]));
+      }
+    }
+    out[o] = R::Store(acc, ix.num_reduced);
+  }
+}
+
+template <typename Acc, typename R>
+__device__ Acc WarpCombine(Acc value) {
+  for (int offset = 16; offset > 0; offset /= 2) value = R::Combine(value, __shfl_down_sync(0xffffffffu, value, offset));
+  return value;
+}
+
+// One block per output element (a grid-stride loop over outputs).
+template <typename T, typename R>
+__global__ void ReducePerBlock(const T* __restrict__ in, T* __restrict__ out, ReduceIndexing ix) {
+  using Acc = typename R::Acc;
+  __shared__ Acc partial[kThreads / 32];
+  for (int64_t o = blockIdx.x; o < ix.num_outputs; o += gridDim.x) {
+    const int64_t base = Offset(o, ix.kept_rank, ix.kept_dims, ix.kept_strides);
+    Acc acc = R::Identity();
+    for (int64_t r = threadIdx.x; r < ix.num_reduced; r += blockDim.x) {
+      const int64_t at = ix.reduced_rank == 1 ? r * ix.reduced_strides[0]
+                                              : Offset(r, ix.reduced_rank, ix.reduced_dims, ix.reduced_strides);
+      acc = R::Combine(acc, static_cast<Acc>(in[base + at]));
+    }
+    acc = WarpCombine<Acc, R>(acc);
+    if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = acc;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      acc = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : R::Identity();
+      acc = WarpCombine<Acc, R>(acc);
+      if (threadIdx.x == 0) out[o] = R::Store(acc, ix.num_reduced);
+    }
+    __syncthreads();  // `partial` is reused by the next output
+  }
+}
+
+// A long reduction with fewer outputs than this goes block per output.
+constexpr int64_t kFewOutputs = 2048;
+constexpr int64_t kLongReduction = 512;
+
+template <typename T, typename R>
+cudaError_t Launch(const T* in, T* out, const ReduceIndexing& ix, cudaStream_t stream, int64_t max_blocks) {
+  if (ix.num_outputs == 0) return cudaSuccess;
+  if (ix.num_outputs < kFewOutputs && ix.num_reduced >= kLongReduction) {
+    const int64_t blocks = ix.num_outputs < max_blocks ? ix.num_outputs : max_blocks;
+    ReducePerBlock<T, R><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, out, ix);
+  } else {
+    const LaunchConfig config = ForElements(ix.num_outputs, kThreads, 1, max_blocks);
+    ReducePerThread<T, R><<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(in, out, ix);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+template <typename T>
+cudaError_t LaunchReduce(ReduceOp op, const T* in, T* out, const ReduceIndexing& ix, cudaStream_t stream,
+                         int64_t max_blocks) {
+  switch (op) {
+    case ReduceOp::kSum: return Launch<T, Sum<T>>(in, out, ix, stream, max_blocks);
+    case ReduceOp::kMean: return Launch<T, Mean<T>>(in, out, ix, stream, max_blocks);
+    case ReduceOp::kProd: return Launch<T, Prod<T>>(in, out, ix, stream, max_blocks);
+    case ReduceOp::kMax: return Launch<T, Max<T>>(in, out, ix, stream, max_blocks);
+    case ReduceOp::kMin: return Launch<T, Min<T>>(in, out, ix, stream, max_blocks);
+  }
+  return cudaErrorInvalidValue;
+}
+
+#define EMBER_REDUCE(T) \
+  template cudaError_t LaunchReduce<T>(ReduceOp, const T*, T*, const ReduceIndexing&, cudaStream_t, int64_t);
+EMBER_REDUCE(float)
+EMBER_REDUCE(double)
+EMBER_REDUCE(__half)
+EMBER_REDUCE(__nv_bfloat16)
+EMBER_REDUCE(int32_t)
+EMBER_REDUCE(int64_t)
+
+}  // namespace ember::cuda
