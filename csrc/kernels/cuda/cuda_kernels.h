@@ -8,7 +8,8 @@
 
 namespace ember::cuda {
 
-// Element-wise unary and binary ops with broadcasting, and transfer.
+// Element-wise unary and binary ops with broadcasting, and the view ops
+// (transfer, reshape, identity, stop_gradient, expand_dims, squeeze).
 void RegisterCudaElementwiseKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
 // matmul over cuBLASLt (float types; the others run on the CPU).
@@ -17,11 +18,15 @@ void RegisterCudaMatmulKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // reduce_sum, _mean, _prod, _max, _min (Note [GPU reductions]).
 void RegisterCudaReduceKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// softmax and log_softmax (Note [GPU softmax]).
+void RegisterCudaSoftmaxKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
   RegisterCudaMatmulKernels(registry, gpu);
   RegisterCudaReduceKernels(registry, gpu);
+  RegisterCudaSoftmaxKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

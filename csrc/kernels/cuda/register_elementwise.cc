@@ -89,12 +89,14 @@ class BinaryKernel final : public OpKernel {
   }
 };
 
-// A view: the output is the input's buffer (the runtime already moved it).
+// A view: the output is the input's buffer in the output's shape; no
+// device work (for transfer, the runtime already moved the value).
 class ViewKernel final : public OpKernel {
  public:
   explicit ViewKernel(const KernelInit&) {}
   Status Compute(KernelContext& ctx) const override {
-    ctx.set_output(0, ctx.input(0));
+    const Tensor& in = ctx.input(0);
+    ctx.set_output(0, Tensor(in.dtype(), ctx.output(0).shape(), in.buffer()));
     return Status::OK();
   }
 };
@@ -211,8 +213,11 @@ void RegisterCudaElementwiseKernels(KernelRegistry& r, DeviceTypeId gpu) {
   Binary<bool, bool, math::LogicalOr>(r, "logical_or", gpu);
   Binary<bool, bool, math::LogicalXor>(r, "logical_xor", gpu);
 
-  // The runtime has already moved the value (Note [Device copies]).
-  for (int d = 0; d < kNumDTypes; ++d) r.Register("transfer", gpu, {static_cast<DType>(d)}, &MakeKernel<ViewKernel>);
+  for (int d = 0; d < kNumDTypes; ++d) {
+    for (const char* view : {"transfer", "reshape", "identity", "stop_gradient", "expand_dims", "squeeze"}) {
+      r.Register(view, gpu, {static_cast<DType>(d)}, &MakeKernel<ViewKernel>);
+    }
+  }
 }
 
 }  // namespace ember::cuda
