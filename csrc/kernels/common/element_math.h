@@ -298,4 +298,48 @@ struct GreaterEqual {
   template <typename T> EMBER_HOST_DEVICE bool operator()(T x, T y) const { return x >= y; }
 };
 
+// Casts (Note [Cast semantics] in kernels/cpu/cast_convert.h), between the
+// built-in types kernels compute in: bool, the integers, float, double.
+// float16 and bfloat16 go through float on both sides (Note [Half
+// compute]); complex values are the CPU's alone.
+template <typename T>
+EMBER_HOST_DEVICE constexpr T MaxOf() {
+  if constexpr (std::is_signed_v<T>) {
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(~std::make_unsigned_t<T>(0)) >> 1);
+  } else {
+    return static_cast<T>(~T(0));
+  }
+}
+template <typename T>
+EMBER_HOST_DEVICE constexpr T MinOf() {
+  if constexpr (std::is_signed_v<T>) {
+    return static_cast<T>(-MaxOf<T>() - 1);
+  } else {
+    return T(0);
+  }
+}
+
+template <typename Dst>
+struct CastTo {
+  template <typename Src> EMBER_HOST_DEVICE Dst operator()(Src x) const {
+    if constexpr (std::is_same_v<Dst, bool>) {
+      return x != Src(0);  // NaN is true
+    } else if constexpr (std::is_same_v<Src, bool>) {
+      return static_cast<Dst>(x ? 1 : 0);
+    } else if constexpr (std::is_integral_v<Dst> && std::is_floating_point_v<Src>) {
+      // Truncate toward zero, saturating; NaN gives 0 (as XLA). The
+      // integer range as doubles: lo is -2^k or 0, hi is 2^digits (exact).
+      const double d = static_cast<double>(x);
+      constexpr double lo = static_cast<double>(MinOf<Dst>());
+      constexpr double hi = static_cast<double>(MaxOf<Dst>()) + 1.0;
+      if (d != d) return Dst(0);
+      if (d >= hi) return MaxOf<Dst>();
+      if (!(d > lo - 1.0)) return MinOf<Dst>();
+      return static_cast<Dst>(d);
+    } else {
+      return static_cast<Dst>(x);  // integers wrap (two's complement); floats round to nearest
+    }
+  }
+};
+
 }  // namespace ember::math

@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/common/element_math.h"
 #include "kernels/cpu/cast.h"
 #include "kernels/cpu/eigen.h"
 #include "ops/type_sets.gen.h"
@@ -51,20 +52,15 @@ inline Dst CastValue(Src x) {
   } else if constexpr (kIsComplex<Dst>) {
     return Dst(CastValue<Src, float>(x), 0.0f);
   } else if constexpr (std::is_integral_v<Dst> && kIsFloating<Src>) {
-    const double d = static_cast<double>(static_cast<std::conditional_t<kIsHalfLike<Src>, float, Src>>(x));
-    // The integer range as doubles: lo is -2^k or 0, hi is 2^digits (exact).
-    constexpr double lo = static_cast<double>(std::numeric_limits<Dst>::min());
-    constexpr double hi = static_cast<double>(std::numeric_limits<Dst>::max()) + 1.0;
-    if (std::isnan(d)) return Dst(0);
-    if (d >= hi) return std::numeric_limits<Dst>::max();
-    if (!(d > lo - 1.0)) return std::numeric_limits<Dst>::min();
-    return static_cast<Dst>(d);  // in range after truncation
+    // Note [Shared element math]: the device kernels cast with the same
+    // functor.
+    return math::CastTo<Dst>()(static_cast<std::conditional_t<kIsHalfLike<Src>, float, Src>>(x));
   } else if constexpr (kIsHalfLike<Dst>) {
     return Dst(static_cast<float>(x));
   } else if constexpr (kIsHalfLike<Src>) {
     return static_cast<Dst>(static_cast<float>(x));
   } else {
-    return static_cast<Dst>(x);  // integer/float pairs of the C++ built-in types
+    return math::CastTo<Dst>()(x);  // integer/float pairs of the C++ built-in types
   }
 }
 

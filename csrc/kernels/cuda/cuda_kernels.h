@@ -21,12 +21,16 @@ void RegisterCudaReduceKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // softmax and log_softmax (Note [GPU softmax]).
 void RegisterCudaSoftmaxKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// cast between every pair of real dtypes (the shared math::CastTo).
+void RegisterCudaCastKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
   RegisterCudaMatmulKernels(registry, gpu);
   RegisterCudaReduceKernels(registry, gpu);
   RegisterCudaSoftmaxKernels(registry, gpu);
+  RegisterCudaCastKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda
