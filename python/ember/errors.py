@@ -8,9 +8,9 @@ described in docs/architecture.md ("Errors").
 """
 
 __all__ = [
-    "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "NotFoundError",
+    "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "NotFoundError", "AlreadyExistsError",
     "ResourceExhaustedError", "FailedPreconditionError", "OutOfRangeError", "UnimplementedError",
-    "InternalError", "OperatorNotAllowedInGraphError",
+    "InternalError", "DataLossError", "OperatorNotAllowedInGraphError",
 ]
 
 # The numeric codes of tf.errors (and of absl::StatusCode).
@@ -19,11 +19,13 @@ CANCELLED = 1
 UNKNOWN = 2
 INVALID_ARGUMENT = 3
 NOT_FOUND = 5
+ALREADY_EXISTS = 6
 RESOURCE_EXHAUSTED = 8
 FAILED_PRECONDITION = 9
 OUT_OF_RANGE = 11
 UNIMPLEMENTED = 12
 INTERNAL = 13
+DATA_LOSS = 15
 
 
 class OpError(Exception):
@@ -70,6 +72,11 @@ class NotFoundError(OpError, LookupError):
     error_code = NOT_FOUND
 
 
+class AlreadyExistsError(OpError):
+    """Something to be created (a file, a directory) exists already."""
+    error_code = ALREADY_EXISTS
+
+
 class ResourceExhaustedError(OpError, MemoryError):
     """Memory (or another resource) ran out; the runtime stays usable."""
     error_code = RESOURCE_EXHAUSTED
@@ -93,6 +100,11 @@ class UnimplementedError(OpError, NotImplementedError):
 class InternalError(OpError, RuntimeError):
     """An invariant of the runtime broke: a bug in Ember; please report it."""
     error_code = INTERNAL
+
+
+class DataLossError(OpError):
+    """Data in a file is corrupted or cut short (a TFRecord whose checksum does not match, say)."""
+    error_code = DATA_LOSS
 
 
 class OperatorNotAllowedInGraphError(TypeError):

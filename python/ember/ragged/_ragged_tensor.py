@@ -31,7 +31,9 @@ def _int64(value, what):
 
 
 def _tensor(value):
-    if isinstance(value, (Tensor, RaggedTensor)):
+    from ember._strings._value import StringTensor  # string values: split, bytes_split, unicode_decode
+
+    if isinstance(value, (Tensor, RaggedTensor, StringTensor)):
         return value
     return _C.convert_to_tensor(value, None)
 
