@@ -933,7 +933,6 @@ class Function:
         trace.allow_variable_creation = allow_variables
         leaves = _signature(call_args + [call_kwargs[k] for k in sorted(call_kwargs)])[1]
         if any(spec.dtype == string for spec in specs):  # Note [String tensors in functions]
-            self._tracing_count -= 1
             raise HostCallbackInTrace("a string tensor argument")
         symbolic = [trace.tracer.parameter(spec.dtype.name, list(spec.shape), _device_of(leaf))
                     for leaf, spec in zip(leaves, specs)]

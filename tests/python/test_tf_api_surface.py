@@ -427,6 +427,58 @@ TF_SIGNATURES = {
     ],
     'zeros': ['shape', 'dtype', 'name', 'layout'],
     'zeros_like': ['input', 'dtype', 'name', 'layout'],
+    'strings.join': ['inputs', 'separator', 'name'],
+    'strings.split': ['input', 'sep', 'maxsplit', 'name'],
+    'strings.length': ['input', 'unit', 'name'],
+    'strings.substr': ['input', 'pos', 'len', 'unit', 'name'],
+    'strings.to_number': ['input', 'out_type', 'name'],
+    'strings.as_string': ['input', 'precision', 'scientific', 'shortest', 'width', 'fill', 'name'],
+    'strings.format': ['template', 'inputs', 'placeholder', 'summarize', 'name'],
+    'strings.regex_full_match': ['input', 'pattern', 'name'],
+    'strings.regex_replace': ['input', 'pattern', 'rewrite', 'replace_global', 'name'],
+    'strings.lower': ['input', 'encoding', 'name'],
+    'strings.upper': ['input', 'encoding', 'name'],
+    'strings.strip': ['input', 'name'],
+    'strings.reduce_join': ['inputs', 'axis', 'keepdims', 'separator', 'name'],
+    'strings.unicode_decode': ['input', 'input_encoding', 'errors', 'replacement_char', 'replace_control_characters',
+                               'name'],
+    'strings.unicode_encode': ['input', 'output_encoding', 'errors', 'replacement_char', 'name'],
+    'strings.bytes_split': ['input', 'name'],
+    'strings.to_hash_bucket_fast': ['input', 'num_buckets', 'name'],
+    'io.read_file': ['filename', 'name'],
+    'io.write_file': ['filename', 'contents', 'name'],
+    'io.decode_csv': ['records', 'record_defaults', 'field_delim', 'use_quote_delim', 'na_value', 'select_cols',
+                      'name'],
+    'io.serialize_tensor': ['tensor', 'name'],
+    'io.parse_tensor': ['serialized', 'out_type', 'name'],
+    'io.decode_raw': ['input_bytes', 'out_type', 'little_endian', 'fixed_length', 'name'],
+    'io.TFRecordWriter': ['path', 'options'],
+    'io.gfile.GFile': ['name', 'mode'],
+    'io.gfile.rename': ['src', 'dst', 'overwrite'],
+    'io.gfile.copy': ['src', 'dst', 'overwrite'],
+    'data.TextLineDataset': ['filenames', 'compression_type', 'buffer_size', 'num_parallel_reads', 'name'],
+    'data.TFRecordDataset': ['filenames', 'compression_type', 'buffer_size', 'num_parallel_reads', 'name'],
+    'data.experimental.CsvDataset': [
+        'filenames', 'record_defaults', 'compression_type', 'buffer_size', 'header', 'field_delim',
+        'use_quote_delim', 'na_value', 'select_cols', 'exclude_cols', 'name'
+    ],
+    'data.experimental.make_csv_dataset': [
+        'file_pattern', 'batch_size', 'column_names', 'column_defaults', 'label_name', 'select_columns',
+        'field_delim', 'use_quote_delim', 'na_value', 'header', 'num_epochs', 'shuffle', 'shuffle_buffer_size',
+        'shuffle_seed', 'prefetch_buffer_size', 'num_parallel_reads', 'sloppy', 'num_rows_for_inference',
+        'compression_type', 'ignore_errors', 'encoding'
+    ],
+    'data.experimental.sample_from_datasets': ['datasets', 'weights', 'seed', 'stop_on_empty_dataset'],
+    'data.experimental.choose_from_datasets': ['datasets', 'choice_dataset', 'stop_on_empty_dataset'],
+    'data.Dataset.list_files': ['file_pattern', 'shuffle', 'seed', 'name'],
+    'data.Dataset.interleave': ['self', 'map_func', 'cycle_length', 'block_length', 'num_parallel_calls',
+                                'deterministic', 'name'],
+    'data.Dataset.window': ['self', 'size', 'shift', 'stride', 'drop_remainder', 'name'],
+    'data.Dataset.shard': ['self', 'num_shards', 'index', 'name'],
+    'data.Dataset.flat_map': ['self', 'map_func', 'name'],
+    'data.Dataset.sample_from_datasets': ['datasets', 'weights', 'seed', 'stop_on_empty_dataset',
+                                          'rerandomize_each_iteration'],
+    'data.Dataset.choose_from_datasets': ['datasets', 'choice_dataset', 'stop_on_empty_dataset'],
 }
 
 # The public names of each TensorFlow 2.21 namespace that ember also has ('' is the top level).
@@ -453,6 +505,7 @@ TF_NAMES = {
         'reduce_logsumexp', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'reshape',
         'reverse', 'reverse_sequence', 'roll', 'round', 'scatter_nd', 'searchsorted', 'shape', 'sigmoid', 'sign',
         'signal', 'sin', 'sinh', 'size', 'slice', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack',
+        'string', 'strings', 'io',
         'stop_gradient', 'strided_slice', 'subtract', 'tan', 'tanh', 'tensor_scatter_nd_update', 'tensordot', 'tile',
         'train', 'transpose', 'truediv', 'uint8', 'unique', 'unique_with_counts', 'unstack',
         'where', 'while_loop', 'zeros', 'zeros_like'
@@ -463,14 +516,17 @@ TF_NAMES = {
         'LogicalDevice', 'PhysicalDevice', 'functions_run_eagerly', 'list_logical_devices', 'list_physical_devices',
         'optimizer', 'run_functions_eagerly'
     ],
-    'data': ['AUTOTUNE', 'Dataset', 'INFINITE_CARDINALITY', 'Iterator', 'UNKNOWN_CARDINALITY', 'experimental'],
-    'data.experimental': ['AUTOTUNE', 'INFINITE_CARDINALITY', 'UNKNOWN_CARDINALITY', 'cardinality'],
+    'data': ['AUTOTUNE', 'Dataset', 'DatasetSpec', 'INFINITE_CARDINALITY', 'Iterator', 'TFRecordDataset',
+             'TextLineDataset', 'UNKNOWN_CARDINALITY', 'experimental'],
+    'data.experimental': ['AUTOTUNE', 'CsvDataset', 'INFINITE_CARDINALITY', 'UNKNOWN_CARDINALITY', 'cardinality',
+                          'choose_from_datasets', 'make_csv_dataset', 'sample_from_datasets'],
     'debugging': ['check_numerics'],
     'dtypes': [
         'DType', 'as_dtype', 'bfloat16', 'bool', 'complex64', 'float16', 'float32', 'float64', 'int16', 'int32',
-        'int64', 'int8', 'uint8'
+        'int64', 'int8', 'string', 'uint8'
     ],
     'errors': [
+        'ALREADY_EXISTS', 'AlreadyExistsError', 'DATA_LOSS', 'DataLossError',
         'CANCELLED', 'CancelledError', 'FAILED_PRECONDITION', 'FailedPreconditionError', 'INTERNAL',
         'INVALID_ARGUMENT', 'InternalError', 'InvalidArgumentError', 'NOT_FOUND', 'NotFoundError', 'OK',
         'OperatorNotAllowedInGraphError', 'OUT_OF_RANGE', 'OpError', 'OutOfRangeError', 'RESOURCE_EXHAUSTED',
@@ -535,6 +591,13 @@ TF_NAMES = {
                'transpose'],
     'ragged': ['constant', 'map_flat_values'],
     'signal': ['fft', 'fft2d', 'ifft', 'ifft2d', 'irfft', 'irfft2d', 'rfft', 'rfft2d'],
+    'strings': ['as_string', 'bytes_split', 'format', 'join', 'length', 'lower', 'reduce_join', 'regex_full_match',
+                'regex_replace', 'split', 'strip', 'substr', 'to_hash_bucket_fast', 'to_number', 'unicode_decode',
+                'unicode_encode', 'upper'],
+    'io': ['TFRecordOptions', 'TFRecordWriter', 'decode_csv', 'decode_raw', 'gfile', 'parse_tensor', 'read_file',
+           'serialize_tensor', 'write_file'],
+    'io.gfile': ['GFile', 'copy', 'exists', 'glob', 'isdir', 'join', 'listdir', 'makedirs', 'mkdir', 'remove',
+                 'rename', 'rmtree', 'stat', 'walk'],
 }
 
 # Public ember names that TensorFlow does not have, per namespace, and why.

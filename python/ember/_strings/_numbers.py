@@ -15,14 +15,14 @@ _FLOAT = re.compile(rb"\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf|infinity|na
 _INT = re.compile(rb"\s*[+-]?\d+\s*")
 
 
-def to_number(string_tensor, out_type=float32, name=None):
+def to_number(input, out_type=float32, name=None):  # noqa: A002 - TensorFlow's name
     """Parses each string as a number of ``out_type`` (float32, float64, int32 or int64); a string
     that is not one, or an integer out of range, is an InvalidArgumentError."""
     del name
     out_type = as_dtype(out_type)
     if out_type.name not in ("float32", "float64", "int32", "int64"):
         raise TypeError(f"to_number: out_type must be float32, float64, int32 or int64, got {out_type.name}")
-    tensor = as_strings(string_tensor, "to_number")
+    tensor = as_strings(input, "to_number")
     numpy_type = np.dtype(out_type.as_numpy_dtype)
     pattern = _FLOAT if out_type.is_floating else _INT
     values = []

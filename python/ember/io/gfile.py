@@ -1,42 +1,42 @@
-"""ember.io.gfile: files on the local file system (``tf.io.gfile``), with tf's errors.
+"""ember.io.gfile: files on the local file system (``tf.io.gfile``), with tf's _errors.
 
-Paths are local paths (str or os.PathLike); TensorFlow's other file systems
+Paths are local paths (str or _os.PathLike); TensorFlow's other file systems
 (gs://, s3://, hdfs://) are not supported. A missing file or directory
-raises ``ember.errors.NotFoundError``.
+raises ``ember._errors.NotFoundError``.
 """
 
-import builtins
-import contextlib
+import builtins as _builtins
+import contextlib as _contextlib
 import glob as _glob
-import os
-import shutil
+import os as _os
+import shutil as _shutil
 
-from ember import errors
+from ember import errors as _errors
 
 __all__ = ["GFile", "copy", "exists", "glob", "isdir", "join", "listdir", "makedirs", "mkdir", "remove", "rename",
            "rmtree", "stat", "walk"]
 
 
 def _path(path, func):
-    path = os.fspath(path)
+    path = _os.fspath(path)
     if isinstance(path, bytes):
         path = path.decode("utf-8")
     if "://" in path:
-        raise errors.UnimplementedError(f"{func}: only local paths are supported, got {path!r}")
+        raise _errors.UnimplementedError(f"{func}: only local paths are supported, got {path!r}")
     return path
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def _os_errors(func, path):
     """OSErrors as tf.errors classes: a missing path is NotFoundError."""
     try:
         yield
     except FileNotFoundError:
-        raise errors.NotFoundError(f"{func}: {path}: no such file or directory") from None
+        raise _errors.NotFoundError(f"{func}: {path}: no such file or directory") from None
     except FileExistsError:
-        raise errors.AlreadyExistsError(f"{func}: {path}: already exists") from None
+        raise _errors.AlreadyExistsError(f"{func}: {path}: already exists") from None
     except OSError as e:
-        raise errors.FailedPreconditionError(f"{func}: {path}: {e.strerror or e}") from None
+        raise _errors.FailedPreconditionError(f"{func}: {path}: {e.strerror or e}") from None
 
 
 class GFile:
@@ -47,12 +47,12 @@ class GFile:
         self.name = _path(name, "GFile")
         self.mode = mode
         if mode.replace("b", "").replace("+", "") not in ("r", "w", "a"):
-            raise errors.InvalidArgumentError(f"GFile: mode must be 'r', 'w' or 'a' (with 'b' and '+'), got {mode!r}")
+            raise _errors.InvalidArgumentError(f"GFile: mode must be 'r', 'w' or 'a' (with 'b' and '+'), got {mode!r}")
         with _os_errors("GFile", self.name):
             if "b" in mode:
-                self._file = builtins.open(self.name, mode)
+                self._file = _builtins.open(self.name, mode)
             else:
-                self._file = builtins.open(self.name, mode, encoding="utf-8", newline="")
+                self._file = _builtins.open(self.name, mode, encoding="utf-8", newline="")
 
     def read(self, n=-1):
         return self._file.read(n)
@@ -78,7 +78,7 @@ class GFile:
         return self._file.tell()
 
     def size(self):
-        return os.path.getsize(self.name)
+        return _os.path.getsize(self.name)
 
     def flush(self):
         self._file.flush()
@@ -105,12 +105,12 @@ class GFile:
 
 def exists(path):
     """Whether the path exists."""
-    return os.path.exists(_path(path, "exists"))
+    return _os.path.exists(_path(path, "exists"))
 
 
 def isdir(path):
     """Whether the path is a directory."""
-    return os.path.isdir(_path(path, "isdir"))
+    return _os.path.isdir(_path(path, "isdir"))
 
 
 def glob(pattern):
@@ -121,71 +121,71 @@ def glob(pattern):
 def listdir(path):
     """The names in a directory (not full paths), sorted; NotFoundError if it does not exist."""
     path = _path(path, "listdir")
-    if not os.path.isdir(path):
-        raise errors.NotFoundError(f"listdir: {path}: no such directory")
+    if not _os.path.isdir(path):
+        raise _errors.NotFoundError(f"listdir: {path}: no such directory")
     with _os_errors("listdir", path):
-        return sorted(os.listdir(path))
+        return sorted(_os.listdir(path))
 
 
 def makedirs(path):
     """Creates a directory and its missing parents; an existing directory is fine."""
     path = _path(path, "makedirs")
     with _os_errors("makedirs", path):
-        os.makedirs(path, exist_ok=True)
+        _os.makedirs(path, exist_ok=True)
 
 
 def mkdir(path):
     """Creates one directory (its parent must exist)."""
     path = _path(path, "mkdir")
     with _os_errors("mkdir", path):
-        os.mkdir(path)
+        _os.mkdir(path)
 
 
 def remove(path):
     """Deletes a file; NotFoundError if it does not exist."""
     path = _path(path, "remove")
     with _os_errors("remove", path):
-        os.remove(path)
+        _os.remove(path)
 
 
 def rmtree(path):
     """Deletes a directory and everything under it."""
     path = _path(path, "rmtree")
-    if not os.path.exists(path):
-        raise errors.NotFoundError(f"rmtree: {path}: no such directory")
+    if not _os.path.exists(path):
+        raise _errors.NotFoundError(f"rmtree: {path}: no such directory")
     with _os_errors("rmtree", path):
-        shutil.rmtree(path)
+        _shutil.rmtree(path)
 
 
 def rename(src, dst, overwrite=False):
     """Renames (moves) a file; an existing dst is an error unless ``overwrite``."""
     src, dst = _path(src, "rename"), _path(dst, "rename")
-    if not overwrite and os.path.exists(dst):
-        raise errors.AlreadyExistsError(f"rename: {dst}: already exists")
+    if not overwrite and _os.path.exists(dst):
+        raise _errors.AlreadyExistsError(f"rename: {dst}: already exists")
     with _os_errors("rename", src):
-        os.replace(src, dst)
+        _os.replace(src, dst)
 
 
 def copy(src, dst, overwrite=False):
     """Copies a file; an existing dst is an error unless ``overwrite``."""
     src, dst = _path(src, "copy"), _path(dst, "copy")
-    if not overwrite and os.path.exists(dst):
-        raise errors.AlreadyExistsError(f"copy: {dst}: already exists")
+    if not overwrite and _os.path.exists(dst):
+        raise _errors.AlreadyExistsError(f"copy: {dst}: already exists")
     with _os_errors("copy", src):
-        shutil.copyfile(src, dst)
+        _shutil.copyfile(src, dst)
 
 
 def walk(top, topdown=True, onerror=None):
-    """(dirname, subdirs, files) for each directory under top, as os.walk."""
-    return os.walk(_path(top, "walk"), topdown=topdown, onerror=onerror)
+    """(dirname, subdirs, files) for each directory under top, as _os.walk."""
+    return _os.walk(_path(top, "walk"), topdown=topdown, onerror=onerror)
 
 
 def stat(path):
     """An object with ``length`` (bytes), ``mtime_nsec`` and ``is_directory``."""
     path = _path(path, "stat")
     with _os_errors("stat", path):
-        info = os.stat(path)
-    return _FileStatistics(info.st_size, info.st_mtime_ns, os.path.isdir(path))
+        info = _os.stat(path)
+    return _FileStatistics(info.st_size, info.st_mtime_ns, _os.path.isdir(path))
 
 
 class _FileStatistics:
@@ -194,5 +194,5 @@ class _FileStatistics:
 
 
 def join(path, *paths):
-    """Joins path components (``os.path.join``)."""
-    return os.path.join(path, *paths)
+    """Joins path components (``_os.path.join``)."""
+    return _os.path.join(path, *paths)
