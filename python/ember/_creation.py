@@ -49,7 +49,7 @@ def _convert(value, dtype, what):
 def _string_tensor(value, what):
     if isinstance(value, StringTensor):
         return value
-    array = bytes_array(value)
+    array = bytes_array(value, empty_ok=True)
     if array is None:
         raise TypeError(f"{what}: cannot convert {type(value).__name__} value to a string tensor; expected str, "
                         "bytes, or lists or NumPy arrays of them")

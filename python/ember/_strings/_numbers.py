@@ -101,14 +101,18 @@ def _element_text(value):
 def _summarize(array, summarize, quote, depth=0):
     """A tensor's text as in tf.print: nested brackets, elements separated by spaces (rows by
     newlines, indented), at most `summarize` first and last entries per dimension (all for -1)."""
-    if array.ndim == 0:
-        text = _element_text(array[()])
+    def element(value):
+        text = _element_text(value)
         return f'"{text}"' if quote else text
+
+    if array.ndim == 0:
+        return element(array[()])
     n = array.shape[0]
     shown = list(range(n))
     if 0 <= summarize and 2 * summarize < n:
         shown = list(range(summarize)) + [None] + list(range(n - summarize, n))
-    items = ["..." if i is None else _summarize(array[i], summarize, quote, depth + 1) for i in shown]
+    items = ["..." if i is None else element(array[i]) if array.ndim == 1 else
+             _summarize(array[i], summarize, quote, depth + 1) for i in shown]
     separator = " " if array.ndim == 1 else "\n" * (array.ndim - 1) + " " * (depth + 1)
     return "[" + separator.join(items) + "]"
 

@@ -19,15 +19,16 @@ def _element_bytes(value):
 _to_bytes = np.frompyfunc(_element_bytes, 1, 1)
 
 
-def bytes_array(value):
+def bytes_array(value, empty_ok=False):
     """value as an object array of bytes if it is string data (str, bytes, nested lists of
-    them, NumPy S/U/object arrays of them), else None."""
+    them, NumPy S/U/object arrays of them), else None. Empty lists are string data only
+    with `empty_ok` (when the caller asked for dtype=string)."""
     if isinstance(value, (str, bytes)):
         array = np.empty((), object)
         array[()] = _element_bytes(value)
         return array
     if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "SUO":
+        if value.dtype.kind not in "SUO" and not (empty_ok and value.size == 0):
             return None
         array = value
     elif isinstance(value, (list, tuple)):
@@ -35,7 +36,7 @@ def bytes_array(value):
             array = np.array(value, dtype=object)
         except ValueError:  # ragged nesting
             return None
-        if array.size == 0:
+        if array.size == 0 and not empty_ok:
             return None  # an empty list is a float32 tensor, as in TensorFlow
     else:
         return None
