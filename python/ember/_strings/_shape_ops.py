@@ -55,6 +55,15 @@ def _key_part(part):
     return part
 
 
+def _owned(result):
+    """A NumPy indexing result (an array, or one bytes element) as a new StringTensor."""
+    if not isinstance(result, np.ndarray):
+        scalar = np.empty((), object)
+        scalar[()] = result
+        return from_array(scalar)
+    return from_array(result.copy())
+
+
 def getitem(tensor, key):
     """NumPy-style indexing of a string tensor (as ember.Tensor's __getitem__)."""
     parts = tuple(_key_part(p) for p in key) if isinstance(key, tuple) else _key_part(key)
@@ -62,11 +71,7 @@ def getitem(tensor, key):
         result = tensor._array[parts]
     except IndexError as e:
         raise IndexError(f"string tensor indexing: {e}") from None
-    if not isinstance(result, np.ndarray):
-        scalar = np.empty((), object)
-        scalar[()] = result
-        result = scalar
-    return from_array(result.copy())
+    return _owned(result)
 
 
 def compare(x, y, fn, op):
@@ -122,8 +127,7 @@ def stack(values, axis=0):
 
 def unstack(value, axis=0):
     axis = _axis(axis, value.ndim, "unstack") if value.ndim else 0
-    return [from_array(np.ascontiguousarray(np.take(value._array, i, axis=axis)))
-            for i in range(value._array.shape[axis])]
+    return [_owned(np.take(value._array, i, axis=axis)) for i in range(value._array.shape[axis])]
 
 
 def concat(values, axis):

@@ -132,8 +132,9 @@ class StringTensor:
     def __iter__(self):
         if self._array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (from_array(np.asarray(row, dtype=object).reshape(row.shape if isinstance(row, np.ndarray) else ()))
-                for row in self._array)
+        from ember._strings._shape_ops import _owned
+
+        return (_owned(row) for row in self._array)
 
     def __getitem__(self, key):
         from ember._strings import _shape_ops
