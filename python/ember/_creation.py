@@ -23,27 +23,34 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 
     if isinstance(value, Variable):
         value = value.read_value()
-    if isinstance(value, (Tensor, StringTensor)):
-        if dtype is not None and as_dtype(dtype) != value.dtype:
-            raise ValueError(f"convert_to_tensor: requested dtype {as_dtype(dtype).name} for a tensor "
-                             f"of dtype {value.dtype.name}; use ember.cast")
+    if isinstance(value, Tensor):
+        _check_same_dtype(value, dtype)
         return value
     value = _array_protocol(value)
     if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):
         dtype = dtype_hint
-    return _convert(value, None if dtype is None else as_dtype(dtype), "convert_to_tensor")
-
-
-def _convert(value, dtype, what):
-    """_C.convert_to_tensor, with the string values the C++ side refuses made string tensors."""
-    if dtype is string:
-        return _string_tensor(value, what)
-    try:
+    dtype = None if dtype is None else as_dtype(dtype)
+    try:  # numeric values take the C++ conversion with no extra check
         return _C.convert_to_tensor(value, dtype)
     except TypeError:
-        if dtype is not None or bytes_array(value) is None:
-            raise
-    return _string_tensor(value, what)
+        return _string_fallback(value, dtype, "convert_to_tensor")
+
+
+def _check_same_dtype(tensor, dtype):
+    if dtype is not None and as_dtype(dtype) != tensor.dtype:
+        raise ValueError(f"convert_to_tensor: requested dtype {as_dtype(dtype).name} for a tensor "
+                         f"of dtype {tensor.dtype.name}; use ember.cast")
+
+
+def _string_fallback(value, dtype, what):
+    """After the C++ conversion raised TypeError (it has no string dtype): a string tensor for
+    string values (or any value with dtype=ember.string), else that TypeError again."""
+    if type(value) is StringTensor:
+        _check_same_dtype(value, dtype)
+        return value
+    if dtype is string or (dtype is None and bytes_array(value) is not None):
+        return _string_tensor(value, what)
+    raise  # noqa: PLE0704 - called in an except block: re-raises the conversion's TypeError
 
 
 def _string_tensor(value, what):
@@ -56,7 +63,7 @@ def _string_tensor(value, what):
     return from_array(array)
 
 
-_NATIVE = (np.ndarray, np.generic, list, tuple, int, float, complex, bool, str, bytes)
+_NATIVE = (np.ndarray, np.generic, list, tuple, int, float, complex, bool, str, bytes, StringTensor)
 
 
 def _array_protocol(value):
@@ -74,9 +81,13 @@ def constant(value, dtype=None, shape=None, name=None):
     is reshaped to it (its element count must match).
     """
     del name
-    if isinstance(value, (Tensor, StringTensor)):
+    if isinstance(value, Tensor):
         value = value.numpy()
-    tensor = _convert(_array_protocol(value), None if dtype is None else as_dtype(dtype), "constant")
+    dtype = None if dtype is None else as_dtype(dtype)
+    try:  # numeric values take the C++ conversion with no extra check
+        tensor = _C.convert_to_tensor(_array_protocol(value), dtype)
+    except TypeError:
+        tensor = _string_fallback(value, dtype, "constant")
     if shape is None:
         return tensor
     from ember._generated import ops  # the generated bindings import this module's package
