@@ -432,3 +432,8 @@ def test_function_with_string_signature_runs_eagerly():
         return ember.strings.length(s)
 
     assert f(ember.constant(["abc", ""])).numpy().tolist() == [3, 0]
+
+
+def test_print_shows_strings_as_tf_print(capsys):
+    ember.print(ember.constant(["a", "b"]), "and", ember.constant("x"))
+    assert capsys.readouterr().err == '["a" "b"] and x\n'

@@ -98,7 +98,7 @@ def _element_text(value):
     return str(value)
 
 
-def _summarize(array, summarize, quote, depth=0):
+def summarize_text(array, summarize, quote, depth=0):
     """A tensor's text as in tf.print: nested brackets, elements separated by spaces (rows by
     newlines, indented), at most `summarize` first and last entries per dimension (all for -1)."""
     def element(value):
@@ -112,7 +112,7 @@ def _summarize(array, summarize, quote, depth=0):
     if 0 <= summarize and 2 * summarize < n:
         shown = list(range(summarize)) + [None] + list(range(n - summarize, n))
     items = ["..." if i is None else element(array[i]) if array.ndim == 1 else
-             _summarize(array[i], summarize, quote, depth + 1) for i in shown]
+             summarize_text(array[i], summarize, quote, depth + 1) for i in shown]
     separator = " " if array.ndim == 1 else "\n" * (array.ndim - 1) + " " * (depth + 1)
     return "[" + separator.join(items) + "]"
 
@@ -143,7 +143,7 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa:
                 array = as_strings(value, "format")._array
             if array.dtype.kind in "SU":
                 array = as_strings(value, "format")._array
-        texts.append(_summarize(np.asarray(array), summarize, quote=array.ndim > 0 and array.dtype == object))
+        texts.append(summarize_text(np.asarray(array), summarize, quote=array.ndim > 0 and array.dtype == object))
     out = np.empty((), object)
     out[()] = "".join(p + t for p, t in zip(pieces, texts + [""])).encode("utf-8")
     return from_array(out)
