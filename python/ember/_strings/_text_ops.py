@@ -8,7 +8,7 @@ from ember import _C, errors
 from ember._checks import safe_repr
 from ember.dtypes import int32
 from ember._strings._shape_ops import as_strings
-from ember._strings._value import StringTensor, bytes_array, from_array, host_numeric
+from ember._strings._value import StringTensor, from_array, host_numeric
 
 
 def map_bytes(fn, tensor, op):
@@ -221,7 +221,3 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     expand = _rewriter(rewrite, compiled.groups, "regex_replace")
     count = 0 if replace_global else 1
     return map_bytes(lambda v: compiled.sub(expand, v, count=count), input, "regex_replace")
-
-
-def is_string_value(value):
-    return isinstance(value, StringTensor) or bytes_array(value) is not None

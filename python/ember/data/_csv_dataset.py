@@ -73,8 +73,11 @@ class CsvDataset(Dataset):
                 where = f"record {number} of {path}"
                 fields = self._chosen(split_record(line, self._delim, self._quote, "CsvDataset", f"in {where}"),
                                       where)
-                yield tuple(to_tensor([convert_field(f, c, self._na, "CsvDataset", f"field {i} of {where}")], c.dtype, ())
-                            for i, (f, c) in enumerate(zip(fields, self._columns)))
+                yield tuple(self._scalar(f, c, f"field {i} of {where}") for i, (f, c) in
+                            enumerate(zip(fields, self._columns)))
+
+    def _scalar(self, field, column, where):
+        return to_tensor([convert_field(field, column, self._na, "CsvDataset", where)], column.dtype, ())
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
@@ -106,7 +109,8 @@ def _infer_default(values, na_value):
 
 def _header_names(path, compression, delim, quote):
     for line in _lines(path, compression, "make_csv_dataset"):
-        return [f.decode("utf-8") for f in split_record(line, delim, quote, "make_csv_dataset", f"in the header of {path}")]
+        fields = split_record(line, delim, quote, "make_csv_dataset", f"in the header of {path}")
+        return [f.decode("utf-8") for f in fields]
     raise ValueError(f"make_csv_dataset: {path} is empty, so it has no header to read column names from")
 
 
