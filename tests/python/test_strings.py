@@ -437,3 +437,13 @@ def test_function_with_string_signature_runs_eagerly():
 def test_print_shows_strings_as_tf_print(capsys):
     ember.print(ember.constant(["a", "b"]), "and", ember.constant("x"))
     assert capsys.readouterr().err == '["a" "b"] and x\n'
+
+
+def test_ragged_strings_to_tensor():
+    texts = ["a b c", "d", ""]
+    pieces = [t.encode().split() for t in texts]
+    width = max(len(p) for p in pieces)
+    ragged = ember.strings.split(texts)
+    assert ragged.to_tensor().numpy().tolist() == [p + [b""] * (width - len(p)) for p in pieces]
+    assert ragged.to_tensor(default_value="-").numpy().tolist() == [p + [b"-"] * (width - len(p)) for p in pieces]
+    assert ragged.to_tensor(shape=[2, 2]).numpy().tolist() == [[b"a", b"b"], [b"d", b""]]
