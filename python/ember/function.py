@@ -142,7 +142,7 @@ class TensorSpec:
     @classmethod
     def from_tensor(cls, tensor, name=None):
         """The spec of a tensor, variable or NumPy array."""
-        if not (_is_tensor_like(tensor) or _is_variable(tensor)):
+        if not (_is_tensor_like(tensor) or _is_variable(tensor) or getattr(tensor, "dtype", None) is string):
             raise TypeError(f"TensorSpec.from_tensor: expected a tensor, got {type(tensor).__name__}")
         return cls(tensor.shape, tensor.dtype, name)
 

@@ -426,6 +426,13 @@ def test_function_computing_strings_from_arguments_runs_eagerly():
     assert f(ember.constant([2.5])).numpy().tolist() == [5.0]
 
 
+def test_tensor_spec_of_strings():
+    spec = ember.TensorSpec.from_tensor(ember.constant([["a"]]))
+    assert spec == ember.TensorSpec((1, 1), ember.string) and spec.dtype.name == "string"
+    assert spec.is_compatible_with(ember.constant([["b"]]))
+    assert not spec.is_compatible_with(ember.constant([[1.0]]))
+
+
 def test_function_with_string_signature_runs_eagerly():
     @ember.function(input_signature=[ember.TensorSpec([None], ember.string)])
     def f(s):
