@@ -26,7 +26,7 @@ _C._set_error_classes((
     errors.FailedPreconditionError))
 from ember.dtypes import (  # noqa: A004
     ALL_DTYPES as _ALL_DTYPES, DType, as_dtype, bfloat16, bool, complex64, float16, float32, float64, int8,
-    int16, int32, int64, uint8)
+    int16, int32, int64, string, uint8)
 from ember._tensor import Tensor
 
 _C._set_dtype_objects(_ALL_DTYPES)  # in C++ enum order
@@ -48,6 +48,10 @@ _install_tensor_methods(Tensor)
 from ember._movement import linspace, meshgrid, one_hot, ones_like, pad, range, split, zeros_like  # noqa: E402,A004
 from ember._indexing import boolean_mask, gather, where  # noqa: E402,F811
 from ember._segments import unique, unique_with_counts  # noqa: E402 - tf.unique, tf.unique_with_counts
+# Shape ops that also take host-side string tensors (ember/_strings/_dispatch.py):
+from ember._strings._dispatch import (  # noqa: E402,F811
+    concat, equal, expand_dims, gather, identity, not_equal, rank, reshape, shape, size, squeeze, stack, tile,
+    transpose, unstack)
 from ember._name_scope import get_current_name_scope, name_scope  # noqa: E402
 from ember._variables import Variable  # noqa: E402
 from ember.autodiff import GradientTape, UnconnectedGradients, custom_gradient  # noqa: E402
@@ -77,6 +81,8 @@ from ember._clipping import clip_by_global_norm, clip_by_norm  # noqa: E402 - tf
 from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inputs)
 from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.initializers
 from ember import keras  # noqa: E402 - tf.keras.optimizers, tf.keras.initializers
+from ember import strings  # noqa: E402 - tf.strings: host-side string ops
+from ember import io  # noqa: E402 - tf.io: files, CSV, TFRecords, serialized tensors
 from ember import data  # noqa: E402 - tf.data: input pipelines
 from ember import train  # noqa: E402 - tf.train: checkpoints
 from ember import saved_model  # noqa: E402 - tf.saved_model: modules with their functions

@@ -9,6 +9,8 @@ from ember._checks import check_str, safe_repr
 
 from ember.function import current_trace
 from ember._tensor import Tensor
+from ember._strings._numbers import summarize_text
+from ember._strings._value import StringTensor
 
 
 def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001 - TF's name
@@ -41,6 +43,8 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
         if isinstance(value, (Tensor, Variable, np.ndarray)):
             parts.append("{}")
             tensors.append(value)
+        elif type(value) is StringTensor:  # host strings: their text now, as tf.print shows them
+            parts.append(summarize_text(value._array, summarize, value.ndim > 0).replace("{}", "{ }"))
         else:
             parts.append(str(value).replace("{}", "{ }"))  # "{}" marks a tensor in the op's format
     text = sep.join(parts) + end

@@ -28,7 +28,7 @@ class DType:
             self._numpy = None if numpy_dtype is None else _np.dtype(numpy_dtype)
         except (TypeError, ValueError, RecursionError):
             raise TypeError(f"DType: cannot interpret {_safe_repr(numpy_dtype)} as a NumPy dtype") from None
-        self._kind = kind  # "b", "i", "u", "f" or "c", as NumPy's dtype.kind
+        self._kind = kind  # "b", "i", "u", "f" or "c", as NumPy's dtype.kind; "s" for string
         self._size = size
 
     @property
@@ -96,7 +96,15 @@ uint8 = DType("uint8", 9, _np.uint8, "u", 1)
 complex64 = DType("complex64", 10, _np.complex64, "c", 8)
 
 ALL_DTYPES = (bool, int32, int64, float32, float64, float16, bfloat16, int8, int16, uint8, complex64)
+
+# Note [Host string dtype]: the C++ core has no string dtype. `string` names
+# the element type of ember's host-side string tensors (ember/_strings/),
+# whose values are NumPy object arrays of bytes; it has no C++ code (None)
+# and is not in ALL_DTYPES, the C++ enum's list.
+string = DType("string", None, _np.object_, "s", 0)
+
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME["string"] = string
 _BY_NAME.update({"half": float16, "float": float32, "double": float64})
 
 
@@ -116,10 +124,15 @@ def as_dtype(type_value):
         return float32
     if type_value is _builtins.complex:
         return complex64
+    if type_value is _builtins.str or type_value is _builtins.bytes:
+        return string
     try:
-        name = _np.dtype(type_value).name
+        numpy_dtype = _np.dtype(type_value)
+        name = numpy_dtype.name
     except (TypeError, ValueError, RecursionError):  # NumPy recurses into nested lists
-        name = None
+        numpy_dtype = name = None
+    if numpy_dtype is not None and numpy_dtype.kind in "SUO":  # bytes, str, object: as tf.as_dtype
+        return string
     if name in _BY_NAME:
         return _BY_NAME[name]
     raise TypeError(f"cannot interpret {_safe_repr(type_value)} as an ember dtype")

@@ -8,7 +8,7 @@ described in docs/architecture.md ("Errors").
 """
 
 __all__ = [
-    "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "NotFoundError",
+    "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "NotFoundError", "AlreadyExistsError",
     "ResourceExhaustedError", "FailedPreconditionError", "OutOfRangeError", "UnimplementedError",
     "InternalError", "DataLossError", "OperatorNotAllowedInGraphError",
 ]
@@ -19,6 +19,7 @@ CANCELLED = 1
 UNKNOWN = 2
 INVALID_ARGUMENT = 3
 NOT_FOUND = 5
+ALREADY_EXISTS = 6
 RESOURCE_EXHAUSTED = 8
 FAILED_PRECONDITION = 9
 OUT_OF_RANGE = 11
@@ -71,6 +72,11 @@ class NotFoundError(OpError, LookupError):
     error_code = NOT_FOUND
 
 
+class AlreadyExistsError(OpError):
+    """Something to be created (a file, a directory) exists already."""
+    error_code = ALREADY_EXISTS
+
+
 class ResourceExhaustedError(OpError, MemoryError):
     """Memory (or another resource) ran out; the runtime stays usable."""
     error_code = RESOURCE_EXHAUSTED
@@ -97,7 +103,7 @@ class InternalError(OpError, RuntimeError):
 
 
 class DataLossError(OpError, ValueError):
-    """Data was lost or corrupted: a checkpoint file that is truncated or fails its checksum."""
+    """Data was lost or corrupted: a file cut short or failing its checksum (a checkpoint, a TFRecord)."""
     error_code = DATA_LOSS
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ember import _C, _autograph
 from ember.autodiff import _tape as _autodiff_tape
 from ember._tensor_shape import TensorShape
-from ember.dtypes import as_dtype, float32
+from ember.dtypes import as_dtype, float32, string
 from ember._tensor import Tensor
 
 _C._set_package_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
@@ -144,7 +144,7 @@ class TensorSpec:
     @classmethod
     def from_tensor(cls, tensor, name=None):
         """The spec of a tensor, variable or NumPy array."""
-        if not (_is_tensor_like(tensor) or _is_variable(tensor)):
+        if not (_is_tensor_like(tensor) or _is_variable(tensor) or getattr(tensor, "dtype", None) is string):
             raise TypeError(f"TensorSpec.from_tensor: expected a tensor, got {type(tensor).__name__}")
         return cls(tensor.shape, tensor.dtype, name)
 
@@ -843,8 +843,9 @@ class Function:
         concrete, _, _ = self._lookup(args, kwargs, trace_specs=True, instance=instance)
         if concrete is _EAGER:
             raise HostCallbackError(f"{self._name} calls py_function or numpy_function (or next() on an outside "
-                                    "iterator), so it runs eagerly at each call and has no concrete graph (Note "
-                                    "[py_function in functions])")
+                                    "iterator), reads or writes files, or takes or computes string tensors from "
+                                    "its arguments, so it runs eagerly at each call and has no concrete graph "
+                                    "(Note [py_function in functions], Note [String tensors in functions])")
         return concrete
 
     # --- Signature handling --------------------------------------------------
@@ -958,6 +959,8 @@ class Function:
         trace = _Trace()
         trace.allow_variable_creation = allow_variables
         leaves = _signature(call_args + [call_kwargs[k] for k in sorted(call_kwargs)])[1]
+        if any(spec.dtype == string for spec in specs):  # Note [String tensors in functions]
+            raise HostCallbackInTrace("a string tensor argument")
         symbolic = [trace.tracer.parameter(spec.dtype.name, list(spec.shape), _device_of(leaf))
                     for leaf, spec in zip(leaves, specs)]
         it = iter(symbolic)

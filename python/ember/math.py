@@ -8,6 +8,7 @@ from ember._segments import (  # noqa: F811
     bincount, segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
     unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n,
     unsorted_segment_sum)
+from ember._strings._dispatch import equal, not_equal  # noqa: F811 - they also compare string tensors
 
 __all__ = sorted(set(_generated_all) | {"reduce_euclidean_norm", "bincount"})
 

@@ -507,7 +507,7 @@ def test_cast_edge_values(mode):
     assert b.dtype == ember.bfloat16 and b.numpy().astype(np.float32).tolist() == [1.0, 65536.0, np.inf, 0.0]
 
 
-@pytest.mark.parametrize("value", ["abc", object(), [[1, 2], [3]]])
+@pytest.mark.parametrize("value", [{"abc"}, object(), [[1, 2], [3]], ["a", 1]])
 def test_unconvertible_values_raise(value):
     with pytest.raises((TypeError, ValueError)):
         ember.convert_to_tensor(value)

@@ -5,13 +5,15 @@ import itertools
 import numpy as np
 
 from ember._checks import safe_repr
-from ember._generated import ops as _ops
+from ember._strings import _dispatch as _ops  # stack and unstack that also take string tensors
+from ember._strings._shape_ops import pad_strings
 from ember.data import _structure
 from ember.data._dataset import UNKNOWN_CARDINALITY, UnaryDataset
 from ember.errors import InvalidArgumentError
 from ember.function import TensorSpec
 from ember._movement import pad
 from ember._tensor import Tensor
+from ember.dtypes import string
 
 
 def _columns(chunk, what):
@@ -107,6 +109,8 @@ def _padded_shapes(padded_shapes, spec, path=""):
 
 
 def _padding_value(value, dtype, j):
+    if dtype == string:
+        return _string_padding_value(value, j)
     if value is None:
         return 0
     if isinstance(value, (Tensor, np.ndarray, np.generic)):
@@ -170,7 +174,12 @@ class PaddedBatchDataset(UnaryDataset):
                 raise InvalidArgumentError(f"padded_batch: component {j} of element {k} has shape {t.shape}, "
                                            f"larger than its padded shape {tuple(size)}")
             amounts = [[0, s - d] for d, s in zip(t.shape, size)]
-            padded.append(pad(t, amounts, constant_values=value) if any(a for _, a in amounts) else t)
+            if not any(a for _, a in amounts):
+                padded.append(t)
+            elif t.dtype == string:
+                padded.append(pad_strings(t, amounts, value))
+            else:
+                padded.append(pad(t, amounts, constant_values=value))
         return _ops.stack(padded)
 
     def _iterate(self):
@@ -223,3 +232,17 @@ class UnbatchDataset(UnaryDataset):
         if any(len(s.shape) == 0 for s in _structure.flatten(spec)):
             raise ValueError("unbatch: cannot unbatch an input with scalar components")
         return _structure.map_components(lambda s: TensorSpec(s.shape[1:], s.dtype), spec)
+
+
+def _string_padding_value(value, j):
+    """A string component's padding value as bytes (b"" by default)."""
+    if value is None:
+        return b""
+    if hasattr(value, "numpy"):
+        value = value.numpy()
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    if not isinstance(value, bytes):
+        raise TypeError(f"padded_batch: the padding value of string component {j} must be a string, got "
+                        f"{safe_repr(value)}")
+    return value

@@ -192,7 +192,66 @@ class Dataset(abc.ABC):
             raise TypeError("zip: needs at least one dataset")
         return _sources.ZipDataset(structure)
 
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching ``file_pattern`` (a glob or a list of globs) as scalar strings,
+        shuffled each pass (by ``seed``) unless ``shuffle=False``, else sorted."""
+        return _files.list_files(file_pattern, shuffle, seed, name)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        """Elements drawn at random from ``datasets`` with probabilities ``weights`` (uniform by
+        default). An exhausted dataset drops out (or ends everything with
+        ``stop_on_empty_dataset``). The choices follow ``seed`` and the global seed as shuffle's do."""
+        return _combinators.SampleDataset(datasets, weights, seed, bool(stop_on_empty_dataset),
+                                          bool(rerandomize_each_iteration))
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """For each int64 ``i`` of ``choice_dataset``, the next element of ``datasets[i]``; an
+        exhausted dataset ends the result (or is skipped, without ``stop_on_empty_dataset``)."""
+        return _combinators.ChooseDataset(datasets, choice_dataset, bool(stop_on_empty_dataset))
+
     # --- Transformations ------------------------------------------------------
+
+    def flat_map(self, map_func, name=None):
+        """``map_func`` makes a dataset from each element; their elements, one dataset after another."""
+        del name
+        return _combinators.FlatMapDataset(self, _transforms._check_callable(map_func, "flat_map", "map_func"))
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        """``map_func`` makes a dataset from each element; ``cycle_length`` of them (the CPU count by
+        default) are read in turn, ``block_length`` (1) elements at a time, and each one that ends is
+        replaced by the next element's dataset, as tf.data does. ``num_parallel_calls`` is accepted;
+        reading is serial and in that order."""
+        del deterministic, name
+        check_parallelism(num_parallel_calls, "interleave", "num_parallel_calls")
+        if cycle_length is not None and cycle_length != AUTOTUNE:
+            cycle_length = check_int(cycle_length, "interleave", "cycle_length", minimum=1)
+        block = 1 if block_length is None else check_int(block_length, "interleave", "block_length", minimum=1)
+        return _combinators.InterleaveDataset(self, _transforms._check_callable(map_func, "interleave", "map_func"),
+                                              cycle_length, block)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of ``size`` elements (``stride`` apart) starting every ``shift`` (``size``) elements,
+        each a dataset (a tuple or dict of datasets for structured elements); the last windows are
+        shorter unless ``drop_remainder``."""
+        del name
+        size = check_int(size, "window", "size", minimum=1)
+        shift = size if shift is None else check_int(shift, "window", "shift", minimum=1)
+        stride = check_int(stride, "window", "stride", minimum=1)
+        return _combinators.WindowDataset(self, size, shift, stride, bool(drop_remainder))
+
+    def shard(self, num_shards, index, name=None):
+        """Every ``num_shards``-th element, starting at element ``index``."""
+        del name
+        num_shards = check_int(num_shards, "shard", "num_shards", minimum=1)
+        index = check_int(index, "shard", "index", minimum=0)
+        if index >= num_shards:
+            raise ValueError(f"shard: index must be in [0, num_shards={num_shards}), got {index}")
+        return _combinators.ShardDataset(self, num_shards, index)
 
     def concatenate(self, dataset, name=None):
         """This dataset's elements, then ``dataset``'s; their element specs must be compatible
@@ -323,4 +382,4 @@ class UnaryDataset(Dataset):
         return self._input.element_spec
 
 
-from ember.data import _batching, _prefetch, _shuffle, _sources, _transforms  # noqa: E402
+from ember.data import _batching, _combinators, _files, _prefetch, _shuffle, _sources, _transforms  # noqa: E402

@@ -31,7 +31,9 @@ def _int64(value, what):
 
 
 def _tensor(value):
-    if isinstance(value, (Tensor, RaggedTensor)):
+    from ember._strings._value import StringTensor  # string values: split, bytes_split, unicode_decode
+
+    if isinstance(value, (Tensor, RaggedTensor, StringTensor)):
         return value
     return _C.convert_to_tensor(value, None)
 
@@ -219,6 +221,8 @@ class RaggedTensor:
         cols = np.arange(int(splits[-1])) - np.repeat(splits[:-1], lengths)
         keep = (rows < nrows) & (cols < width)
         dims = [nrows, width] + inner
+        if values.dtype == "string":  # host strings (ember/_strings/): filled in NumPy, b"" by default
+            return _strings_to_tensor(values, dims, rows[keep], cols[keep], keep, default_value)
         fill = ops.zeros(dims, dtype=values.dtype) if default_value is None else ops.fill(
             dims, ops.cast(default_value, values.dtype))
         if not keep.any():
@@ -302,6 +306,20 @@ class RaggedTensor:
             return f"<ember.RaggedTensor {self.to_list()}>"
         except Exception:  # symbolic row splits have no value to show
             return f"<ember.RaggedTensor dtype={self.dtype.name} ragged_rank={self.ragged_rank}>"
+
+
+def _strings_to_tensor(values, dims, rows, cols, keep, default_value):
+    from ember._strings._value import from_array
+
+    if default_value is None:
+        default_value = b""
+    elif hasattr(default_value, "numpy"):
+        default_value = default_value.numpy()
+    if isinstance(default_value, str):
+        default_value = default_value.encode("utf-8")
+    out = np.full(dims, default_value, dtype=object)
+    out[rows, cols] = values.numpy()[keep] if values.ndim else values.numpy()
+    return from_array(out)
 
 
 def _slice_rows(values, start, stop):
