@@ -7,6 +7,7 @@
 
 #include "core/caching_allocator.h"
 #include "devices/cuda/cublaslt_matmul.h"
+#include "devices/cuda/cudnn_conv.h"
 #include "devices/cuda/cuda_memory.h"
 #include "runtime/thread_executor.h"
 
@@ -35,6 +36,13 @@ Status CudaKernelEnv::CublasLtHandle(void** handle) const {
   std::lock_guard<std::mutex> lock(blas_mu_);
   if (cublaslt_ == nullptr) EMBER_RETURN_IF_ERROR(CreateCublasLtHandle(&cublaslt_));
   *handle = cublaslt_;
+  return Status::OK();
+}
+
+Status CudaKernelEnv::CudnnHandle(void** handle) const {
+  std::lock_guard<std::mutex> lock(blas_mu_);
+  if (cudnn_ == nullptr) EMBER_RETURN_IF_ERROR(CreateCudnnHandle(stream, &cudnn_));
+  *handle = cudnn_;
   return Status::OK();
 }
 

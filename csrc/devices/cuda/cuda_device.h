@@ -27,10 +27,13 @@ struct CudaKernelEnv {
   // The device's cuBLASLt handle, made on first use (on a launching
   // thread, whose current device is this one).
   Status CublasLtHandle(void** handle) const;
+  // The device's cuDNN handle, bound to the compute stream, made likewise.
+  Status CudnnHandle(void** handle) const;
 
  private:
   mutable std::mutex blas_mu_;
   mutable void* cublaslt_ = nullptr;
+  mutable void* cudnn_ = nullptr;
 };
 
 // Note [CUDA device]

@@ -15,7 +15,8 @@ namespace ember::cuda {
   X(CreateConvolutionDescriptor) X(DestroyConvolutionDescriptor) X(SetConvolution2dDescriptor)                  \
   X(SetConvolutionGroupCount) X(SetConvolutionMathType) X(GetConvolution2dForwardOutputDim)                     \
   X(CreatePoolingDescriptor) X(DestroyPoolingDescriptor) X(SetPooling2dDescriptor)                              \
-  X(GetPooling2dForwardOutputDim)
+  X(GetPooling2dForwardOutputDim) X(Create) X(Destroy) X(SetStream) X(GetConvolutionForwardAlgorithm_v7)       \
+  X(GetConvolutionForwardWorkspaceSize) X(ConvolutionForward)
 
 struct CudnnApi {
 #define EMBER_CUDNN_MEMBER(name) decltype(&cudnn##name) name = nullptr;

@@ -6,6 +6,7 @@
 #include <climits>
 #include <string>
 
+#include "devices/cuda/cublaslt_matmul.h"
 #include "devices/cuda/cudnn_api.h"
 #ifdef EMBER_HAVE_CUDNN_HEADERS
 #include "devices/cuda/cudnn_api_table.h"
@@ -75,7 +76,8 @@ Shape OutputShape(const shape_fns::Window2D& w, int c, int h, int wd) {
 
 }  // namespace
 
-Status CudnnConv2dGeometry(const shape_fns::Window2D& w, const Shape& filter, DType dtype, CudnnGeometry* g) {
+Status CudnnConv2d::Create(const shape_fns::Window2D& w, const Shape& filter, DType dtype,
+                           std::unique_ptr<CudnnConv2d>* out) {
   std::string error;
   const CudnnApi* api = GetCudnn(&error);
   if (api == nullptr) return FailedPrecondition(error);
@@ -84,6 +86,9 @@ Status CudnnConv2dGeometry(const shape_fns::Window2D& w, const Shape& filter, DT
   }
   cudnnDataType_t type;
   EMBER_RETURN_IF_ERROR(DataType(dtype, &type));
+  std::unique_ptr<CudnnConv2d> conv(new CudnnConv2d());
+  conv->dtype_ = dtype;
+  CudnnGeometry* g = &conv->geometry_;
   SplitPadding(w, g);
   g->groups = w.channels / filter.dim(2);
   int k, c, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, groups;
@@ -99,35 +104,126 @@ Status CudnnConv2dGeometry(const shape_fns::Window2D& w, const Shape& filter, DT
   EMBER_RETURN_IF_ERROR(ToInt(w.dilation_w, "dilation", &dil_w));
   EMBER_RETURN_IF_ERROR(ToInt(g->groups, "groups", &groups));
   if (k == 0 || c == 0) return InvalidArgument("cuDNN rejects filters with no channels");
+  const cudnnTensorFormat_t format = w.nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
 
-  cudnnTensorDescriptor_t x = nullptr;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
   cudnnFilterDescriptor_t f = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
-  Status status = [&]() -> Status {
-    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor");
-    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateFilterDescriptor(&f), "cudnnCreateFilterDescriptor");
-    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
-    EMBER_RETURN_IF_ERROR(InputDescriptor(*api, w, *g, type, x));
-    EMBER_CUDNN_RETURN_IF_ERROR(
-        *api, api->SetFilter4dDescriptor(f, type, w.nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC, k, c, r, s),
-        "cudnnSetFilter4dDescriptor");
-    // Half and bfloat16 accumulate in float, as on the CPU (Note [Half compute]).
-    const cudnnDataType_t compute = type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-    EMBER_CUDNN_RETURN_IF_ERROR(*api,
-                                api->SetConvolution2dDescriptor(conv, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w,
-                                                                CUDNN_CROSS_CORRELATION, compute),
-                                "cudnnSetConvolution2dDescriptor");
-    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->SetConvolutionGroupCount(conv, groups), "cudnnSetConvolutionGroupCount");
-    int on, oc, oh, ow;
-    EMBER_CUDNN_RETURN_IF_ERROR(*api, api->GetConvolution2dForwardOutputDim(conv, x, f, &on, &oc, &oh, &ow),
-                                "cudnnGetConvolution2dForwardOutputDim");
-    g->output = OutputShape(w, oc, oh, ow);
+  cudnnConvolutionDescriptor_t cd = nullptr;
+  // Owned by `conv` as soon as created, so every early return frees them.
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor");
+  conv->x_ = x;
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateFilterDescriptor(&f), "cudnnCreateFilterDescriptor");
+  conv->w_ = f;
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateConvolutionDescriptor(&cd), "cudnnCreateConvolutionDescriptor");
+  conv->conv_ = cd;
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->CreateTensorDescriptor(&y), "cudnnCreateTensorDescriptor");
+  conv->y_ = y;
+  EMBER_RETURN_IF_ERROR(InputDescriptor(*api, w, *g, type, x));
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->SetFilter4dDescriptor(f, type, format, k, c, r, s),
+                              "cudnnSetFilter4dDescriptor");
+  // Half and bfloat16 accumulate in float, as on the CPU (Note [Half compute]).
+  const cudnnDataType_t compute = type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  EMBER_CUDNN_RETURN_IF_ERROR(*api,
+                              api->SetConvolution2dDescriptor(cd, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w,
+                                                              CUDNN_CROSS_CORRELATION, compute),
+                              "cudnnSetConvolution2dDescriptor");
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->SetConvolutionGroupCount(cd, groups), "cudnnSetConvolutionGroupCount");
+  // Tensor cores for the half types; float32 follows the TF32 policy
+  // (Note [Matmul precision on GPUs]): the default math allows TF32, FMA
+  // math does not.
+  const cudnnMathType_t math = type == CUDNN_DATA_HALF || type == CUDNN_DATA_BFLOAT16 ? CUDNN_TENSOR_OP_MATH
+                               : type == CUDNN_DATA_FLOAT && !TensorFloat32Allowed() ? CUDNN_FMA_MATH
+                                                                                      : CUDNN_DEFAULT_MATH;
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->SetConvolutionMathType(cd, math), "cudnnSetConvolutionMathType");
+  int on, oc, oh, ow;
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->GetConvolution2dForwardOutputDim(cd, x, f, &on, &oc, &oh, &ow),
+                              "cudnnGetConvolution2dForwardOutputDim");
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->SetTensor4dDescriptor(y, format, type, on, oc, oh, ow),
+                              "cudnnSetTensor4dDescriptor");
+  g->output = OutputShape(w, oc, oh, ow);
+  *out = std::move(conv);
+  return Status::OK();
+}
+
+CudnnConv2d::~CudnnConv2d() {
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return;
+  if (y_ != nullptr) api->DestroyTensorDescriptor(static_cast<cudnnTensorDescriptor_t>(y_));
+  if (conv_ != nullptr) api->DestroyConvolutionDescriptor(static_cast<cudnnConvolutionDescriptor_t>(conv_));
+  if (w_ != nullptr) api->DestroyFilterDescriptor(static_cast<cudnnFilterDescriptor_t>(w_));
+  if (x_ != nullptr) api->DestroyTensorDescriptor(static_cast<cudnnTensorDescriptor_t>(x_));
+}
+
+Status CudnnConv2d::Prepare(void* handle, size_t max_workspace) {
+  if (prepared_) return Status::OK();
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return FailedPrecondition(error);
+  auto h = static_cast<cudnnHandle_t>(handle);
+  auto x = static_cast<cudnnTensorDescriptor_t>(x_);
+  auto f = static_cast<cudnnFilterDescriptor_t>(w_);
+  auto cd = static_cast<cudnnConvolutionDescriptor_t>(conv_);
+  auto y = static_cast<cudnnTensorDescriptor_t>(y_);
+  constexpr int kCandidates = 8;
+  cudnnConvolutionFwdAlgoPerf_t perf[kCandidates];
+  int returned = 0;
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->GetConvolutionForwardAlgorithm_v7(h, x, f, cd, y, kCandidates, &returned, perf),
+                              "cudnnGetConvolutionForwardAlgorithm_v7");
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    size_t bytes = 0;
+    if (api->GetConvolutionForwardWorkspaceSize(h, x, f, cd, y, perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
+    if (bytes > max_workspace) continue;
+    algo_ = static_cast<int>(perf[i].algo);
+    workspace_bytes_ = bytes;
+    prepared_ = true;
     return Status::OK();
-  }();
-  if (conv != nullptr) api->DestroyConvolutionDescriptor(conv);
-  if (f != nullptr) api->DestroyFilterDescriptor(f);
-  if (x != nullptr) api->DestroyTensorDescriptor(x);
-  return status;
+  }
+  return ResourceExhausted("cuDNN has no convolution algorithm for this shape within " +
+                           std::to_string(max_workspace) + " bytes of workspace");
+}
+
+Status CudnnConv2d::Run(void* handle, const void* x, const void* w, void* y, void* workspace) const {
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return FailedPrecondition(error);
+  if (!prepared_) return Internal("CudnnConv2d::Run before Prepare");
+  const float one_f = 1.0f, zero_f = 0.0f;
+  const double one_d = 1.0, zero_d = 0.0;
+  const bool wide = dtype_ == DType::kFloat64;  // cuDNN's scaling factors are double only for double data
+  EMBER_CUDNN_RETURN_IF_ERROR(
+      *api,
+      api->ConvolutionForward(static_cast<cudnnHandle_t>(handle), wide ? static_cast<const void*>(&one_d) : &one_f,
+                              static_cast<cudnnTensorDescriptor_t>(x_), x, static_cast<cudnnFilterDescriptor_t>(w_), w,
+                              static_cast<cudnnConvolutionDescriptor_t>(conv_),
+                              static_cast<cudnnConvolutionFwdAlgo_t>(algo_), workspace, workspace_bytes_,
+                              wide ? static_cast<const void*>(&zero_d) : &zero_f,
+                              static_cast<cudnnTensorDescriptor_t>(y_), y),
+      "cudnnConvolutionForward");
+  return Status::OK();
+}
+
+Status CudnnConv2dGeometry(const shape_fns::Window2D& w, const Shape& filter, DType dtype, CudnnGeometry* g) {
+  std::unique_ptr<CudnnConv2d> conv;
+  EMBER_RETURN_IF_ERROR(CudnnConv2d::Create(w, filter, dtype, &conv));
+  *g = conv->geometry();
+  return Status::OK();
+}
+
+Status CreateCudnnHandle(void* stream, void** handle) {
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return FailedPrecondition(error);
+  cudnnHandle_t h = nullptr;
+  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->Create(&h), "cudnnCreate");
+  const cudnnStatus_t s = api->SetStream(h, static_cast<cudaStream_t>(stream));
+  if (s != CUDNN_STATUS_SUCCESS) {
+    api->Destroy(h);
+    return CudnnError(*api, s, "cudnnSetStream");
+  }
+  *handle = h;
+  return Status::OK();
 }
 
 Status CudnnPool2dGeometry(const shape_fns::Window2D& w, bool max, DType dtype, CudnnGeometry* g) {
@@ -170,9 +266,18 @@ Status CudnnPool2dGeometry(const shape_fns::Window2D& w, bool max, DType dtype, 
   return status;
 }
 #else
+Status CudnnConv2d::Create(const shape_fns::Window2D&, const Shape&, DType, std::unique_ptr<CudnnConv2d>*) {
+  return FailedPrecondition("this build found no cuDNN headers");
+}
+CudnnConv2d::~CudnnConv2d() = default;
+Status CudnnConv2d::Prepare(void*, size_t) { return FailedPrecondition("this build found no cuDNN headers"); }
+Status CudnnConv2d::Run(void*, const void*, const void*, void*, void*) const {
+  return FailedPrecondition("this build found no cuDNN headers");
+}
 Status CudnnConv2dGeometry(const shape_fns::Window2D&, const Shape&, DType, CudnnGeometry*) {
   return FailedPrecondition("this build found no cuDNN headers");
 }
+Status CreateCudnnHandle(void*, void**) { return FailedPrecondition("this build found no cuDNN headers"); }
 Status CudnnPool2dGeometry(const shape_fns::Window2D&, bool, DType, CudnnGeometry*) {
   return FailedPrecondition("this build found no cuDNN headers");
 }

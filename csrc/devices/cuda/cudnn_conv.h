@@ -3,7 +3,9 @@
 // shape cuDNN derives from them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "core/dtype.h"
 #include "core/shape.h"
@@ -39,8 +41,43 @@ struct CudnnGeometry {
   Shape output;  // cuDNN's output shape, in the op's format
 };
 
-// `filter` is the HWIO filter shape; `window` the conv2d shape function's.
+// A conv2d's cuDNN descriptors (input pre-padded, KRSC/KCRS filters,
+// output), built on the host; Prepare and Run need a GPU.
+class CudnnConv2d {
+ public:
+  // `filter` is the HWIO filter shape; `window` the conv2d shape function's.
+  static Status Create(const shape_fns::Window2D& window, const Shape& filter, DType dtype,
+                       std::unique_ptr<CudnnConv2d>* out);
+  ~CudnnConv2d();
+  CudnnConv2d(const CudnnConv2d&) = delete;
+  CudnnConv2d& operator=(const CudnnConv2d&) = delete;
+
+  const CudnnGeometry& geometry() const { return geometry_; }
+  // Picks the algorithm, once: cuDNN's heuristic's first choice whose
+  // workspace fits `max_workspace`.
+  Status Prepare(void* handle, size_t max_workspace);
+  size_t workspace_bytes() const { return workspace_bytes_; }
+  // y = conv(x, w): `x` already pre-padded, `w` in cuDNN's layout.
+  Status Run(void* handle, const void* x, const void* w, void* y, void* workspace) const;
+
+ private:
+  CudnnConv2d() = default;
+  CudnnGeometry geometry_;
+  DType dtype_ = DType::kFloat32;
+  void* x_ = nullptr;
+  void* w_ = nullptr;
+  void* conv_ = nullptr;
+  void* y_ = nullptr;
+  bool prepared_ = false;
+  int algo_ = 0;
+  size_t workspace_bytes_ = 0;
+};
+
+// The output shape cuDNN derives for a conv2d (CudnnConv2d's geometry).
 Status CudnnConv2dGeometry(const shape_fns::Window2D& window, const Shape& filter, DType dtype, CudnnGeometry* out);
+
+// A cuDNN handle whose work goes to `stream` (a cudaStream_t); needs a GPU.
+Status CreateCudnnHandle(void* stream, void** handle);
 // `window` is the pooling shape function's; `max` picks max or average.
 Status CudnnPool2dGeometry(const shape_fns::Window2D& window, bool max, DType dtype, CudnnGeometry* out);
 

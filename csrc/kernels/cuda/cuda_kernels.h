@@ -8,7 +8,7 @@
 
 namespace ember::cuda {
 
-// Element-wise unary and binary ops with broadcasting, and the view ops
+// Element-wise unary and binary ops with broadcasting, bias_add, and the view ops
 // (transfer, reshape, identity, stop_gradient, expand_dims, squeeze).
 void RegisterCudaElementwiseKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
@@ -24,6 +24,12 @@ void RegisterCudaSoftmaxKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // cast between every pair of real dtypes (the shared math::CastTo).
 void RegisterCudaCastKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// conv2d over cuDNN, max_pool2d and avg_pool2d (Note [GPU pooling]).
+void RegisterCudaWindowKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
+// transpose, for every dtype (Note [GPU transpose]).
+void RegisterCudaTransposeKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -31,6 +37,8 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaReduceKernels(registry, gpu);
   RegisterCudaSoftmaxKernels(registry, gpu);
   RegisterCudaCastKernels(registry, gpu);
+  RegisterCudaWindowKernels(registry, gpu);
+  RegisterCudaTransposeKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

@@ -9,6 +9,7 @@
 #include "kernels/cuda/dtype_map.h"
 #include "kernels/cuda/elementwise.h"
 #include "ops/op_kernel.h"
+#include "ops/attrs/nn.gen.h"
 #include "ops/plans/broadcast_plan.h"
 
 namespace ember::cuda {
@@ -34,59 +35,88 @@ class UnaryKernel final : public OpKernel {
   }
 };
 
-// Flat plans are one run; general ones are indexed per element, with the
-// plan's collapsed dims (Note [Broadcast plan]).
+// Launches out = F(lhs, rhs) over `plan`: flat plans as one run, general
+// ones indexed per element with the plan's collapsed dims (Note
+// [Broadcast plan]).
+template <typename T, typename Out, typename F>
+Status LaunchOverPlan(const CudaKernelEnv& env, const BroadcastPlan& plan, const Tensor& lhs, const Tensor& rhs,
+                      Tensor& out) {
+  const T* l = static_cast<const T*>(lhs.raw_data());
+  const T* r = static_cast<const T*>(rhs.raw_data());
+  Out* o = static_cast<Out*>(out.raw_data());
+  const int64_t n = plan.num_elements;
+  cudaError_t result = cudaSuccess;
+  switch (plan.kind) {
+    case BroadcastPlan::Kind::kEmpty:
+      return Status::OK();
+    case BroadcastPlan::Kind::kSameShape:
+      result = LaunchBinaryFlat<T, Out, F>(l, 1, r, 1, o, n, StreamOf(env), env.max_blocks);
+      break;
+    case BroadcastPlan::Kind::kLhsScalar:
+      result = LaunchBinaryFlat<T, Out, F>(l, 0, r, 1, o, n, StreamOf(env), env.max_blocks);
+      break;
+    case BroadcastPlan::Kind::kRhsScalar:
+      result = LaunchBinaryFlat<T, Out, F>(l, 1, r, 0, o, n, StreamOf(env), env.max_blocks);
+      break;
+    case BroadcastPlan::Kind::kGeneral: {
+      if (plan.rank() > kMaxBroadcastRank) {
+        return Unimplemented("broadcasting " + lhs.shape().ToString() + " with " + rhs.shape().ToString() +
+                             " needs " + std::to_string(plan.rank()) + " dims after collapsing; the GPU kernel takes " +
+                             std::to_string(kMaxBroadcastRank));
+      }
+      BroadcastIndexing indexing;
+      indexing.rank = plan.rank();
+      for (int d = 0; d < indexing.rank; ++d) {
+        indexing.dims[d] = plan.dims.dim(d);
+        indexing.lhs_strides[d] = plan.lhs_strides.dim(d);
+        indexing.rhs_strides[d] = plan.rhs_strides.dim(d);
+      }
+      result = LaunchBinaryBroadcast<T, Out, F>(l, r, o, n, indexing, StreamOf(env), env.max_blocks);
+      break;
+    }
+  }
+  return env.CheckLaunch(result, "launching the kernel");
+}
+
 template <typename T, typename Out, typename F>
 class BinaryKernel final : public OpKernel {
  public:
   explicit BinaryKernel(const KernelInit&) {}
   Status Compute(KernelContext& ctx) const override {
-    const CudaKernelEnv& env = EnvOf(ctx);
     const Tensor& lhs = ctx.input(0);
     const Tensor& rhs = ctx.input(1);
     Tensor& out = ctx.output(0);
-    BroadcastPlan own;
-    const BroadcastPlan* plan = ctx.plan<BroadcastPlan>();
-    if (plan == nullptr) {
-      own = MakeBroadcastPlan(lhs.shape(), rhs.shape(), out.shape());
-      plan = &own;
+    if (const BroadcastPlan* plan = ctx.plan<BroadcastPlan>()) {  // Note [Kernel plans]
+      return LaunchOverPlan<T, Out, F>(EnvOf(ctx), *plan, lhs, rhs, out);
     }
-    const T* l = static_cast<const T*>(lhs.raw_data());
-    const T* r = static_cast<const T*>(rhs.raw_data());
-    Out* o = static_cast<Out*>(out.raw_data());
-    const int64_t n = plan->num_elements;
-    cudaError_t result = cudaSuccess;
-    switch (plan->kind) {
-      case BroadcastPlan::Kind::kEmpty:
-        return Status::OK();
-      case BroadcastPlan::Kind::kSameShape:
-        result = LaunchBinaryFlat<T, Out, F>(l, 1, r, 1, o, n, StreamOf(env), env.max_blocks);
-        break;
-      case BroadcastPlan::Kind::kLhsScalar:
-        result = LaunchBinaryFlat<T, Out, F>(l, 0, r, 1, o, n, StreamOf(env), env.max_blocks);
-        break;
-      case BroadcastPlan::Kind::kRhsScalar:
-        result = LaunchBinaryFlat<T, Out, F>(l, 1, r, 0, o, n, StreamOf(env), env.max_blocks);
-        break;
-      case BroadcastPlan::Kind::kGeneral: {
-        if (plan->rank() > kMaxBroadcastRank) {
-          return Unimplemented("broadcasting " + lhs.shape().ToString() + " with " + rhs.shape().ToString() +
-                               " needs " + std::to_string(plan->rank()) + " dims after collapsing; the GPU kernel takes " +
-                               std::to_string(kMaxBroadcastRank));
-        }
-        BroadcastIndexing indexing;
-        indexing.rank = plan->rank();
-        for (int d = 0; d < indexing.rank; ++d) {
-          indexing.dims[d] = plan->dims.dim(d);
-          indexing.lhs_strides[d] = plan->lhs_strides.dim(d);
-          indexing.rhs_strides[d] = plan->rhs_strides.dim(d);
-        }
-        result = LaunchBinaryBroadcast<T, Out, F>(l, r, o, n, indexing, StreamOf(env), env.max_blocks);
-        break;
-      }
-    }
-    return env.CheckLaunch(result, "launching the kernel");
+    return LaunchOverPlan<T, Out, F>(EnvOf(ctx), MakeBroadcastPlan(lhs.shape(), rhs.shape(), out.shape()), lhs, rhs,
+                                     out);
   }
+};
+
+// bias_add is an add whose bias broadcasts along the channel dim: the last
+// one, or dim 1 for 'NC...' formats, where the bias is seen as [C, 1, ...].
+template <typename T>
+class BiasAddKernel final : public OpKernel {
+ public:
+  explicit BiasAddKernel(const KernelInit& init) {
+    const BiasAddAttrs attrs(init.attrs);
+    channels_first_ = attrs.data_format && attrs.data_format->size() > 1 && (*attrs.data_format)[1] == 'C';
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& value = ctx.input(0);
+    const Tensor& bias = ctx.input(1);
+    Tensor& out = ctx.output(0);
+    Shape bias_shape({bias.NumElements()});
+    if (channels_first_) {
+      for (int d = 2; d < value.rank(); ++d) bias_shape.AddDim(1);
+    }
+    return LaunchOverPlan<T, T, math::Add>(EnvOf(ctx), MakeBroadcastPlan(value.shape(), bias_shape, out.shape()),
+                                           value, bias, out);
+  }
+
+ private:
+  bool channels_first_ = false;
 };
 
 // A view: the output is the input's buffer in the output's shape; no
@@ -209,6 +239,10 @@ void RegisterCudaElementwiseKernels(KernelRegistry& r, DeviceTypeId gpu) {
   Comparison<math::LessEqual>(r, "less_equal", gpu);
   Comparison<math::Greater>(r, "greater", gpu);
   Comparison<math::GreaterEqual>(r, "greater_equal", gpu);
+  r.Register("bias_add", gpu, {DType::kFloat32}, &MakeKernel<BiasAddKernel<float>>);
+  r.Register("bias_add", gpu, {DType::kFloat64}, &MakeKernel<BiasAddKernel<double>>);
+  r.Register("bias_add", gpu, {DType::kFloat16}, &MakeKernel<BiasAddKernel<__half>>);
+  r.Register("bias_add", gpu, {DType::kBFloat16}, &MakeKernel<BiasAddKernel<__nv_bfloat16>>);
   Binary<bool, bool, math::LogicalAnd>(r, "logical_and", gpu);
   Binary<bool, bool, math::LogicalOr>(r, "logical_or", gpu);
   Binary<bool, bool, math::LogicalXor>(r, "logical_xor", gpu);

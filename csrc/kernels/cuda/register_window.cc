@@ -1,0 +1,196 @@
+// This file defines the GPU conv2d (cuDNN, Note [cuDNN convolution
+// geometry]) and pooling (Note [GPU pooling]) kernels' host side and
+// registers them for the float types.
+#include <map>
+#include <mutex>
+
+#include "devices/cuda/cudnn_conv.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/dtype_map.h"
+#include "kernels/cuda/window.h"
+#include "ops/attrs/nn.gen.h"
+#include "ops/shape_fns/nn.h"
+
+namespace ember::cuda {
+namespace {
+
+using shape_fns::Window2D;
+
+const CudaKernelEnv& EnvOf(const KernelContext& ctx) {
+  return *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
+}
+
+cudaStream_t StreamOf(const CudaKernelEnv& env) { return static_cast<cudaStream_t>(env.stream); }
+
+// The shape function's window (Note [Kernel plans]), else worked out here.
+Status WindowOf(const KernelContext& ctx, const std::string& data_format, int64_t k_h, int64_t k_w,
+                const std::vector<int64_t>& strides, const std::optional<std::vector<int64_t>>& dilations,
+                const std::string& padding, const std::vector<int64_t>& explicit_paddings, bool pool, Window2D* w) {
+  if (const Window2D* given = ctx.plan<Window2D>()) {
+    *w = *given;
+    return Status::OK();
+  }
+  bool nchw = false;
+  EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(data_format, &nchw));
+  int64_t sh, sw, dh = 1, dw = 1;
+  EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(strides, nchw, "strides", &sh, &sw));
+  if (dilations) EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(*dilations, nchw, "dilations", &dh, &dw));
+  return shape_fns::MakeWindow2D(ctx.input(0).shape(), nchw, k_h, k_w, sh, sw, dh, dw, padding, explicit_paddings,
+                                 pool, w);
+}
+
+// Scratch from the device's stream-ordered cache, returned when the
+// kernel's launches are queued (later work on the stream runs after them).
+class Scratch {
+ public:
+  Scratch(const KernelContext& ctx, size_t bytes)
+      : allocator_(ctx.device_context().scratch), bytes_(bytes),
+        ptr_(bytes == 0 ? nullptr : allocator_->Allocate(bytes, ctx.device_context().stream)) {}
+  ~Scratch() {
+    if (ptr_ != nullptr) allocator_->Deallocate(ptr_, bytes_);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  void* get() const { return ptr_; }
+  bool failed() const { return bytes_ != 0 && ptr_ == nullptr; }
+
+ private:
+  Allocator* allocator_;
+  size_t bytes_;
+  void* ptr_;
+};
+
+// cuDNN's workspace is capped here; an algorithm needing more is skipped.
+constexpr size_t kMaxConvWorkspace = size_t{256} << 20;
+
+// The filters are re-laid out for cuDNN and the input padded where cuDNN's
+// symmetric padding cannot express the window, into scratch; the cuDNN
+// descriptors and algorithm are made once per input shape and kept.
+template <typename T>
+class Conv2dKernel final : public OpKernel {
+ public:
+  explicit Conv2dKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    const Tensor& input = ctx.input(0);
+    const Tensor& filters = ctx.input(1);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    if (input.NumElements() == 0 || filters.NumElements() == 0) {  // sums of nothing
+      return env.CheckLaunch(env.api->MemsetAsync(output.raw_data(), 0, output.NumBytes(), env.stream),
+                             "clearing the output");
+    }
+    Window2D w;
+    EMBER_RETURN_IF_ERROR(WindowOf(ctx, attrs_.data_format, filters.dim(0), filters.dim(1), attrs_.strides,
+                                   attrs_.dilations, attrs_.padding, attrs_.explicit_paddings, false, &w));
+    void* handle = nullptr;
+    EMBER_RETURN_IF_ERROR(env.CudnnHandle(&handle));
+    CudnnConv2d* conv = nullptr;
+    EMBER_RETURN_IF_ERROR(ConvFor(input.shape(), filters.shape(), input.dtype(), w, handle, &conv));
+    const CudnnGeometry& g = conv->geometry();
+
+    Scratch filter(ctx, filters.NumBytes());
+    if (filter.failed()) return ResourceExhausted("out of GPU memory for conv2d's filter copy");
+    EMBER_RETURN_IF_ERROR(env.CheckLaunch(
+        LaunchFilterToCudnn<T>(static_cast<const T*>(filters.raw_data()), static_cast<T*>(filter.get()),
+                               filters.dim(0), filters.dim(1), filters.dim(2), filters.dim(3), w.nchw, StreamOf(env),
+                               env.max_blocks),
+        "re-laying out the filters"));
+    const bool prepad = g.prepad_top + g.prepad_bottom + g.prepad_left + g.prepad_right > 0;
+    const int64_t padded = w.batch * w.channels * (w.in_h + g.prepad_top + g.prepad_bottom) *
+                           (w.in_w + g.prepad_left + g.prepad_right);
+    Scratch padded_input(ctx, prepad ? static_cast<size_t>(padded) * sizeof(T) : 0);
+    if (padded_input.failed()) return ResourceExhausted("out of GPU memory for conv2d's padded input");
+    const void* x = input.raw_data();
+    if (prepad) {
+      EMBER_RETURN_IF_ERROR(env.CheckLaunch(
+          LaunchPad2d<T>(static_cast<const T*>(input.raw_data()), static_cast<T*>(padded_input.get()), w.batch,
+                         w.in_h, w.in_w, w.channels, w.nchw, g.prepad_top, g.prepad_bottom, g.prepad_left,
+                         g.prepad_right, T(0.0f), StreamOf(env), env.max_blocks),
+          "padding the input"));
+      x = padded_input.get();
+    }
+    Scratch workspace(ctx, conv->workspace_bytes());
+    if (workspace.failed()) return ResourceExhausted("out of GPU memory for conv2d's cuDNN workspace");
+    return conv->Run(handle, x, filter.get(), output.raw_data(), workspace.get());
+  }
+
+ private:
+  Status ConvFor(const Shape& input, const Shape& filter, DType dtype, const Window2D& w, void* handle,
+                 CudnnConv2d** out) const {
+    std::vector<int64_t> key = input.ToVector();
+    for (int i = 0; i < filter.rank(); ++i) key.push_back(filter.dim(i));
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = convs_.find(key);
+    if (it == convs_.end()) {
+      std::unique_ptr<CudnnConv2d> made;
+      EMBER_RETURN_IF_ERROR(CudnnConv2d::Create(w, filter, dtype, &made));
+      EMBER_RETURN_IF_ERROR(made->Prepare(handle, kMaxConvWorkspace));
+      it = convs_.emplace(std::move(key), std::move(made)).first;
+    }
+    *out = it->second.get();
+    return Status::OK();
+  }
+
+  Conv2dAttrs attrs_;
+  mutable std::mutex mu_;
+  mutable std::map<std::vector<int64_t>, std::unique_ptr<CudnnConv2d>> convs_;
+};
+
+template <typename T, bool kMax>
+class Pool2dKernel final : public OpKernel {
+ public:
+  explicit Pool2dKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    bool nchw = false;
+    EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(attrs_.data_format, &nchw));
+    int64_t kh, kw;
+    EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(attrs_.ksize, nchw, "ksize", &kh, &kw));
+    Window2D w;
+    EMBER_RETURN_IF_ERROR(WindowOf(ctx, attrs_.data_format, kh, kw, attrs_.strides, std::nullopt, attrs_.padding,
+                                   attrs_.explicit_paddings, true, &w));
+    WindowGeometry g;
+    g.nchw = w.nchw;
+    g.batch = w.batch;
+    g.in_h = w.in_h;
+    g.in_w = w.in_w;
+    g.channels = w.channels;
+    g.k_h = w.k_h;
+    g.k_w = w.k_w;
+    g.stride_h = w.stride_h;
+    g.stride_w = w.stride_w;
+    g.pad_top = w.pad_top;
+    g.pad_left = w.pad_left;
+    g.out_h = w.out_h;
+    g.out_w = w.out_w;
+    return env.CheckLaunch(LaunchPool2d<T>(static_cast<const T*>(ctx.input(0).raw_data()),
+                                           static_cast<T*>(output.raw_data()), g, kMax, StreamOf(env), env.max_blocks),
+                           "launching the pooling");
+  }
+
+ private:
+  MaxPool2dAttrs attrs_;  // avg_pool2d's attrs are the same list
+};
+
+template <typename T>
+void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
+  r.Register("conv2d", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dKernel<T>>);
+  r.Register("max_pool2d", gpu, {TypeOf<T>()}, &MakeKernel<Pool2dKernel<T, true>>);
+  r.Register("avg_pool2d", gpu, {TypeOf<T>()}, &MakeKernel<Pool2dKernel<T, false>>);
+}
+
+}  // namespace
+
+void RegisterCudaWindowKernels(KernelRegistry& r, DeviceTypeId gpu) {
+  RegisterFor<float>(r, gpu);
+  RegisterFor<double>(r, gpu);
+  RegisterFor<__half>(r, gpu);
+  RegisterFor<__nv_bfloat16>(r, gpu);
+}
+
+}  // namespace ember::cuda
