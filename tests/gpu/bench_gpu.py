@@ -1,82 +1,164 @@
-"""GPU benchmark cases of tests/gpu/run.sh: Ember eager on gpu:0 against
-PyTorch eager on the same GPU, in one process, median of interleaved
-rounds. Each case synchronizes at the end of a round (reading a value back),
-so the time is what a program waiting for the result sees.
+"""GPU benchmark cases of tests/gpu/run.sh: the suite's models (MLP,
+ResNet-50, Transformer block; benchmarks/suite/models) with Ember on gpu:0
+against PyTorch on the same GPU, eager and compiled (@ember.function,
+torch.compile), in one process, median of interleaved rounds. Each round
+ends when the result is ready (ember.sync(), torch.cuda.synchronize()), so
+the time is what a program waiting for the result sees; each case's
+outputs are compared across the two frameworks before it is timed.
 
-The model cases of the CUDA issue (ResNet-50, MLP, Transformer block) need
-the GPU matmul and convolution kernels, which are not written yet; they are
-listed as not run rather than timed on the CPU fallback."""
+    python tests/gpu/bench_gpu.py [--json FILE] [--smoke]
+    python tests/gpu/bench_gpu.py --device cpu:0 --torch-device cpu --smoke   # a dry run without a GPU
+
+GPU-busy fraction is not measured yet (it needs a profiler pass)."""
 
 import argparse
 import json
+import os
 import statistics
+import sys
 import time
 
 import numpy as np
 
-import ember
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
 
-NOT_RUN = ["resnet50 b1/b32 f32/f16", "mlp", "transformer block", "as functions / CUDA graphs"]
+import ember  # noqa: E402
+from benchmarks.suite.frameworks import ember_ops  # noqa: E402
+from benchmarks.suite.models import mlp, resnet50, transformer  # noqa: E402
+
+# (name, model, batch, dtype, tolerance against PyTorch)
+CASES = [("mlp b1", mlp, 1, "float32", 2e-2), ("mlp b64", mlp, 64, "float32", 2e-2),
+         ("resnet50 b1", resnet50, 1, "float32", 5e-2), ("resnet50 b32", resnet50, 32, "float32", 5e-2),
+         ("resnet50 b1 f16", resnet50, 1, "float16", 1.5e-1), ("resnet50 b32 f16", resnet50, 32, "float16", 1.5e-1),
+         ("transformer b1", transformer, 1, "float32", 5e-2)]
+SMOKE = [("mlp b1", mlp, 1, "float32", 2e-2)]
 
 
-def median_us(fn, rounds=15, inner=50):
-    times = []
+def median_ms(fn, rounds, inner):
     fn()
+    times = []
     for _ in range(rounds):
         start = time.perf_counter()
         for _ in range(inner):
             fn()
-        times.append((time.perf_counter() - start) / inner * 1e6)
+        times.append((time.perf_counter() - start) / inner * 1e3)
     return statistics.median(times)
 
 
-def cases(torch):
-    out = []
-    for n in (1, 1 << 20, 1 << 24):
-        a = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-        with ember.device("gpu:0"):
-            x = ember.constant(a)
-            y = ember.constant(a)
+def tree_map(fn, tree):
+    if isinstance(tree, dict):
+        return {k: tree_map(fn, v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return [tree_map(fn, v) for v in tree]
+    return fn(tree)
 
-        def ember_add(x=x, y=y):
-            with ember.device("gpu:0"):
-                z = x + y
-            z.numpy() if n == 1 else ember.sync()
 
-        row = {"case": f"add float32 n={n}, eager, synchronized", "ember_us": median_us(ember_add)}
-        if torch is not None:
-            tx = torch.from_numpy(a).cuda()
-            ty = torch.from_numpy(a).cuda()
+def ember_runners(model, params, x, dtype, device):
+    dt = getattr(ember, dtype)
+    with ember.device(device):
+        p = tree_map(lambda a: ember.cast(ember.identity(ember.constant(np.asarray(a))), dt), params)
+        xs = ember.cast(ember.identity(ember.constant(x)), dt)
 
-            def torch_add():
-                z = tx + ty
-                z.cpu() if n == 1 else torch.cuda.synchronize()
+    def eager():
+        with ember.device(device):
+            y = model.forward(ember_ops, p, xs)
+        ember.sync()
+        return y
 
-            row["torch_us"] = median_us(torch_add)
-            row["ratio"] = row["ember_us"] / row["torch_us"]
-        out.append(row)
-    return out
+    compiled = ember.function(lambda v: model.forward(ember_ops, p, v))
+
+    def function():
+        with ember.device(device):
+            y = compiled(xs)
+        ember.sync()
+        return y
+
+    return eager, function, lambda y: ember.cast(y, ember.float32).numpy()
+
+
+def torch_runners(torch, model, params, x, dtype, device):
+    from benchmarks.suite.frameworks import torch_ops
+
+    dt = getattr(torch, dtype)
+    p = tree_map(lambda t: t.to(device=device, dtype=dt), torch_ops.params(params))
+    xs = (torch_ops.image(x) if model.IMAGE_INPUT else torch_ops.tensor(x)).to(device=device, dtype=dt)
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+
+    def eager():
+        with torch.no_grad():
+            y = model.forward(torch_ops, p, xs)
+        sync()
+        return y
+
+    compiled_fn = None
+
+    def compiled():
+        nonlocal compiled_fn
+        if compiled_fn is None:
+            compiled_fn = torch.compile(lambda v: model.forward(torch_ops, p, v))
+        with torch.no_grad():
+            y = compiled_fn(xs)
+        sync()
+        return y
+
+    def read(y):
+        y = y.float().cpu()
+        return (y.permute(0, 2, 3, 1) if y.dim() == 4 else y).numpy()
+
+    return eager, compiled, read
 
 
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="gpu:0")
+    parser.add_argument("--torch-device", default="cuda")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--smoke", action="store_true", help="MLP only, few rounds")
     args = parser.parse_args()
     try:
         import torch
-
-        torch = torch if torch.cuda.is_available() else None
+        if args.torch_device.startswith("cuda") and not torch.cuda.is_available():
+            torch = None
     except ImportError:
         torch = None
-    rows = cases(torch)
-    for row in rows:
-        print(json.dumps(row))
-    print("not run (no GPU kernels yet): " + ", ".join(NOT_RUN))
+    rounds, inner = (3, 2) if args.smoke else (15, 10)
+    rows = []
+    for name, model, batch, dtype, tol in (SMOKE if args.smoke else CASES):
+        rng = np.random.default_rng(0)
+        params = model.init(rng)
+        x = model.example_input(rng, batch=batch)
+        row = {"case": name, "device": args.device}
+        try:
+            eager, function, read = ember_runners(model, params, x, dtype, args.device)
+            want = read(eager())
+            row["ember_eager_ms"] = median_ms(eager, rounds, inner)
+            row["ember_function_ms"] = median_ms(function, rounds, inner)
+            row["function_matches_eager"] = bool(np.allclose(read(function()), want, rtol=tol, atol=tol))
+        except Exception as e:  # a case that fails is reported, and the others still run
+            row["ember_error"] = f"{type(e).__name__}: {e}"
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            continue
+        if torch is not None:
+            t_eager, t_compiled, t_read = torch_runners(torch, model, params, x, dtype, args.torch_device)
+            got = t_read(t_eager())
+            row["matches_torch"] = bool(np.allclose(want, got, rtol=tol, atol=tol))
+            row["max_abs_difference"] = float(np.max(np.abs(want - got))) if want.size else 0.0
+            row["torch_eager_ms"] = median_ms(t_eager, rounds, inner)
+            row["eager_ratio"] = row["ember_eager_ms"] / row["torch_eager_ms"]
+            try:
+                row["torch_compile_ms"] = median_ms(t_compiled, rounds, inner)
+                row["function_ratio"] = row["ember_function_ms"] / row["torch_compile_ms"]
+            except Exception as e:
+                row["torch_compile_error"] = f"{type(e).__name__}: {e}"[:300]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": ember.config.build_info().get("gpu_status"), "rows": rows, "not_run": NOT_RUN}, f,
-                      indent=1)
+            json.dump({"build_info": ember.config.build_info(), "rows": rows}, f, indent=1, default=str)
+    return 0 if all("ember_error" not in r and r.get("matches_torch", True) for r in rows) else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

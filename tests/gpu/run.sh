@@ -7,12 +7,13 @@
 # 1. builds Ember with CUDA (skipped with EMBER_GPU_SKIP_BUILD=1, or when
 #    the installed ember already has CUDA compiled in),
 # 2. writes build_info.json and checks the library holds sm_90 code,
-# 3. runs the op database and the cross-device tests on gpu:0, each result
-#    checked against NumPy as on the CPU (ops without a GPU kernel run on
-#    the CPU by soft placement, so the log's placement lines say which ran
-#    where),
-# 4. runs a sample of ops under compute-sanitizer memcheck,
-# 5. times the GPU benchmark cases against PyTorch on the same GPU.
+# 3. runs the GPU runtime tests (tests/gpu/test_gpu_runtime.py), a sample
+#    of every GPU kernel family against the CPU (tests/gpu/sample_ops.py),
+#    and the op database on gpu:0, each result checked against NumPy as on
+#    the CPU (ops without a GPU kernel run on the CPU by soft placement),
+# 4. runs the sample under compute-sanitizer memcheck,
+# 5. times the GPU benchmark cases against PyTorch on the same GPU
+#    (tests/gpu/bench_gpu.py: MLP, ResNet-50, Transformer block).
 # Each step's outcome goes to REPORT_DIR/summary.txt and its log beside it.
 # Without a GPU (CI) only steps 1-2 run and the rest are reported skipped,
 # so the script itself is exercised on every CI run.
@@ -54,8 +55,10 @@ if [ "$gpus" = 0 ]; then
 fi
 
 export PYTHONUNBUFFERED=1
-step ops_on_gpu0 env EMBER_TEST_DEVICE=gpu:0 "$PY" -m pytest -q -x -p no:cacheprovider \
-  tests/devices tests/python/test_ops.py
+step gpu_runtime "$PY" -m pytest -q -p no:cacheprovider tests/gpu/test_gpu_runtime.py
+step sample_ops "$PY" tests/gpu/sample_ops.py
+step ops_on_gpu0 env EMBER_TEST_DEVICE=gpu:0 "$PY" -m pytest -q -p no:cacheprovider --maxfail=50 \
+  tests/python/test_ops.py
 step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 --leak-check no "$PY" tests/gpu/sample_ops.py
 step benchmarks "$PY" tests/gpu/bench_gpu.py --json "$REPORT/bench.json"
 exit $status

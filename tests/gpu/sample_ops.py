@@ -1,50 +1,111 @@
 """A sample of ops on gpu:0 for compute-sanitizer (tests/gpu/run.sh): every
-GPU kernel family over its dtypes, flat and broadcast shapes, empty and
-scalar tensors, each result checked against NumPy, so memcheck sees every
-kernel's loads and stores at the edges."""
+GPU kernel family over its dtypes, with flat and broadcast shapes, empty and
+scalar tensors, asymmetric padding and batched broadcasts, each result
+checked against the CPU's, so memcheck sees every kernel's loads and stores
+at the edges and a wrong result fails the step.
 
+    python tests/gpu/sample_ops.py [--device gpu:0]
+"""
+
+import argparse
 import sys
 
 import numpy as np
 
 import ember
 
-SHAPES = [((), ()), ((0,), (0,)), ((7,), ()), ((), (5,)), ((1000,), (1000,)), ((3, 1, 5), (1, 4, 5)),
-          ((2, 3, 4, 5), (3, 1, 5)), ((33, 65), (65,))]
-UNARY = {"exp": np.exp, "tanh": np.tanh, "negative": np.negative, "abs": np.abs, "sqrt": np.sqrt,
-         "floor": np.floor, "sigmoid": lambda x: 1 / (1 + np.exp(-x))}
-BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
-          "less": np.less, "equal": np.equal}
+RNG = np.random.default_rng(0)
+TOLERANCE = {"float16": 2e-2, "bfloat16": 5e-2, "float32": 1e-4, "float64": 1e-10, "int32": 0, "int64": 0}
 
 
-def check(name, got, want, dtype):
-    tol = 1e-2 if dtype == "float16" else 1e-5
-    if not np.allclose(got.astype(np.float64), np.asarray(want, dtype=np.float64), rtol=tol, atol=tol,
-                       equal_nan=True):
-        raise AssertionError(f"{name} {dtype}: {got} != {want}")
+def data(shape, dtype):
+    a = RNG.standard_normal(shape) * 3
+    if dtype.startswith("int"):
+        return a.astype(dtype)
+    return a.astype(np.float32).astype(dtype) if dtype != "bfloat16" else a.astype(np.float32)
+
+
+def on(device, fn, *arrays, dtype=None, **kwargs):
+    """fn over the arrays placed on `device` (cast there to `dtype`), read back."""
+    with ember.device(device):
+        args = [ember.identity(ember.constant(a)) for a in arrays]
+        if dtype is not None:
+            args = [ember.cast(a, dtype) for a in args]
+        out = fn(*args, **kwargs)
+        if dtype is not None and out.dtype != ember.bool:
+            out = ember.cast(out, ember.float32)
+        return out.numpy()
+
+
+class Checker:
+    def __init__(self, device):
+        self.device = device
+        self.count = 0
+        self.failures = []
+
+    def check(self, name, fn, *arrays, dtype=None, **kwargs):
+        got = on(self.device, fn, *arrays, dtype=dtype, **kwargs)
+        want = on("cpu:0", fn, *arrays, dtype=dtype, **kwargs)
+        tol = TOLERANCE.get(dtype or str(np.asarray(arrays[0]).dtype), 1e-5)
+        if got.shape != want.shape or not np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
+                                                      atol=tol, equal_nan=True):
+            self.failures.append(f"{name} {dtype}: shape {got.shape} vs {want.shape}")
+        self.count += 1
 
 
 def main():
-    rng = np.random.default_rng(0)
-    count = 0
-    with ember.device("gpu:0"):
-        for dtype in ("float32", "float64", "float16", "int32"):
-            for a_shape, b_shape in SHAPES:
-                a = (rng.standard_normal(a_shape) * 3).astype(dtype)
-                b = (rng.standard_normal(b_shape) * 3).astype(dtype)
-                for name, ref in BINARY.items():
-                    got = getattr(ember, name)(ember.constant(a), ember.constant(b)).numpy()
-                    check(name, got, ref(a, b), dtype)
-                    count += 1
-                if dtype.startswith("float"):
-                    for name, ref in UNARY.items():
-                        x = np.abs(a) if name == "sqrt" else a
-                        got = getattr(ember, name)(ember.constant(x)).numpy()
-                        with np.errstate(all="ignore"):
-                            check(name, got, ref(x.astype(np.float64)), dtype)
-                        count += 1
-    print(f"{count} op calls on gpu:0 matched NumPy")
-    return 0
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="gpu:0")
+    args = parser.parse_args()
+    c = Checker(args.device)
+    binary_shapes = [((), ()), ((0,), (0,)), ((7,), ()), ((), (5,)), ((1000,), (1000,)), ((3, 1, 5), (1, 4, 5)),
+                     ((2, 3, 4, 5), (3, 1, 5)), ((33, 65), (65,))]
+    for dtype in ("float32", "float64", "float16", "bfloat16", "int32"):
+        for a_shape, b_shape in binary_shapes:
+            a, b = data(a_shape, "float32" if dtype in ("float16", "bfloat16") else dtype), \
+                data(b_shape, "float32" if dtype in ("float16", "bfloat16") else dtype)
+            for name in ("add", "subtract", "multiply", "maximum", "less", "equal"):
+                c.check(name, getattr(ember, name), a, b, dtype=dtype if dtype in ("float16", "bfloat16") else None)
+            if dtype != "int32":
+                for name in ("exp", "tanh", "negative", "abs", "floor", "sigmoid"):
+                    c.check(name, getattr(ember, name) if hasattr(ember, name) else getattr(ember.nn, name), a,
+                            dtype=dtype if dtype in ("float16", "bfloat16") else None)
+    for dtype in ("float32", "float64", "int32"):
+        x = data((4, 5, 6), dtype)
+        for axis in (None, 0, 1, 2, [0, 2], [1, 2]):
+            for name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min"):
+                c.check(f"{name} axis={axis}", getattr(ember, name), x, axis=axis)
+        c.check("reduce_sum long", ember.reduce_sum, data((3, 5000), dtype), axis=1)
+        c.check("transpose", ember.transpose, x, perm=[2, 0, 1])
+    for dtype in ("float32", "float16"):
+        wide = dtype if dtype != "float16" else None
+        x = data((3, 7, 11), "float32")
+        c.check("softmax", ember.nn.softmax, x, dtype=dtype if wide is None else None)
+        c.check("log_softmax axis=1", ember.nn.log_softmax, x, axis=1, dtype=dtype if wide is None else None)
+        for ta, tb in ((False, False), (True, False), (False, True)):
+            a = data((2, 5, 4) if ta else (2, 4, 5), "float32")
+            b = data((1, 6, 5) if tb else (1, 5, 6), "float32")
+            c.check(f"matmul ta={ta} tb={tb}", ember.matmul, a, b, transpose_a=ta, transpose_b=tb,
+                    dtype=dtype if wide is None else None)
+        c.check("matmul k=0", ember.matmul, data((3, 0), "float32"), data((0, 4), "float32"))
+        img = data((2, 9, 10, 3), "float32")
+        for stride, padding in ((1, "SAME"), (2, "SAME"), (2, "VALID"), (1, [[0, 0], [1, 2], [0, 1], [0, 0]])):
+            c.check(f"conv2d s={stride} {padding}", ember.nn.conv2d, img, data((3, 3, 3, 4), "float32"),
+                    strides=stride, padding=padding, dtype=dtype if wide is None else None)
+            if not isinstance(padding, list):
+                c.check(f"max_pool2d s={stride} {padding}", ember.nn.max_pool2d, img, ksize=3, strides=stride,
+                        padding=padding)
+                c.check(f"avg_pool2d s={stride} {padding}", ember.nn.avg_pool2d, img, ksize=3, strides=stride,
+                        padding=padding)
+        c.check("bias_add", ember.nn.bias_add, img, data((3,), "float32"))
+    values = np.array([0.0, -1.5, 2.7, 1e9, -1e9, 3e38, np.nan])
+    for src in (ember.float32, ember.float64, ember.int32, ember.bool, ember.float16):
+        for dst in (ember.float32, ember.int32, ember.int8, ember.bool, ember.float16, ember.int64):
+            c.check(f"cast {src.name}->{dst.name}", lambda t, s=src, d=dst: ember.cast(ember.cast(t, s), d), values)
+    print(f"{c.count} op calls on {args.device} compared with cpu:0; {len(c.failures)} differ")
+    for f in c.failures:
+        print("  " + f)
+    return 1 if c.failures else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,124 @@
+"""The GPU device runtime on a real GPU (tests/gpu/run.sh runs this file;
+without a GPU every test skips): copies both ways, placement on gpu:0 by
+default and soft placement to the CPU, stream order under a freed buffer,
+memory_stats, empty_cache, the memory limit and the device staying usable
+after out-of-memory, runtime_stats counting events only where streams
+meet, results read back in order from several Python threads."""
+
+import gc
+import threading
+
+import numpy as np
+import pytest
+
+import ember
+
+GPUS = ember.config.list_logical_devices("GPU")
+pytestmark = pytest.mark.skipif(not GPUS, reason="needs a GPU")
+N = 1 << 16
+
+
+def test_copies_round_trip():
+    for dtype in (np.float32, np.float16, np.int64, np.bool_, np.uint8):
+        a = (np.arange(1000) % 7).astype(dtype)
+        with ember.device("gpu:0"):
+            t = ember.identity(ember.constant(a))
+        assert t.device.endswith("gpu:0")
+        np.testing.assert_array_equal(t.numpy(), a)
+
+
+def test_ops_go_to_the_gpu_unless_pinned():
+    x = ember.constant(np.ones(4, np.float32))
+    assert ember.exp(x).device.endswith("gpu:0")  # a GPU present takes unpinned ops (placement priority)
+    with ember.device("cpu:0"):
+        assert ember.exp(x).device.endswith("cpu:0")
+
+
+def test_an_op_without_a_gpu_kernel_runs_on_the_cpu():
+    with ember.device("gpu:0"):
+        x = ember.identity(ember.constant(np.arange(6, dtype=np.float32)))
+        y = ember.cumsum(x)  # no GPU kernel yet (docs/gpu_coverage.md)
+    np.testing.assert_array_equal(y.numpy(), np.cumsum(np.arange(6, dtype=np.float32)))
+
+
+def test_freed_buffer_is_not_reused_under_a_queued_reader():
+    ember.config.set_async(True)
+    results = []
+    for round_ in range(10):
+        with ember.device("gpu:0"):
+            victim = ember.fill([N], float(round_))
+            readers = [victim * 1.0 for _ in range(5)]
+            del victim
+            gc.collect()
+            fresh = [ember.fill([N], -1.0) for _ in range(5)]
+        results.append((round_, readers, fresh))
+    for round_, readers, fresh in results:
+        for r in readers:
+            np.testing.assert_array_equal(r.numpy(), np.full(N, float(round_), np.float32))
+        for f in fresh:
+            np.testing.assert_array_equal(f.numpy(), np.full(N, -1.0, np.float32))
+
+
+def test_memory_stats_limit_and_empty_cache():
+    ember.sync()
+    before = ember.config.memory_stats("gpu:0")
+    with ember.device("gpu:0"):
+        t = ember.zeros([1 << 20], ember.float32)
+    t.numpy()
+    assert ember.config.memory_stats("gpu:0")["bytes_in_use"] >= before["bytes_in_use"] + (4 << 20)
+    del t
+    gc.collect()
+    ember.sync()
+    ember.config.empty_cache("gpu:0")
+    stats = ember.config.memory_stats("gpu:0")
+    assert stats["bytes_reserved"] == stats["bytes_in_use"]
+    ember.config.set_memory_limit("gpu:0", 64 << 20)
+    try:
+        with ember.device("gpu:0"):
+            big = ember.zeros([1 << 30], ember.uint8)
+            with pytest.raises(ember.errors.ResourceExhaustedError):
+                big.numpy()
+            small = ember.ones([16], ember.float32)
+        np.testing.assert_array_equal(small.numpy(), np.ones(16, np.float32))
+    finally:
+        ember.config.set_memory_limit("gpu:0", None)
+        try:
+            ember.sync()
+        except ember.errors.ResourceExhaustedError:
+            pass
+
+
+def test_a_chain_of_kernels_records_no_event_per_kernel():
+    with ember.device("gpu:0"):
+        x = ember.identity(ember.constant(np.ones(1024, np.float32)))
+        ember.sync()
+        before = ember.config.runtime_stats("gpu:0")
+        for _ in range(200):
+            x = x * 1.0001
+    x.numpy()
+    after = ember.config.runtime_stats("gpu:0")
+    kernels = sum(s["kernels"] for s in after["streams"]) - sum(s["kernels"] for s in before["streams"])
+    events = sum(s["events_recorded"] for s in after["streams"]) - sum(
+        s["events_recorded"] for s in before["streams"])
+    assert kernels >= 200
+    assert events <= 5
+
+
+def test_threads_get_their_own_results():
+    errors = []
+
+    def work(seed):
+        try:
+            a = np.random.default_rng(seed).standard_normal((64, 64)).astype(np.float32)
+            with ember.device("gpu:0"):
+                y = ember.reduce_sum(ember.matmul(ember.constant(a), ember.constant(a)), axis=1)
+            np.testing.assert_allclose(y.numpy(), (a @ a).sum(axis=1), rtol=1e-2, atol=1e-2)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
