@@ -77,6 +77,8 @@ def main():
                 c.check(f"{name} axis={axis}", getattr(ember, name), x, axis=axis)
         c.check("reduce_sum long", ember.reduce_sum, data((3, 5000), dtype), axis=1)
         c.check("transpose", ember.transpose, x, perm=[2, 0, 1])
+        c.check("argmax axis=1", ember.argmax, x, axis=1)
+        c.check("argmin axis=0", ember.argmin, x, axis=0)
     for dtype in ("float32", "float16"):
         wide = dtype if dtype != "float16" else None
         x = data((3, 7, 11), "float32")
@@ -98,6 +100,8 @@ def main():
                 c.check(f"avg_pool2d s={stride} {padding}", ember.nn.avg_pool2d, img, ksize=3, strides=stride,
                         padding=padding)
         c.check("bias_add", ember.nn.bias_add, img, data((3,), "float32"))
+        c.check("layer_normalization", ember.nn.layer_normalization, data((4, 6, 8), "float32"),
+                data((8,), "float32"), data((8,), "float32"), dtype=dtype if wide is None else None)
     values = np.array([0.0, -1.5, 2.7, 1e9, -1e9, 3e38, np.nan])
     for src in (ember.float32, ember.float64, ember.int32, ember.bool, ember.float16):
         for dst in (ember.float32, ember.int32, ember.int8, ember.bool, ember.float16, ember.int64):

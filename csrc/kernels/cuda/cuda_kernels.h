@@ -30,6 +30,9 @@ void RegisterCudaWindowKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // transpose, for every dtype (Note [GPU transpose]).
 void RegisterCudaTransposeKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// layer_normalization, argmax, argmin (Note [GPU row kernels]).
+void RegisterCudaRowKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -39,6 +42,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaCastKernels(registry, gpu);
   RegisterCudaWindowKernels(registry, gpu);
   RegisterCudaTransposeKernels(registry, gpu);
+  RegisterCudaRowKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda
