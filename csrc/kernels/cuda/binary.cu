@@ -4,6 +4,7 @@
 #include "kernels/common/element_math.h"
 #include "kernels/cuda/compute_type.cuh"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/elementwise_body.h"
 #include "kernels/cuda/launch_config.h"
 
 namespace ember::cuda {
@@ -24,20 +25,15 @@ __global__ void BinaryFlatKernel(const T* __restrict__ lhs, int64_t lhs_step, co
 }
 
 // The general broadcast: each output index is split into coordinates,
-// innermost first, to find both operands' elements.
+// innermost first, to find both operands' elements (elementwise_body.h).
 template <typename T, typename Out, typename F>
 __global__ void BinaryBroadcastKernel(const T* __restrict__ lhs, const T* __restrict__ rhs, Out* __restrict__ out,
                                       int64_t n, BroadcastIndexing indexing) {
   using C = ComputeType<T>;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    int64_t rest = i, l = 0, r = 0;
-    for (int d = indexing.rank - 1; d >= 0; --d) {
-      const int64_t coordinate = rest % indexing.dims[d];
-      rest /= indexing.dims[d];
-      l += coordinate * indexing.lhs_strides[d];
-      r += coordinate * indexing.rhs_strides[d];
-    }
+    int64_t l, r;
+    BroadcastOffsets(i, indexing, &l, &r);
     out[i] = static_cast<Out>(F()(static_cast<C>(lhs[l]), static_cast<C>(rhs[r])));
   }
 }

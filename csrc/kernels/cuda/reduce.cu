@@ -1,96 +1,20 @@
 // This file defines the CUDA reductions (Note [GPU reductions]) and
 // instantiates them for the dtypes register_reduce.cc registers.
-#include <cuda/std/limits>
-#include <cuda/std/type_traits>
-
-#include "kernels/common/element_math.h"
-#include "kernels/cuda/compute_type.cuh"
 #include "kernels/cuda/launch_config.h"
 #include "kernels/cuda/reduce.h"
+#include "kernels/cuda/reduce_body.h"
 
 namespace ember::cuda {
 namespace {
 
 constexpr int kThreads = 256;
 
-template <typename T>
-using Wide = ::cuda::std::conditional_t<::cuda::std::is_integral_v<T>, uint64_t, ComputeType<T>>;
-
-// Each reducer: Acc, identity, combine, and the stored result of `n` values.
-template <typename T>
-struct Sum {
-  using Acc = Wide<T>;
-  __device__ static Acc Identity() { return Acc(0); }
-  __device__ static Acc Combine(Acc a, Acc b) { return a + b; }
-  __device__ static T Store(Acc a, int64_t) { return static_cast<T>(a); }
-};
-template <typename T>
-struct Mean {
-  using Acc = Wide<T>;
-  __device__ static Acc Identity() { return Acc(0); }
-  __device__ static Acc Combine(Acc a, Acc b) { return a + b; }
-  __device__ static T Store(Acc a, int64_t n) {
-    if constexpr (::cuda::std::is_integral_v<T>) {
-      return n == 0 ? T(0) : static_cast<T>(static_cast<int64_t>(a) / n);  // truncates, as TensorFlow
-    } else {
-      return static_cast<T>(a / static_cast<Acc>(n));  // 0 / 0 is NaN: the mean of nothing
-    }
-  }
-};
-template <typename T>
-struct Prod {
-  using Acc = Wide<T>;
-  __device__ static Acc Identity() { return Acc(1); }
-  __device__ static Acc Combine(Acc a, Acc b) { return a * b; }
-  __device__ static T Store(Acc a, int64_t) { return static_cast<T>(a); }
-};
-template <typename T>
-struct Max {
-  using Acc = ComputeType<T>;
-  __device__ static Acc Identity() {
-    if constexpr (::cuda::std::is_integral_v<Acc>) return ::cuda::std::numeric_limits<Acc>::lowest();
-    else return -::cuda::std::numeric_limits<Acc>::infinity();
-  }
-  __device__ static Acc Combine(Acc a, Acc b) { return math::Maximum()(a, b); }
-  __device__ static T Store(Acc a, int64_t) { return static_cast<T>(a); }
-};
-template <typename T>
-struct Min {
-  using Acc = ComputeType<T>;
-  __device__ static Acc Identity() {
-    if constexpr (::cuda::std::is_integral_v<Acc>) return ::cuda::std::numeric_limits<Acc>::max();
-    else return ::cuda::std::numeric_limits<Acc>::infinity();
-  }
-  __device__ static Acc Combine(Acc a, Acc b) { return math::Minimum()(a, b); }
-  __device__ static T Store(Acc a, int64_t) { return static_cast<T>(a); }
-};
-
-__device__ int64_t Offset(int64_t index, int rank, const int64_t* dims, const int64_t* strides) {
-  int64_t offset = 0;
-  for (int d = rank - 1; d >= 0; --d) {
-    offset += (index % dims[d]) * strides[d];
-    index /= dims[d];
-  }
-  return offset;
-}
-
 // One thread per output element.
 template <typename T, typename R>
 __global__ void ReducePerThread(const T* __restrict__ in, T* __restrict__ out, ReduceIndexing ix) {
-  using Acc = typename R::Acc;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; o < ix.num_outputs; o += stride) {
-    const int64_t base = Offset(o, ix.kept_rank, ix.kept_dims, ix.kept_strides);
-    Acc acc = R::Identity();
-    if (ix.reduced_rank == 1) {
-      const int64_t step = ix.reduced_strides[0];
-      for (int64_t r = 0; r < ix.num_reduced; ++r) acc = R::Combine(acc, static_cast<Acc>(in[base + r * step]));
-    } else {
-      for (int64_t r = 0; r < ix.num_reduced; ++r) {
-        acc = R::Combine(acc, static_cast<Acc>(in[base + Offset(r, ix.reduced_rank, ix.reduced_dims, ix.reduced_strides)]));
-      }
-    }
-    out[o] = R::Store(acc, ix.num_reduced);
+    out[o] = ReduceOutput<T, R>(in, o, ix);
   }
 }
 
@@ -106,11 +30,11 @@ __global__ void ReducePerBlock(const T* __restrict__ in, T* __restrict__ out, Re
   using Acc = typename R::Acc;
   __shared__ Acc partial[kThreads / 32];
   for (int64_t o = blockIdx.x; o < ix.num_outputs; o += gridDim.x) {
-    const int64_t base = Offset(o, ix.kept_rank, ix.kept_dims, ix.kept_strides);
+    const int64_t base = ReduceOffset(o, ix.kept_rank, ix.kept_dims, ix.kept_strides);
     Acc acc = R::Identity();
     for (int64_t r = threadIdx.x; r < ix.num_reduced; r += blockDim.x) {
       const int64_t at = ix.reduced_rank == 1 ? r * ix.reduced_strides[0]
-                                              : Offset(r, ix.reduced_rank, ix.reduced_dims, ix.reduced_strides);
+                                              : ReduceOffset(r, ix.reduced_rank, ix.reduced_dims, ix.reduced_strides);
       acc = R::Combine(acc, static_cast<Acc>(in[base + at]));
     }
     acc = WarpCombine<Acc, R>(acc);

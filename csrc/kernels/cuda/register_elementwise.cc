@@ -8,6 +8,7 @@
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/dtype_map.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/elementwise_body.h"
 #include "ops/op_kernel.h"
 #include "ops/attrs/nn.gen.h"
 #include "ops/plans/broadcast_plan.h"
@@ -59,17 +60,11 @@ Status LaunchOverPlan(const CudaKernelEnv& env, const BroadcastPlan& plan, const
       result = LaunchBinaryFlat<T, Out, F>(l, 1, r, 0, o, n, StreamOf(env), env.max_blocks);
       break;
     case BroadcastPlan::Kind::kGeneral: {
-      if (plan.rank() > kMaxBroadcastRank) {
+      BroadcastIndexing indexing;
+      if (!MakeBroadcastIndexing(plan, &indexing)) {
         return Unimplemented("broadcasting " + lhs.shape().ToString() + " with " + rhs.shape().ToString() +
                              " needs " + std::to_string(plan.rank()) + " dims after collapsing; the GPU kernel takes " +
                              std::to_string(kMaxBroadcastRank));
-      }
-      BroadcastIndexing indexing;
-      indexing.rank = plan.rank();
-      for (int d = 0; d < indexing.rank; ++d) {
-        indexing.dims[d] = plan.dims.dim(d);
-        indexing.lhs_strides[d] = plan.lhs_strides.dim(d);
-        indexing.rhs_strides[d] = plan.rhs_strides.dim(d);
       }
       result = LaunchBinaryBroadcast<T, Out, F>(l, r, o, n, indexing, StreamOf(env), env.max_blocks);
       break;

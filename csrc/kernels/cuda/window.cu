@@ -1,11 +1,11 @@
 // This file defines the CUDA filter re-layout, padding and pooling kernels
-// (window.h) and instantiates them for the float types.
-#include <cuda/std/limits>
-
+// (window.h) around their bodies (window_body.h) and instantiates them for
+// the float types.
 #include "kernels/common/element_math.h"
 #include "kernels/cuda/compute_type.cuh"
 #include "kernels/cuda/launch_config.h"
 #include "kernels/cuda/window.h"
+#include "kernels/cuda/window_body.h"
 
 namespace ember::cuda {
 namespace {
@@ -19,76 +19,22 @@ constexpr int kThreads = 256;
 template <typename T>
 __global__ void FilterToCudnn(const T* __restrict__ hwio, T* __restrict__ out, int64_t kh, int64_t kw, int64_t in,
                               int64_t filters, bool nchw) {
-  const int64_t n = kh * kw * in * filters;
-  EMBER_GRID_STRIDE(i, n) {
-    // i indexes the source [r, s, c, k].
-    const int64_t k = i % filters;
-    const int64_t c = (i / filters) % in;
-    const int64_t s = (i / (filters * in)) % kw;
-    const int64_t r = i / (filters * in * kw);
-    const int64_t to = nchw ? ((k * in + c) * kh + r) * kw + s : ((k * kh + r) * kw + s) * in + c;
-    out[to] = hwio[i];
-  }
+  EMBER_GRID_STRIDE(i, kh * kw * in * filters) { out[FilterToCudnnIndex(i, kh, kw, in, filters, nchw)] = hwio[i]; }
 }
 
 template <typename T>
 __global__ void Pad2d(const T* __restrict__ in, T* __restrict__ out, int64_t n, int64_t h, int64_t w, int64_t c,
                       bool nchw, int64_t top, int64_t left, int64_t out_h, int64_t out_w, T fill) {
-  const int64_t total = n * out_h * out_w * c;
-  EMBER_GRID_STRIDE(i, total) {
-    int64_t b, y, x, ch;
-    if (nchw) {
-      x = i % out_w;
-      y = (i / out_w) % out_h;
-      ch = (i / (out_w * out_h)) % c;
-      b = i / (out_w * out_h * c);
-    } else {
-      ch = i % c;
-      x = (i / c) % out_w;
-      y = (i / (c * out_w)) % out_h;
-      b = i / (c * out_w * out_h);
-    }
-    const int64_t sy = y - top, sx = x - left;
-    const bool inside = sy >= 0 && sy < h && sx >= 0 && sx < w;
-    const int64_t from = nchw ? ((b * c + ch) * h + sy) * w + sx : ((b * h + sy) * w + sx) * c + ch;
-    out[i] = inside ? in[from] : fill;
+  EMBER_GRID_STRIDE(i, n * out_h * out_w * c) {
+    const int64_t from = PadSourceIndex(i, h, w, c, nchw, top, left, out_h, out_w);
+    out[i] = from >= 0 ? in[from] : fill;
   }
 }
 
 template <typename T>
 __global__ void Pool2d(const T* __restrict__ in, T* __restrict__ out, WindowGeometry g, bool max) {
-  using C = ComputeType<T>;
-  const int64_t total = g.batch * g.out_h * g.out_w * g.channels;
-  EMBER_GRID_STRIDE(i, total) {
-    int64_t b, oy, ox, ch;
-    if (g.nchw) {
-      ox = i % g.out_w;
-      oy = (i / g.out_w) % g.out_h;
-      ch = (i / (g.out_w * g.out_h)) % g.channels;
-      b = i / (g.out_w * g.out_h * g.channels);
-    } else {
-      ch = i % g.channels;
-      ox = (i / g.channels) % g.out_w;
-      oy = (i / (g.channels * g.out_w)) % g.out_h;
-      b = i / (g.channels * g.out_w * g.out_h);
-    }
-    C acc = max ? -::cuda::std::numeric_limits<C>::infinity() : C(0);
-    int64_t count = 0;
-    for (int64_t dy = 0; dy < g.k_h; ++dy) {
-      const int64_t y = oy * g.stride_h - g.pad_top + dy;
-      if (y < 0 || y >= g.in_h) continue;
-      for (int64_t dx = 0; dx < g.k_w; ++dx) {
-        const int64_t x = ox * g.stride_w - g.pad_left + dx;
-        if (x < 0 || x >= g.in_w) continue;
-        const int64_t at = g.nchw ? ((b * g.channels + ch) * g.in_h + y) * g.in_w + x
-                                  : ((b * g.in_h + y) * g.in_w + x) * g.channels + ch;
-        const C v = static_cast<C>(in[at]);
-        acc = max ? math::Maximum()(acc, v) : acc + v;
-        ++count;
-      }
-    }
-    // Every window holds at least one element (the shape function's rule).
-    out[i] = static_cast<T>(max ? acc : acc / static_cast<C>(count));
+  EMBER_GRID_STRIDE(i, g.batch * g.out_h * g.out_w * g.channels) {
+    out[i] = static_cast<T>(PoolElement<ComputeType<T>>(in, i, g, max));
   }
 }
 

@@ -1,0 +1,89 @@
+// This file defines the per-element work of the CUDA window kernels
+// (window.cu) as functions host code compiles too, so unit tests run the
+// GPU's exact index arithmetic and math on the CPU (Note [Kernel bodies on
+// the host]).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/element_math.h"
+#include "kernels/cuda/window.h"
+
+namespace ember::cuda {
+
+// Note [Kernel bodies on the host]
+// A grid-stride kernel is a loop over element indices around a body that
+// reads the inputs and writes element i. Where the body needs nothing of
+// the GPU (no shared memory, no warp shuffles), it is written as an
+// EMBER_HOST_DEVICE function in a *_body.h header: the .cu file's kernel
+// calls it per index, and tests/cpp/cuda/kernel_bodies_test.cc calls it
+// for every index on the host against a reference, without a GPU.
+
+// The destination index, in cuDNN's filter layout, of element i of an HWIO
+// filter [kh, kw, in, filters] (KRSC for NHWC, KCRS for NCHW).
+EMBER_HOST_DEVICE inline int64_t FilterToCudnnIndex(int64_t i, int64_t kh, int64_t kw, int64_t in, int64_t filters,
+                                                   bool nchw) {
+  const int64_t k = i % filters;
+  const int64_t c = (i / filters) % in;
+  const int64_t s = (i / (filters * in)) % kw;
+  const int64_t r = i / (filters * in * kw);
+  return nchw ? ((k * in + c) * kh + r) * kw + s : ((k * kh + r) * kw + s) * in + c;
+}
+
+// The source index of element i of a batch padded to [n, out_h, out_w, c]
+// (or [n, c, out_h, out_w]) from [n, h, w, c], or -1 where it is padding.
+EMBER_HOST_DEVICE inline int64_t PadSourceIndex(int64_t i, int64_t h, int64_t w, int64_t c, bool nchw, int64_t top,
+                                               int64_t left, int64_t out_h, int64_t out_w) {
+  int64_t b, y, x, ch;
+  if (nchw) {
+    x = i % out_w;
+    y = (i / out_w) % out_h;
+    ch = (i / (out_w * out_h)) % c;
+    b = i / (out_w * out_h * c);
+  } else {
+    ch = i % c;
+    x = (i / c) % out_w;
+    y = (i / (c * out_w)) % out_h;
+    b = i / (c * out_w * out_h);
+  }
+  const int64_t sy = y - top, sx = x - left;
+  if (sy < 0 || sy >= h || sx < 0 || sx >= w) return -1;
+  return nchw ? ((b * c + ch) * h + sy) * w + sx : ((b * h + sy) * w + sx) * c + ch;
+}
+
+// Output element i of a pooling (Note [GPU pooling]), computed in C.
+template <typename C, typename T>
+EMBER_HOST_DEVICE C PoolElement(const T* in, int64_t i, const WindowGeometry& g, bool max) {
+  int64_t b, oy, ox, ch;
+  if (g.nchw) {
+    ox = i % g.out_w;
+    oy = (i / g.out_w) % g.out_h;
+    ch = (i / (g.out_w * g.out_h)) % g.channels;
+    b = i / (g.out_w * g.out_h * g.channels);
+  } else {
+    ch = i % g.channels;
+    ox = (i / g.channels) % g.out_w;
+    oy = (i / (g.channels * g.out_w)) % g.out_h;
+    b = i / (g.channels * g.out_w * g.out_h);
+  }
+  C acc = C(0);
+  int64_t count = 0;
+  for (int64_t dy = 0; dy < g.k_h; ++dy) {
+    const int64_t y = oy * g.stride_h - g.pad_top + dy;
+    if (y < 0 || y >= g.in_h) continue;
+    for (int64_t dx = 0; dx < g.k_w; ++dx) {
+      const int64_t x = ox * g.stride_w - g.pad_left + dx;
+      if (x < 0 || x >= g.in_w) continue;
+      const int64_t at = g.nchw ? ((b * g.channels + ch) * g.in_h + y) * g.in_w + x
+                                : ((b * g.in_h + y) * g.in_w + x) * g.channels + ch;
+      const C v = static_cast<C>(in[at]);
+      // The first element seeds the maximum, so no infinity is needed.
+      acc = max ? (count == 0 ? v : math::Maximum()(acc, v)) : acc + v;
+      ++count;
+    }
+  }
+  // Every window holds at least one element (the shape function's rule).
+  return max ? acc : acc / static_cast<C>(count);
+}
+
+}  // namespace ember::cuda

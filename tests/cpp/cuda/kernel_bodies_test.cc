@@ -1,0 +1,221 @@
+// Runs the CUDA kernels' per-element bodies on the host (Note [Kernel
+// bodies on the host]) for every element of many cases and compares them
+// with references written from the ops' definitions: pooling (NHWC and
+// NCHW, any padding, NaN), the filter re-layout and padding around cuDNN
+// convolutions, and reductions with their accumulators (integer wrapping,
+// truncating integer means, NaN-propagating extrema, empty reductions).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/cuda/elementwise_body.h"
+#include "kernels/cuda/reduce_body.h"
+#include "kernels/cuda/window_body.h"
+#include "ops/plans/reduce_plan.h"
+
+namespace ember::cuda {
+namespace {
+
+// Element (b, y, x, c) of a batch in either layout.
+int64_t At(bool nchw, int64_t b, int64_t y, int64_t x, int64_t c, int64_t h, int64_t w, int64_t channels) {
+  return nchw ? ((b * channels + c) * h + y) * w + x : ((b * h + y) * w + x) * channels + c;
+}
+
+TEST(KernelBodiesTest, PoolingMatchesItsDefinition) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal;
+  int cases = 0;
+  for (bool nchw : {false, true}) {
+    for (bool max : {true, false}) {
+      for (int64_t k : {1, 2, 3}) {
+        for (int64_t stride : {1, 2}) {
+          for (int64_t pad : {0, 1}) {
+            WindowGeometry g;
+            g.nchw = nchw;
+            g.batch = 2, g.in_h = 7, g.in_w = 6, g.channels = 3;
+            g.k_h = k, g.k_w = k + 1, g.stride_h = stride, g.stride_w = 1;
+            g.pad_top = pad < k ? pad : 0, g.pad_left = 0;
+            // One more row of padding after where the window is taller than
+            // it (padding is smaller than the window: the shape function's
+            // rule, so no window is all padding).
+            const int64_t bottom = k > 1 ? 1 : 0;
+            g.out_h = (g.in_h + g.pad_top + bottom - k) / stride + 1;
+            g.out_w = g.in_w - g.k_w + 1;
+            std::vector<float> in(g.batch * g.in_h * g.in_w * g.channels);
+            for (float& v : in) v = normal(rng);
+            in[5] = std::numeric_limits<float>::quiet_NaN();
+            for (int64_t b = 0; b < g.batch; ++b) {
+              for (int64_t oy = 0; oy < g.out_h; ++oy) {
+                for (int64_t ox = 0; ox < g.out_w; ++ox) {
+                  for (int64_t c = 0; c < g.channels; ++c) {
+                    double best = -INFINITY, sum = 0;
+                    int count = 0;
+                    bool nan = false;
+                    for (int64_t y = oy * stride - g.pad_top; y < oy * stride - g.pad_top + g.k_h; ++y) {
+                      for (int64_t x = ox - 0; x < ox + g.k_w; ++x) {
+                        if (y < 0 || y >= g.in_h || x < 0 || x >= g.in_w) continue;
+                        const float v = in[At(nchw, b, y, x, c, g.in_h, g.in_w, g.channels)];
+                        nan = nan || std::isnan(v);
+                        best = std::max(best, static_cast<double>(v));
+                        sum += v;
+                        ++count;
+                      }
+                    }
+                    ASSERT_GT(count, 0);
+                    const int64_t i = At(nchw, b, oy, ox, c, g.out_h, g.out_w, g.channels);
+                    const float got = PoolElement<float>(in.data(), i, g, max);
+                    if (nan) {
+                      EXPECT_TRUE(std::isnan(got));
+                    } else if (max) {
+                      EXPECT_EQ(got, static_cast<float>(best));
+                    } else {
+                      EXPECT_NEAR(got, sum / count, 1e-5);
+                    }
+                  }
+                }
+              }
+            }
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 48);
+}
+
+TEST(KernelBodiesTest, FilterRelayoutIsTheTranspose) {
+  const int64_t kh = 3, kw = 2, in = 4, filters = 5;
+  for (bool nchw : {false, true}) {
+    std::vector<int> seen(kh * kw * in * filters, 0);
+    for (int64_t r = 0; r < kh; ++r) {
+      for (int64_t s = 0; s < kw; ++s) {
+        for (int64_t c = 0; c < in; ++c) {
+          for (int64_t k = 0; k < filters; ++k) {
+            const int64_t hwio = ((r * kw + s) * in + c) * filters + k;
+            const int64_t want = nchw ? ((k * in + c) * kh + r) * kw + s : ((k * kh + r) * kw + s) * in + c;
+            EXPECT_EQ(FilterToCudnnIndex(hwio, kh, kw, in, filters, nchw), want);
+            ++seen[want];
+          }
+        }
+      }
+    }
+    for (int n : seen) EXPECT_EQ(n, 1);
+  }
+}
+
+TEST(KernelBodiesTest, PaddingPlacesTheInput) {
+  const int64_t n = 2, h = 3, w = 4, c = 2, top = 1, bottom = 2, left = 0, right = 3;
+  const int64_t out_h = h + top + bottom, out_w = w + left + right;
+  for (bool nchw : {false, true}) {
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t y = 0; y < out_h; ++y) {
+        for (int64_t x = 0; x < out_w; ++x) {
+          for (int64_t ch = 0; ch < c; ++ch) {
+            const int64_t i = At(nchw, b, y, x, ch, out_h, out_w, c);
+            const bool inside = y >= top && y < top + h && x >= left && x < left + w;
+            const int64_t want = inside ? At(nchw, b, y - top, x - left, ch, h, w, c) : -1;
+            EXPECT_EQ(PadSourceIndex(i, h, w, c, nchw, top, left, out_h, out_w), want);
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T, typename R>
+std::vector<T> ReduceAll(const std::vector<T>& in, const Shape& shape, const std::vector<bool>& axes) {
+  ReduceIndexing ix;
+  EXPECT_TRUE(MakeReduceIndexing(shape, MakeReducePlan(shape, axes), &ix).ok());
+  std::vector<T> out(ix.num_outputs);
+  for (int64_t o = 0; o < ix.num_outputs; ++o) out[o] = ReduceOutput<T, R>(in.data(), o, ix);
+  return out;
+}
+
+TEST(KernelBodiesTest, ReductionsKeepTheCpuAccumulators) {
+  const Shape shape({2, 3});
+  // Integer sums wrap once, on the store (NumPy's sum(dtype=int32)).
+  const std::vector<int32_t> big = {INT32_MAX, 1, 1, -5, 7, 9};
+  EXPECT_EQ((ReduceAll<int32_t, Sum<int32_t>>(big, shape, {false, true})),
+            (std::vector<int32_t>{INT32_MIN + 1, 11}));
+  // Integer means truncate toward zero and do not overflow.
+  EXPECT_EQ((ReduceAll<int32_t, Mean<int32_t>>(big, shape, {false, true})),
+            (std::vector<int32_t>{static_cast<int32_t>((int64_t{INT32_MAX} + 2) / 3), 3}));
+  EXPECT_EQ((ReduceAll<int32_t, Mean<int32_t>>({-7, 0, 0, 0, 0, 0}, shape, {false, true})),
+            (std::vector<int32_t>{-2, 0}));
+  // Extrema propagate NaN; the mean of nothing is NaN, the sum 0, the max -inf.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> with_nan = {1, nan, 3, 4, 5, 6};
+  const auto maxes = ReduceAll<float, Max<float>>(with_nan, shape, {true, false});
+  EXPECT_EQ(maxes[0], 4);
+  EXPECT_TRUE(std::isnan(maxes[1]));
+  EXPECT_EQ(maxes[2], 6);
+  EXPECT_EQ((ReduceAll<float, Min<float>>({3, 2, 1, 6, 5, 4}, shape, {true, true})), (std::vector<float>{1}));
+  const Shape empty({2, 0});
+  EXPECT_EQ((ReduceAll<float, Sum<float>>({}, empty, {false, true})), (std::vector<float>{0, 0}));
+  const auto means = ReduceAll<float, Mean<float>>({}, empty, {false, true});
+  ASSERT_EQ(means.size(), 2u);
+  EXPECT_TRUE(std::isnan(means[0]));
+  EXPECT_EQ((ReduceAll<float, Max<float>>({}, empty, {false, true}))[0], -INFINITY);
+  EXPECT_EQ((ReduceAll<int64_t, Prod<int64_t>>({2, 3, 4, 5, 6, 7}, shape, {true, false})),
+            (std::vector<int64_t>{10, 18, 28}));
+}
+
+// Broadcasting by definition: NumPy's rule, shapes aligned at the right.
+int64_t BroadcastSource(const std::vector<int64_t>& out, const std::vector<int64_t>& in, int64_t i) {
+  int64_t offset = 0, stride = 1;
+  for (int d = static_cast<int>(out.size()) - 1, e = static_cast<int>(in.size()) - 1; d >= 0; --d, --e) {
+    const int64_t coordinate = i % out[d];
+    i /= out[d];
+    if (e < 0) continue;
+    if (in[e] != 1) offset += coordinate * stride;
+    stride *= in[e];
+  }
+  return offset;
+}
+
+TEST(KernelBodiesTest, BroadcastAddressingMatchesNumpysRule) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{3, 1, 5}, {1, 4, 5}}, {{2, 3, 4, 5}, {3, 1, 5}}, {{33, 65}, {65}}, {{4, 1}, {1, 6}}, {{2, 1, 3, 1, 2}, {1, 5, 1, 4, 1}},
+      {{5}, {2, 3, 5}}, {{1, 1, 7}, {3, 1, 1}}, {{2, 3}, {2, 3}}, {{}, {4}}, {{6, 1, 1}, {6, 2, 2}}};
+  int general = 0;
+  for (const auto& [a, b] : cases) {
+    std::vector<int64_t> out(std::max(a.size(), b.size()));
+    for (size_t k = 0; k < out.size(); ++k) {
+      const int64_t da = k < out.size() - a.size() ? 1 : a[k - (out.size() - a.size())];
+      const int64_t db = k < out.size() - b.size() ? 1 : b[k - (out.size() - b.size())];
+      out[k] = std::max(da, db);
+    }
+    const BroadcastPlan plan = MakeBroadcastPlan(Shape(a), Shape(b), Shape(out));
+    int64_t n = 1;
+    for (int64_t d : out) n *= d;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t l = 0, r = 0;
+      switch (plan.kind) {
+        case BroadcastPlan::Kind::kEmpty: break;
+        case BroadcastPlan::Kind::kSameShape: l = r = i; break;  // the flat launches' steps 1 and 1
+        case BroadcastPlan::Kind::kLhsScalar: l = 0, r = i; break;
+        case BroadcastPlan::Kind::kRhsScalar: l = i, r = 0; break;
+        case BroadcastPlan::Kind::kGeneral: {
+          BroadcastIndexing indexing;
+          ASSERT_TRUE(MakeBroadcastIndexing(plan, &indexing));
+          BroadcastOffsets(i, indexing, &l, &r);
+          break;
+        }
+      }
+      EXPECT_EQ(l, BroadcastSource(out, a, i)) << Shape(a).ToString() << " " << Shape(b).ToString() << " at " << i;
+      EXPECT_EQ(r, BroadcastSource(out, b, i)) << Shape(a).ToString() << " " << Shape(b).ToString() << " at " << i;
+    }
+    general += plan.kind == BroadcastPlan::Kind::kGeneral;
+  }
+  EXPECT_GE(general, 6);
+}
+
+}  // namespace
+}  // namespace ember::cuda
