@@ -77,6 +77,11 @@ def main():
                 c.check(f"{name} axis={axis}", getattr(ember, name), x, axis=axis)
         c.check("reduce_sum long", ember.reduce_sum, data((3, 5000), dtype), axis=1)
         c.check("transpose", ember.transpose, x, perm=[2, 0, 1])
+        c.check("concat axis=1", lambda a, b: ember.concat([a, b, a], axis=1), x, data((4, 2, 6), dtype))
+        for mode in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+            c.check(f"pad {mode}", ember.pad, x, [[1, 2], [0, 1], [2, 0]], mode=mode)
+        c.check("zeros_like", ember.zeros_like, x)
+        c.check("ones_like", ember.ones_like, x)
         c.check("argmax axis=1", ember.argmax, x, axis=1)
         c.check("argmin axis=0", ember.argmin, x, axis=0)
     for dtype in ("float32", "float16"):

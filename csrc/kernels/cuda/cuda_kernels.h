@@ -33,6 +33,10 @@ void RegisterCudaTransposeKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // layer_normalization, argmax, argmin (Note [GPU row kernels]).
 void RegisterCudaRowKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// pad, concat, fill, zeros, ones, zeros_like, ones_like: every dtype,
+// moved by element size.
+void RegisterCudaMovementKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -43,6 +47,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaWindowKernels(registry, gpu);
   RegisterCudaTransposeKernels(registry, gpu);
   RegisterCudaRowKernels(registry, gpu);
+  RegisterCudaMovementKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/cuda/elementwise_body.h"
+#include "kernels/cuda/movement_body.h"
 #include "kernels/cuda/reduce_body.h"
 #include "kernels/cuda/window_body.h"
 #include "ops/plans/reduce_plan.h"
@@ -215,6 +216,55 @@ TEST(KernelBodiesTest, BroadcastAddressingMatchesNumpysRule) {
     general += plan.kind == BroadcastPlan::Kind::kGeneral;
   }
   EXPECT_GE(general, 6);
+}
+
+// Pads a 1-D [0, 1, 2, 3] by (2, 2) and reads the sources back.
+std::vector<int64_t> Pad1d(int mode) {
+  PadIndexing p;
+  p.rank = 1, p.mode = mode;
+  p.in_dims[0] = 4, p.out_dims[0] = 8, p.before[0] = 2, p.in_strides[0] = 1;
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < 8; ++i) out.push_back(PadSource(i, p));
+  return out;
+}
+
+TEST(KernelBodiesTest, PadModesFollowTheirDefinitions) {
+  // NumPy's np.pad([0, 1, 2, 3], 2, mode) (TensorFlow's modes of the same names).
+  EXPECT_EQ(Pad1d(0), (std::vector<int64_t>{-1, -1, 0, 1, 2, 3, -1, -1}));
+  EXPECT_EQ(Pad1d(1), (std::vector<int64_t>{2, 1, 0, 1, 2, 3, 2, 1}));
+  EXPECT_EQ(Pad1d(2), (std::vector<int64_t>{1, 0, 0, 1, 2, 3, 3, 2}));
+  // 2-D: each dim mirrors on its own; [2, 3] padded by (1, 0) and (0, 2).
+  PadIndexing p;
+  p.rank = 2, p.mode = 2;
+  p.in_dims[0] = 2, p.in_dims[1] = 3, p.out_dims[0] = 3, p.out_dims[1] = 5;
+  p.before[0] = 1, p.before[1] = 0, p.in_strides[0] = 3, p.in_strides[1] = 1;
+  const std::vector<int64_t> rows[3] = {{0, 1, 2, 2, 1}, {0, 1, 2, 2, 1}, {3, 4, 5, 5, 4}};
+  for (int64_t y = 0; y < 3; ++y) {
+    for (int64_t x = 0; x < 5; ++x) EXPECT_EQ(PadSource(y * 5 + x, p), rows[y][x]) << y << "," << x;
+  }
+}
+
+TEST(KernelBodiesTest, ConcatPlacesEachInputInItsColumns) {
+  // [2, 3, 4] ++ [2, 1, 4] ++ [2, 2, 4] along axis 1: rows of widths 12, 4, 8.
+  const int64_t outer = 2, inner = 4, out_width = 6 * inner;
+  const int64_t axis_sizes[3] = {3, 1, 2};
+  std::vector<int> hits(outer * out_width, -1);
+  int64_t start = 0;
+  for (int k = 0; k < 3; ++k) {
+    const int64_t width = axis_sizes[k] * inner;
+    for (int64_t j = 0; j < outer * width; ++j) {
+      const int64_t to = ConcatDestination(j, width, start, out_width);
+      ASSERT_GE(to, 0);
+      ASSERT_LT(to, outer * out_width);
+      EXPECT_EQ(hits[to], -1);
+      hits[to] = k;
+      // Row j / width, column start + j % width.
+      EXPECT_EQ(to / out_width, j / width);
+      EXPECT_EQ(to % out_width, start + j % width);
+    }
+    start += width;
+  }
+  for (int h : hits) EXPECT_NE(h, -1);
 }
 
 }  // namespace

@@ -1,0 +1,25 @@
+// This file declares the CUDA movement kernels: pad, concat and element
+// fills, all moving elements by size (1, 2, 4 or 8 bytes).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda/movement_body.h"
+
+namespace ember::cuda {
+
+// U is an unsigned integer of the element's size.
+template <typename U>
+cudaError_t LaunchPad(const U* in, U* out, int64_t n, const PadIndexing& p, U fill, cudaStream_t stream,
+                      int64_t max_blocks);
+template <typename U>
+cudaError_t LaunchConcatPart(const U* in, U* out, int64_t n, int64_t width, int64_t start, int64_t out_width,
+                             cudaStream_t stream, int64_t max_blocks);
+// out[i] = value for i < n; `value_on_device` (one element) if not null,
+// else `value`.
+template <typename U>
+cudaError_t LaunchFill(U* out, int64_t n, U value, const U* value_on_device, cudaStream_t stream, int64_t max_blocks);
+
+}  // namespace ember::cuda
