@@ -80,6 +80,8 @@ def main():
         c.check("concat axis=1", lambda a, b: ember.concat([a, b, a], axis=1), x, data((4, 2, 6), dtype))
         for mode in ("CONSTANT", "REFLECT", "SYMMETRIC"):
             c.check(f"pad {mode}", ember.pad, x, [[1, 2], [0, 1], [2, 0]], mode=mode)
+        c.check("where", lambda a, b: ember.where(a > 0, a, b), x, data((5, 1), dtype))
+        c.check("one_hot", lambda i: ember.one_hot(i, 7, axis=1), np.array([[0, 6, -1], [3, 9, 2]], np.int32))
         c.check("zeros_like", ember.zeros_like, x)
         c.check("ones_like", ember.ones_like, x)
         c.check("argmax axis=1", ember.argmax, x, axis=1)

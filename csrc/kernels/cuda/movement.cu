@@ -32,6 +32,19 @@ __global__ void FillKernel(U* __restrict__ out, int64_t n, U value, const U* __r
   EMBER_GRID_STRIDE(i, n) { out[i] = v; }
 }
 
+template <typename U>
+__global__ void WhereKernel(const bool* __restrict__ condition, const U* __restrict__ x, const U* __restrict__ y,
+                            U* __restrict__ out, int64_t n, NaryIndexing ix) {
+  EMBER_GRID_STRIDE(i, n) { out[i] = condition[NaryOffset(i, ix, 0)] ? x[NaryOffset(i, ix, 1)] : y[NaryOffset(i, ix, 2)]; }
+}
+
+template <typename U, typename Index>
+__global__ void OneHotKernel(const Index* __restrict__ indices, const U* __restrict__ on, const U* __restrict__ off,
+                             U* __restrict__ out, int64_t n, int64_t depth, int64_t inner) {
+  const U on_value = *on, off_value = *off;
+  EMBER_GRID_STRIDE(i, n) { out[i] = OneHotIsOn(indices, i, depth, inner) ? on_value : off_value; }
+}
+
 unsigned Blocks(const LaunchConfig& c) { return static_cast<unsigned>(c.blocks); }
 
 }  // namespace
@@ -62,10 +75,34 @@ cudaError_t LaunchFill(U* out, int64_t n, U value, const U* value_on_device, cud
   return cudaGetLastError();
 }
 
+template <typename U>
+cudaError_t LaunchWhere(const bool* condition, const U* x, const U* y, U* out, int64_t n, const NaryIndexing& ix,
+                        cudaStream_t stream, int64_t max_blocks) {
+  const LaunchConfig c = ForElements(n, kThreads, 1, max_blocks);
+  if (c.blocks == 0) return cudaSuccess;
+  WhereKernel<U><<<Blocks(c), c.threads, 0, stream>>>(condition, x, y, out, n, ix);
+  return cudaGetLastError();
+}
+
+template <typename U, typename Index>
+cudaError_t LaunchOneHot(const Index* indices, const U* on, const U* off, U* out, int64_t n, int64_t depth,
+                         int64_t inner, cudaStream_t stream, int64_t max_blocks) {
+  const LaunchConfig c = ForElements(n, kThreads, 1, max_blocks);
+  if (c.blocks == 0) return cudaSuccess;
+  OneHotKernel<U, Index><<<Blocks(c), c.threads, 0, stream>>>(indices, on, off, out, n, depth, inner);
+  return cudaGetLastError();
+}
+
 #define EMBER_MOVEMENT(U)                                                                                          \
   template cudaError_t LaunchPad<U>(const U*, U*, int64_t, const PadIndexing&, U, cudaStream_t, int64_t);          \
   template cudaError_t LaunchConcatPart<U>(const U*, U*, int64_t, int64_t, int64_t, int64_t, cudaStream_t, int64_t); \
-  template cudaError_t LaunchFill<U>(U*, int64_t, U, const U*, cudaStream_t, int64_t);
+  template cudaError_t LaunchFill<U>(U*, int64_t, U, const U*, cudaStream_t, int64_t);                         \
+  template cudaError_t LaunchWhere<U>(const bool*, const U*, const U*, U*, int64_t, const NaryIndexing&,        \
+                                      cudaStream_t, int64_t);                                                     \
+  template cudaError_t LaunchOneHot<U, int32_t>(const int32_t*, const U*, const U*, U*, int64_t, int64_t,      \
+                                                int64_t, cudaStream_t, int64_t);                                  \
+  template cudaError_t LaunchOneHot<U, int64_t>(const int64_t*, const U*, const U*, U*, int64_t, int64_t,      \
+                                                int64_t, cudaStream_t, int64_t);
 EMBER_MOVEMENT(uint8_t)
 EMBER_MOVEMENT(uint16_t)
 EMBER_MOVEMENT(uint32_t)

@@ -22,4 +22,14 @@ cudaError_t LaunchConcatPart(const U* in, U* out, int64_t n, int64_t width, int6
 template <typename U>
 cudaError_t LaunchFill(U* out, int64_t n, U value, const U* value_on_device, cudaStream_t stream, int64_t max_blocks);
 
+// out[i] = condition[c(i)] ? x[x(i)] : y[y(i)] (Note: operands 0, 1, 2 of
+// `ix` are the condition, x and y).
+template <typename U>
+cudaError_t LaunchWhere(const bool* condition, const U* x, const U* y, U* out, int64_t n, const NaryIndexing& ix,
+                        cudaStream_t stream, int64_t max_blocks);
+// one_hot with on and off values read from the device (one element each).
+template <typename U, typename Index>
+cudaError_t LaunchOneHot(const Index* indices, const U* on, const U* off, U* out, int64_t n, int64_t depth,
+                         int64_t inner, cudaStream_t stream, int64_t max_blocks);
+
 }  // namespace ember::cuda

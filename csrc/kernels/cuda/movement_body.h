@@ -50,3 +50,57 @@ EMBER_HOST_DEVICE inline int64_t ConcatDestination(int64_t j, int64_t width, int
 }
 
 }  // namespace ember::cuda
+
+namespace ember::cuda {
+
+// Up to three operands broadcast against an output (where's condition, x
+// and y), each with its element stride along every output dim: 0 where it
+// broadcasts, NumPy's rule with shapes aligned at the right.
+struct NaryIndexing {
+  int rank = 0;
+  int operands = 0;
+  int64_t out_dims[kMaxMovementDims] = {};
+  int64_t strides[3][kMaxMovementDims] = {};
+};
+
+// Fills `ix` for operands of `shapes` (rank-`ranks[k]` arrays of dims)
+// broadcast to `out` (rank `out_rank`); false past kMaxMovementDims.
+inline bool MakeNaryIndexing(const int64_t* out, int out_rank, const int64_t* const* shapes, const int* ranks,
+                             int operands, NaryIndexing* ix) {
+  if (out_rank > kMaxMovementDims || operands > 3) return false;
+  ix->rank = out_rank;
+  ix->operands = operands;
+  for (int d = 0; d < out_rank; ++d) ix->out_dims[d] = out[d];
+  for (int k = 0; k < operands; ++k) {
+    int64_t stride = 1;
+    for (int d = out_rank - 1, e = ranks[k] - 1; d >= 0; --d, --e) {
+      const int64_t size = e >= 0 ? shapes[k][e] : 1;
+      ix->strides[k][d] = size == 1 ? 0 : stride;
+      stride *= size;
+    }
+  }
+  return true;
+}
+
+// Operand k's element offset for output element i.
+EMBER_HOST_DEVICE inline int64_t NaryOffset(int64_t i, const NaryIndexing& ix, int k) {
+  int64_t offset = 0;
+  for (int d = ix.rank - 1; d >= 0; --d) {
+    offset += (i % ix.out_dims[d]) * ix.strides[k][d];
+    i /= ix.out_dims[d];
+  }
+  return offset;
+}
+
+// one_hot's output viewed as [outer, depth, inner]: element i is `on` where
+// the index at (outer, inner) equals its depth position. An index outside
+// [0, depth) matches nothing (TensorFlow's rule), so its row is all `off`.
+template <typename Index>
+EMBER_HOST_DEVICE inline bool OneHotIsOn(const Index* indices, int64_t i, int64_t depth, int64_t inner) {
+  const int64_t j = i % inner;
+  const int64_t d = (i / inner) % depth;
+  const int64_t o = i / (inner * depth);
+  return static_cast<int64_t>(indices[o * inner + j]) == d;
+}
+
+}  // namespace ember::cuda

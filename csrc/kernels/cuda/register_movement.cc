@@ -9,6 +9,7 @@
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/movement.h"
 #include "ops/attrs/creation.gen.h"
+#include "ops/attrs/indexing.gen.h"
 #include "ops/attrs/movement.gen.h"
 #include "ops/shape_fns/movement.h"
 
@@ -167,6 +168,58 @@ class ConcatKernel final : public OpKernel {
   int64_t axis_;
 };
 
+// where(condition, x, y) with NumPy broadcasting over all three.
+class WhereKernel final : public OpKernel {
+ public:
+  explicit WhereKernel(const KernelInit&) {}
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    Tensor& out = ctx.output(0);
+    const Shape shapes[3] = {ctx.input(0).shape(), ctx.input(1).shape(), ctx.input(2).shape()};
+    const int64_t* dims[3] = {shapes[0].data(), shapes[1].data(), shapes[2].data()};
+    const int ranks[3] = {shapes[0].rank(), shapes[1].rank(), shapes[2].rank()};
+    NaryIndexing ix;
+    if (!MakeNaryIndexing(out.shape().data(), out.rank(), dims, ranks, 3, &ix)) {
+      return Unimplemented("where on the GPU takes at most 8 dims");
+    }
+    return BySize(out.dtype(), [&](auto u) {
+      using U = decltype(u);
+      return env.CheckLaunch(
+          LaunchWhere<U>(static_cast<const bool*>(ctx.input(0).raw_data()), static_cast<const U*>(ctx.input(1).raw_data()),
+                         static_cast<const U*>(ctx.input(2).raw_data()), static_cast<U*>(out.raw_data()),
+                         out.NumElements(), ix, StreamOf(env), env.max_blocks),
+          "launching where");
+    });
+  }
+};
+
+template <typename Index>
+class OneHotKernel final : public OpKernel {
+ public:
+  explicit OneHotKernel(const KernelInit& init) : attrs_(init.attrs) {}
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    const Tensor& indices = ctx.input(0);
+    Tensor& out = ctx.output(0);
+    const int rank = indices.rank();
+    const int axis = static_cast<int>(!attrs_.axis || *attrs_.axis == -1 ? rank : *attrs_.axis);
+    int64_t inner = 1;
+    for (int d = axis; d < rank; ++d) inner *= indices.dim(d);
+    return BySize(out.dtype(), [&](auto u) {
+      using U = decltype(u);
+      return env.CheckLaunch(
+          LaunchOneHot<U, Index>(static_cast<const Index*>(indices.raw_data()),
+                                 static_cast<const U*>(ctx.input(1).raw_data()),
+                                 static_cast<const U*>(ctx.input(2).raw_data()), static_cast<U*>(out.raw_data()),
+                                 out.NumElements(), attrs_.depth, inner, StreamOf(env), env.max_blocks),
+          "launching one_hot");
+    });
+  }
+
+ private:
+  OneHotAttrs attrs_;
+};
+
 }  // namespace
 
 void RegisterCudaMovementKernels(KernelRegistry& r, DeviceTypeId gpu) {
@@ -179,6 +232,9 @@ void RegisterCudaMovementKernels(KernelRegistry& r, DeviceTypeId gpu) {
     r.Register("ones", gpu, {t}, &MakeKernel<ConstantKernel<1>>);
     r.Register("zeros_like", gpu, {t}, &MakeKernel<ConstantKernel<0>>);
     r.Register("ones_like", gpu, {t}, &MakeKernel<ConstantKernel<1>>);
+    r.Register("where", gpu, {t}, &MakeKernel<WhereKernel>);
+    r.Register("one_hot", gpu, {t, DType::kInt32}, &MakeKernel<OneHotKernel<int32_t>>);
+    r.Register("one_hot", gpu, {t, DType::kInt64}, &MakeKernel<OneHotKernel<int64_t>>);
   }
 }
 

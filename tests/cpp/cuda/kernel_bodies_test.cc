@@ -267,5 +267,38 @@ TEST(KernelBodiesTest, ConcatPlacesEachInputInItsColumns) {
   for (int h : hits) EXPECT_NE(h, -1);
 }
 
+TEST(KernelBodiesTest, WhereAddressesThreeOperandsByNumpysRule) {
+  const std::vector<std::vector<int64_t>> out_shapes = {{2, 3, 4}, {5, 1, 6}, {7}, {2, 2, 2, 2}};
+  const std::vector<std::vector<std::vector<int64_t>>> operands = {
+      {{2, 1, 4}, {3, 1}, {}}, {{1, 1, 6}, {5, 1, 1}, {5, 1, 6}}, {{7}, {1}, {}}, {{2, 1, 2, 1}, {2, 2}, {2, 1, 1, 2}}};
+  for (size_t c = 0; c < out_shapes.size(); ++c) {
+    const auto& out = out_shapes[c];
+    const int64_t* dims[3] = {operands[c][0].data(), operands[c][1].data(), operands[c][2].data()};
+    const int ranks[3] = {static_cast<int>(operands[c][0].size()), static_cast<int>(operands[c][1].size()),
+                          static_cast<int>(operands[c][2].size())};
+    NaryIndexing ix;
+    ASSERT_TRUE(MakeNaryIndexing(out.data(), static_cast<int>(out.size()), dims, ranks, 3, &ix));
+    int64_t n = 1;
+    for (int64_t d : out) n *= d;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(NaryOffset(i, ix, k), BroadcastSource(out, operands[c][k], i)) << c << "/" << k;
+    }
+  }
+}
+
+TEST(KernelBodiesTest, OneHotMarksEachIndexAndSkipsOutOfRange) {
+  // indices [2, 3] with depth 4 on axis 1: out [2, 4, 3] = [outer, depth, inner].
+  const std::vector<int64_t> indices = {0, 3, -1, 2, 4, 1};
+  const int64_t outer = 2, depth = 4, inner = 3;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t d = 0; d < depth; ++d) {
+      for (int64_t j = 0; j < inner; ++j) {
+        const int64_t i = (o * depth + d) * inner + j;
+        EXPECT_EQ(OneHotIsOn(indices.data(), i, depth, inner), indices[o * inner + j] == d);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember::cuda
