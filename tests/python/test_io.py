@@ -38,7 +38,7 @@ def framed(record):
 
 
 def test_crc32c_check_value():
-    from ember.io._crc32c import crc32c
+    from ember._wire.crc32c import value as crc32c
 
     assert crc32c(b"123456789") == 0xE3069283  # the standard check value
     assert bitwise_crc32c(b"123456789") == 0xE3069283

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 import ember
+from ember._wire import crc32c
+from ember._wire.protowire import Field, ProtoError, decode
 from ember.errors import DataLossError, NotFoundError, UnimplementedError
-from ember.train._bundle import crc32c, snappy, table
+from ember.train._bundle import snappy, table
 from ember.train._bundle.bundle import BundleReader
-from ember.train._bundle.protowire import Field, ProtoError, decode
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "tf_checkpoints")
 EXPECTED = np.load(os.path.join(DATA, "expected.npz"))
@@ -400,7 +401,8 @@ def test_every_single_byte_flip_of_a_data_file_is_caught(tmp_path):
 
 
 def test_a_crafted_entry_with_a_huge_size_is_refused_without_allocating_it(tmp_path):
-    from ember.train._bundle import bundle, protowire
+    from ember._wire import protowire
+    from ember.train._bundle import bundle
     prefix = os.path.join(tmp_path, "x")
     header = protowire.encode({"num_shards": 1}, bundle.HEADER)
     entry = protowire.encode({"dtype": 7, "shape": {"dim": [{"size": 1}]}, "size": 1 << 60}, bundle.ENTRY)
@@ -413,7 +415,8 @@ def test_a_crafted_entry_with_a_huge_size_is_refused_without_allocating_it(tmp_p
 
 
 def test_a_big_endian_bundle_is_converted(tmp_path):
-    from ember.train._bundle import bundle, protowire
+    from ember._wire import protowire
+    from ember.train._bundle import bundle
     values = np.array([[1.5, -2.0, 3.25]], dtype=">f4")
     raw = values.tobytes()
     strings = [b"ab", b"c"]  # lengths and their checksum are big-endian too

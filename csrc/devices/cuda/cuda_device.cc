@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/caching_allocator.h"
+#include "core/pinned_staging.h"
 #include "devices/cuda/cublaslt_matmul.h"
 #include "devices/cuda/cudnn_conv.h"
 #include "devices/cuda/cuda_memory.h"
@@ -13,11 +14,6 @@
 
 namespace ember::cuda {
 namespace {
-
-bool IsPinned(const Tensor& t) {
-  return t.buffer() && t.buffer()->allocator() != nullptr &&
-         t.buffer()->allocator()->memory_kind() == MemoryKind::kPinnedHost;
-}
 
 // Blocks a grid-stride kernel needs to fill the GPU (Note [Grid-stride
 // launches]): a few per multiprocessor.
@@ -111,17 +107,12 @@ Status CudaDevice::PostCopy(CudaStream* stream, const Tensor& src, Tensor dst, c
   return s;
 }
 
-// Note [Pinned staging] (core/device.h), as SimDevice::CopyFromHost does.
+// Note [Pinned staging] (core/device.h), through StageForUpload.
 Status CudaDevice::CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {
-  const bool ready = after.stream == nullptr || after.HasHappened();
-  if (IsPinned(src) || !ready || src.NumBytes() == 0) {
-    return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
-  }
-  RefPtr<Buffer> staging = Buffer::Allocate(pinned_allocator(), src.NumBytes());
-  if (!staging) return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
-  Tensor staged(src.dtype(), src.shape(), std::move(staging));
-  std::memcpy(staged.raw_data(), src.raw_data(), src.NumBytes());
-  return PostCopy(host_to_device_.get(), staged, std::move(dst), Event{}, done, WorkKind::kStagedCopy);
+  bool staged = false;
+  const Tensor from = StageForUpload(this, src, after, &staged);
+  return PostCopy(host_to_device_.get(), from, std::move(dst), staged ? Event{} : after, done,
+                  staged ? WorkKind::kStagedCopy : WorkKind::kCopy);
 }
 
 Status CudaDevice::CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {

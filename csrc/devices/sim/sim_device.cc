@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/caching_allocator.h"
+#include "core/pinned_staging.h"
 #include "ops/op_ids.gen.h"
 #include "ops/op_kernel.h"
 #include "runtime/thread_executor.h"
@@ -43,11 +44,6 @@ class SimPages final : public SubAllocator {
   const char* name_;
   const void* access_domain_;
 };
-
-bool IsPinned(const Tensor& t) {
-  return t.buffer() && t.buffer()->allocator() != nullptr &&
-         t.buffer()->allocator()->memory_kind() == MemoryKind::kPinnedHost;
-}
 
 int64_t EnvInt(const char* name) {
   const char* value = std::getenv(name);
@@ -100,21 +96,14 @@ Status SimDevice::PostCopy(SimStream* stream, const Tensor& src, Tensor dst, con
   return Status::OK();
 }
 
-// Note [Pinned staging]: a pageable source whose data is there is copied
-// into pinned memory here, on the issuing thread, and transferred from
-// there; the staging buffer returns to the pool once the posted transfer
-// has run and let go of it. A pinned source, a source still being made (a
-// copy into host memory, behind `after`), or a full pinned pool: directly.
+// Note [Pinned staging]: a pageable source whose data is there goes through
+// a pinned copy made here (StageForUpload); the staging buffer returns to
+// the pool once the posted transfer has run and let go of it.
 Status SimDevice::CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {
-  const bool ready = after.stream == nullptr || after.HasHappened();
-  if (IsPinned(src) || !ready || src.NumBytes() == 0) {
-    return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
-  }
-  RefPtr<Buffer> staging = Buffer::Allocate(pinned_allocator(), src.NumBytes());
-  if (!staging) return PostCopy(host_to_device_.get(), src, std::move(dst), after, done);
-  Tensor staged(src.dtype(), src.shape(), std::move(staging));
-  std::memcpy(staged.raw_data(), src.raw_data(), src.NumBytes());
-  return PostCopy(host_to_device_.get(), staged, std::move(dst), Event{}, done, WorkKind::kStagedCopy);
+  bool staged = false;
+  const Tensor from = StageForUpload(this, src, after, &staged);
+  return PostCopy(host_to_device_.get(), from, std::move(dst), staged ? Event{} : after, done,
+                  staged ? WorkKind::kStagedCopy : WorkKind::kCopy);
 }
 
 Status SimDevice::CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) {

@@ -2,11 +2,20 @@
 // per kernel family, and what every GPU kernel reaches its device through.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include "core/device.h"
 #include "devices/cuda/cuda_device.h"
 #include "ops/op_kernel.h"
 
 namespace ember::cuda {
+
+// What a GPU kernel reaches its device through (Note [Device context]).
+inline const CudaKernelEnv& EnvOf(const KernelContext& ctx) {
+  return *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
+}
+// The compute stream as the CUDA runtime's handle, for launches.
+inline cudaStream_t StreamOf(const CudaKernelEnv& env) { return static_cast<cudaStream_t>(env.stream); }
 
 // Element-wise unary and binary ops with broadcasting, bias_add, and the view ops
 // (transfer, reshape, identity, stop_gradient, expand_dims, squeeze).

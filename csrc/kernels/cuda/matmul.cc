@@ -17,7 +17,7 @@ class MatmulKernel final : public OpKernel {
   }
 
   Status Compute(KernelContext& ctx) const override {
-    const auto& env = *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
+    const CudaKernelEnv& env = EnvOf(ctx);
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     Tensor& c = ctx.output(0);

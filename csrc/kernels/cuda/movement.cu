@@ -1,5 +1,6 @@
 // This file defines the CUDA movement kernels (movement.h) around their
 // bodies (movement_body.h), instantiated per element size.
+#include "kernels/cuda/grid_stride.cuh"
 #include "kernels/cuda/launch_config.h"
 #include "kernels/cuda/movement.h"
 
@@ -7,10 +8,6 @@ namespace ember::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-#define EMBER_GRID_STRIDE(i, n)                                                                          \
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);               \
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
 template <typename U>
 __global__ void PadKernel(const U* __restrict__ in, U* __restrict__ out, int64_t n, PadIndexing p, U fill) {

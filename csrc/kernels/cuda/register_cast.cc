@@ -14,11 +14,11 @@ class CastKernel final : public OpKernel {
  public:
   explicit CastKernel(const KernelInit&) {}
   Status Compute(KernelContext& ctx) const override {
-    const auto& env = *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
+    const CudaKernelEnv& env = EnvOf(ctx);
     const Tensor& x = ctx.input(0);
     return env.CheckLaunch(LaunchUnary<Src, Dst, math::CastTo<ComputeType<Dst>>>(
                                static_cast<const Src*>(x.raw_data()), static_cast<Dst*>(ctx.output(0).raw_data()),
-                               x.NumElements(), static_cast<cudaStream_t>(env.stream), env.max_blocks),
+                               x.NumElements(), StreamOf(env), env.max_blocks),
                            "launching the cast");
   }
 };

@@ -16,12 +16,6 @@
 namespace ember::cuda {
 namespace {
 
-const CudaKernelEnv& EnvOf(const KernelContext& ctx) {
-  return *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
-}
-
-cudaStream_t StreamOf(const CudaKernelEnv& env) { return static_cast<cudaStream_t>(env.stream); }
-
 template <typename T, typename Out, typename F>
 class UnaryKernel final : public OpKernel {
  public:

@@ -16,12 +16,6 @@
 namespace ember::cuda {
 namespace {
 
-const CudaKernelEnv& EnvOf(const KernelContext& ctx) {
-  return *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
-}
-
-cudaStream_t StreamOf(const CudaKernelEnv& env) { return static_cast<cudaStream_t>(env.stream); }
-
 // `value` as one element of `dtype`, in the low bytes of the result (the
 // CPU's rule: bool is value != 0, complex gets a zero imaginary part).
 uint64_t ElementBits(DType dtype, double value) {

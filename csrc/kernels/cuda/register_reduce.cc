@@ -16,7 +16,7 @@ class ReduceKernel final : public OpKernel {
   explicit ReduceKernel(const KernelInit& init) : axis_(Attrs(init.attrs).axis) {}
 
   Status Compute(KernelContext& ctx) const override {
-    const auto& env = *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
+    const CudaKernelEnv& env = EnvOf(ctx);
     const Tensor& input = ctx.input(0);
     Tensor& output = ctx.output(0);
     ReducePlan made;
@@ -32,7 +32,7 @@ class ReduceKernel final : public OpKernel {
     ix.num_outputs = output.NumElements();
     return env.CheckLaunch(LaunchReduce<T>(kOp, static_cast<const T*>(input.raw_data()),
                                            static_cast<T*>(output.raw_data()), ix,
-                                           static_cast<cudaStream_t>(env.stream), env.max_blocks),
+                                           StreamOf(env), env.max_blocks),
                            "launching the reduction");
   }
 

@@ -10,10 +10,6 @@
 namespace ember::cuda {
 namespace {
 
-const CudaKernelEnv& EnvOf(const KernelContext& ctx) {
-  return *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
-}
-
 template <typename T>
 class LayerNormKernel final : public OpKernel {
  public:
@@ -32,7 +28,7 @@ class LayerNormKernel final : public OpKernel {
     return env.CheckLaunch(
         LaunchLayerNorm<T>(static_cast<const T*>(x.raw_data()), static_cast<const T*>(ctx.input(1).raw_data()),
                            static_cast<const T*>(ctx.input(2).raw_data()), static_cast<T*>(ctx.output(0).raw_data()),
-                           ix, epsilon_, static_cast<cudaStream_t>(env.stream), env.max_blocks),
+                           ix, epsilon_, StreamOf(env), env.max_blocks),
         "launching layer normalization");
   }
 
@@ -57,7 +53,7 @@ class ArgReduceKernel final : public OpKernel {
     ix.num_outputs = out.NumElements();
     const CudaKernelEnv& env = EnvOf(ctx);
     const auto* in = static_cast<const T*>(x.raw_data());
-    const auto stream = static_cast<cudaStream_t>(env.stream);
+    const auto stream = StreamOf(env);
     const cudaError_t r =
         out.dtype() == DType::kInt32
             ? LaunchArgReduce<T, int32_t>(in, static_cast<int32_t*>(out.raw_data()), ix, kMax, stream, env.max_blocks)

@@ -14,7 +14,7 @@ class SoftmaxKernel final : public OpKernel {
   explicit SoftmaxKernel(const KernelInit& init) : axis_(Attrs(init.attrs).axis) {}
 
   Status Compute(KernelContext& ctx) const override {
-    const auto& env = *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
+    const CudaKernelEnv& env = EnvOf(ctx);
     const Tensor& x = ctx.input(0);
     const int rank = x.rank();
     // The shape function checked the axis; scalars have none to normalize.
@@ -22,7 +22,7 @@ class SoftmaxKernel final : public OpKernel {
     int64_t outer = 1, n = 1, inner = 1;
     for (int d = 0; d < rank; ++d) (d < axis ? outer : d == axis ? n : inner) *= x.dim(d);
     return env.CheckLaunch(LaunchSoftmax<T>(static_cast<const T*>(x.raw_data()), static_cast<T*>(ctx.output(0).raw_data()),
-                                            outer, n, inner, kLog, static_cast<cudaStream_t>(env.stream),
+                                            outer, n, inner, kLog, StreamOf(env),
                                             env.max_blocks),
                            "launching softmax");
   }

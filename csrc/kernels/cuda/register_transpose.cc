@@ -14,13 +14,13 @@ class TransposeKernel final : public OpKernel {
     if (attrs.perm) perm_ = *attrs.perm;
   }
   Status Compute(KernelContext& ctx) const override {
-    const auto& env = *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
+    const CudaKernelEnv& env = EnvOf(ctx);
     const Tensor& x = ctx.input(0);
     TransposeIndexing ix;
     EMBER_RETURN_IF_ERROR(MakeTransposeIndexing(x.shape(), perm_, &ix));
     const void* in = x.raw_data();
     void* out = ctx.output(0).raw_data();
-    const auto stream = static_cast<cudaStream_t>(env.stream);
+    const auto stream = StreamOf(env);
     cudaError_t r;
     switch (DTypeSize(x.dtype())) {
       case 1: r = LaunchTranspose(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), ix, stream, env.max_blocks); break;

@@ -16,12 +16,6 @@ namespace {
 
 using shape_fns::Window2D;
 
-const CudaKernelEnv& EnvOf(const KernelContext& ctx) {
-  return *static_cast<const CudaKernelEnv*>(ctx.device_context().library_handles);
-}
-
-cudaStream_t StreamOf(const CudaKernelEnv& env) { return static_cast<cudaStream_t>(env.stream); }
-
 // The shape function's window (Note [Kernel plans]), else worked out here.
 Status WindowOf(const KernelContext& ctx, const std::string& data_format, int64_t k_h, int64_t k_w,
                 const std::vector<int64_t>& strides, const std::optional<std::vector<int64_t>>& dilations,

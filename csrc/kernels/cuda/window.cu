@@ -3,6 +3,7 @@
 // the float types.
 #include "kernels/common/element_math.h"
 #include "kernels/cuda/compute_type.cuh"
+#include "kernels/cuda/grid_stride.cuh"
 #include "kernels/cuda/launch_config.h"
 #include "kernels/cuda/window.h"
 #include "kernels/cuda/window_body.h"
@@ -11,10 +12,6 @@ namespace ember::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-#define EMBER_GRID_STRIDE(i, n)                                                                          \
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);               \
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
 template <typename T>
 __global__ void FilterToCudnn(const T* __restrict__ hwio, T* __restrict__ out, int64_t kh, int64_t kw, int64_t in,

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember import _C, errors
 from ember._checks import safe_repr
+from ember._wire.protowire import ProtoError, read_varint, write_varint
 from ember.dtypes import as_dtype, string
 from ember._strings._shape_ops import as_strings
 from ember._strings._value import StringTensor, from_array, host_numeric
@@ -24,24 +25,11 @@ _DT = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6
 _DT_NAME = {v: k for k, v in _DT.items()}
 
 
-def _varint(value):
-    out = bytearray()
-    value &= (1 << 64) - 1
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def _field(number, wire_type, payload):
-    key = _varint((number << 3) | wire_type)
+    key = write_varint((number << 3) | wire_type)
     if wire_type == 0:
-        return key + _varint(payload)
-    return key + _varint(len(payload)) + payload
+        return key + write_varint(payload)
+    return key + write_varint(len(payload)) + payload
 
 
 def serialize_tensor(tensor, name=None):
@@ -68,16 +56,10 @@ def serialize_tensor(tensor, name=None):
 
 
 def _read_varint(data, at):
-    value, shift = 0, 0
-    while True:
-        if at >= len(data) or shift > 63:
-            raise errors.InvalidArgumentError("parse_tensor: the bytes are not a TensorProto (bad varint)")
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return value, at
+    try:
+        return read_varint(data, at)
+    except ProtoError:
+        raise errors.InvalidArgumentError("parse_tensor: the bytes are not a TensorProto (bad varint)") from None
 
 
 def _fields(data):

@@ -12,8 +12,14 @@ import zlib
 
 from ember import errors
 from ember._checks import safe_repr
-from ember.io._crc32c import masked_crc32c
+from ember._wire import crc32c
 from ember.io import gfile
+
+
+def _masked_crc(data):
+    """The checksum TFRecord stores: the CRC-32C of `data`, masked."""
+    return crc32c.mask(crc32c.value(data))
+
 
 _HEADER = struct.Struct("<QI")
 _FOOTER = struct.Struct("<I")
@@ -46,7 +52,7 @@ class TFRecordOptions:
 def frame(record):
     """One record's bytes as they are written to the file."""
     header = struct.pack("<Q", len(record))
-    return header + struct.pack("<I", masked_crc32c(header)) + record + _FOOTER.pack(masked_crc32c(record))
+    return header + struct.pack("<I", _masked_crc(header)) + record + _FOOTER.pack(_masked_crc(record))
 
 
 class TFRecordWriter:
@@ -179,12 +185,12 @@ def read_records(path, compression="", func="TFRecordDataset"):
                 return
             header = first + _read_exact(f, _HEADER.size - 1, path, offset, "header")
             length, length_crc = _HEADER.unpack(header)
-            if masked_crc32c(header[:8]) != length_crc:
+            if _masked_crc(header[:8]) != length_crc:
                 raise errors.DataLossError(f"TFRecord file {path}: corrupted record at offset {offset} (the "
                                            "length's checksum does not match)")
             data = _read_exact(f, length, path, offset, "data")
             (data_crc,) = _FOOTER.unpack(_read_exact(f, _FOOTER.size, path, offset, "checksum"))
-            if masked_crc32c(data) != data_crc:
+            if _masked_crc(data) != data_crc:
                 raise errors.DataLossError(f"TFRecord file {path}: corrupted record at offset {offset} (the data's "
                                            "checksum does not match)")
             yield data

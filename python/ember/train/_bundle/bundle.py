@@ -7,10 +7,11 @@ import struct
 
 import numpy as np
 
+from ember._wire import crc32c
+from ember._wire.protowire import Field, ProtoError, decode, read_varint
 from ember.dtypes import bfloat16
 from ember.errors import DataLossError, NotFoundError, UnimplementedError
-from ember.train._bundle import crc32c, table
-from ember.train._bundle.protowire import Field, ProtoError, decode, read_varint
+from ember.train._bundle import table
 
 # Note [Tensor bundle]: `<prefix>.index` is a table (Note [Table layout])
 # from tensor names to BundleEntryProto messages: dtype, shape, which data

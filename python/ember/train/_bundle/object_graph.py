@@ -1,9 +1,9 @@
 # TensorFlow's object graph (TrackableObjectGraph): read into the paths Ember's restore matches, and written.
 
 from ember._variables import Variable
+from ember._wire.protowire import Field, ProtoError, decode, encode
 from ember.errors import DataLossError, NotFoundError
 from ember.train import _object_graph as graph
-from ember.train._bundle.protowire import Field, ProtoError, decode, encode
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"

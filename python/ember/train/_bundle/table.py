@@ -3,9 +3,10 @@
 
 import struct
 
+from ember._wire import crc32c
+from ember._wire.protowire import ProtoError, read_varint, write_varint
 from ember.errors import DataLossError
-from ember.train._bundle import crc32c, snappy
-from ember.train._bundle.protowire import ProtoError, read_varint, write_varint
+from ember.train._bundle import snappy
 
 # Note [Table layout]: the file is a sequence of blocks, then a 48-byte
 # footer: the metaindex block's handle, the index block's handle (a handle

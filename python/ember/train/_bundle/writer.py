@@ -5,10 +5,11 @@ import os
 
 import numpy as np
 
+from ember._wire import crc32c
+from ember._wire.protowire import encode, write_varint
 from ember.train import _format
-from ember.train._bundle import crc32c, table
+from ember.train._bundle import table
 from ember.train._bundle.bundle import BUNDLE_VERSION, DTYPES, ENTRY, HEADER, data_file, index_file
-from ember.train._bundle.protowire import encode, write_varint
 
 _STRING = 7
 _ENUM_OF = {dtype: number for number, (_, dtype) in DTYPES.items() if dtype is not None}

@@ -1,4 +1,4 @@
-# CRC-32C (Castagnoli), the checksum of LevelDB tables and TensorFlow's tensor bundles, in NumPy.
+# CRC-32C (Castagnoli), the checksum of TFRecord files, LevelDB tables and TensorFlow's tensor bundles, in NumPy.
 
 import math
 
