@@ -3,6 +3,7 @@
 // a device kernel applies (kernels/common/element_math.h), over every
 // dtype family and a grid of special values (Note [Shared element math]).
 #include <cmath>
+#include <iomanip>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/cpu/activation_functors.h"
 #include "kernels/cpu/elementwise_kernels.h"
 #include "kernels/cpu/functors.h"
 
@@ -254,6 +256,51 @@ TEST(ElementMath, Bool) {
   CheckBinary<LogicalXorFn, bool>("logical_xor");
   CheckBinary<EqualFn, bool, bool>("equal");
   CheckBinary<NotEqualFn, bool, bool>("not_equal");
+}
+
+// The activations with a parameter (alpha, beta, approximate): the CPU's
+// vector functor built with it against the scalar functor carrying it,
+// within `ulps` of max(|result|, floor * |x|). The floor is for gelu's
+// 1 + erf and 1 + tanh, which cancel for negative x in both forms (an
+// absolute error of a few ulps of |x|). silu's sigmoid is Eigen's
+// logistic on the CPU, whose float form loses relative accuracy for
+// negative x (3.5e-4 at x = -8.94, measured: about 3,000 ulps), and
+// 1 / (1 + e^-x) on the device, which there is within an ulp of exact.
+template <typename T, typename CpuFn, typename ScalarFn>
+void CheckActivation(const char* name, const CpuFn& cpu_fn, const ScalarFn& scalar, int ulps, double floor = 0) {
+  const Values<T> in = Grid<T>();
+  Values<T> cpu(in.size());
+  cpu_fn(in.data(), cpu.data(), static_cast<int64_t>(in.size()));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const T want = scalar(in[i]);
+    bool ok = Close(cpu[i], want, ulps);
+    if (!ok && std::isfinite(in[i]) && std::isfinite(want) && std::isfinite(cpu[i])) {
+      const double eps = std::numeric_limits<T>::epsilon();
+      const double scale = std::max(std::fabs(static_cast<double>(want)), floor * std::fabs(static_cast<double>(in[i])));
+      ok = std::fabs(static_cast<double>(cpu[i]) - static_cast<double>(want)) <= ulps * eps * scale;
+    }
+    EXPECT_TRUE(ok) << name << "(" << Show(in[i]) << "): cpu " << std::setprecision(10)
+                    << static_cast<double>(cpu[i]) << ", scalar " << static_cast<double>(want);
+  }
+}
+
+template <typename T>
+void CheckActivations() {
+  CheckActivation<T>("relu6", Relu6Fn(), math::Relu6(), 0);
+  CheckActivation<T>("leaky_relu 0.2", LeakyReluFn(0.2), math::LeakyRelu{0.2}, 0);
+  CheckActivation<T>("leaky_relu 1.5", LeakyReluFn(1.5), math::LeakyRelu{1.5}, 0);
+  CheckActivation<T>("elu", EluFn(), math::Elu(), 4);
+  CheckActivation<T>("selu", SeluFn(), math::Selu(), 4);
+  CheckActivation<T>("gelu", GeluFn(false), math::Gelu{false}, 8, 1.0);
+  CheckActivation<T>("gelu approximate", GeluFn(true), math::Gelu{true}, 8, 1.0);
+  const int silu_ulps = std::is_same_v<T, float> ? 4096 : 64;
+  CheckActivation<T>("silu", SiluFn(1.0), math::Silu{1.0}, silu_ulps);
+  CheckActivation<T>("silu 0.5", SiluFn(0.5), math::Silu{0.5}, silu_ulps);
+}
+
+TEST(ElementMathTest, ActivationsMatchTheCpuForms) {
+  CheckActivations<float>();
+  CheckActivations<double>();
 }
 
 }  // namespace

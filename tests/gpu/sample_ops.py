@@ -107,6 +107,9 @@ def main():
                 c.check(f"avg_pool2d s={stride} {padding}", ember.nn.avg_pool2d, img, ksize=3, strides=stride,
                         padding=padding)
         c.check("bias_add", ember.nn.bias_add, img, data((3,), "float32"))
+        for name, kwargs in (("relu6", {}), ("leaky_relu", {"alpha": 0.3}), ("elu", {}), ("selu", {}),
+                             ("gelu", {}), ("gelu", {"approximate": True}), ("silu", {})):
+            c.check(f"{name} {kwargs}", getattr(ember.nn, name), img, dtype=dtype if wide is None else None, **kwargs)
         c.check("layer_normalization", ember.nn.layer_normalization, data((4, 6, 8), "float32"),
                 data((8,), "float32"), data((8,), "float32"), dtype=dtype if wide is None else None)
     values = np.array([0.0, -1.5, 2.7, 1e9, -1e9, 3e38, np.nan])

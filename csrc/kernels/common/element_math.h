@@ -298,6 +298,41 @@ struct GreaterEqual {
   template <typename T> EMBER_HOST_DEVICE bool operator()(T x, T y) const { return x >= y; }
 };
 
+// Activations (TensorFlow's definitions; the CPU's vector forms are in
+// kernels/cpu/activation_functors.h). Those with a parameter carry it,
+// set from the op's attr.
+struct Relu6 {
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x) const { return x < T(0) ? T(0) : x > T(6) ? T(6) : x; }
+};
+struct LeakyRelu {
+  double alpha = 0.2;
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x : x * static_cast<T>(alpha); }
+};
+struct Elu {
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x : Expm1()(x); }
+};
+struct Selu {
+  static constexpr double kAlpha = 1.6732632423543772848170429916717;
+  static constexpr double kScale = 1.0507009873554804934193349852946;
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x) const {
+    return x > T(0) ? x * static_cast<T>(kScale) : Expm1()(x) * static_cast<T>(kScale * kAlpha);
+  }
+};
+struct Gelu {
+  bool approximate = false;
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x) const {
+    if (approximate) {
+      const T k = static_cast<T>(0.7978845608028654);  // sqrt(2 / pi)
+      return T(0.5) * x * (T(1) + Tanh()(k * (x + T(0.044715) * x * x * x)));
+    }
+    return T(0.5) * x * (T(1) + std::erf(x * static_cast<T>(0.7071067811865476)));  // x / sqrt(2)
+  }
+};
+struct Silu {
+  double beta = 1.0;
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x) const { return x * Sigmoid()(x * static_cast<T>(beta)); }
+};
+
 // Casts (Note [Cast semantics] in kernels/cpu/cast_convert.h), between the
 // built-in types kernels compute in: bool, the integers, float, double.
 // float16 and bfloat16 go through float on both sides (Note [Half

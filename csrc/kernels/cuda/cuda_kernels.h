@@ -46,6 +46,9 @@ void RegisterCudaRowKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // moved by element size.
 void RegisterCudaMovementKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// relu6, leaky_relu, elu, selu, gelu, silu (the shared math functors).
+void RegisterCudaActivationKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -57,6 +60,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaTransposeKernels(registry, gpu);
   RegisterCudaRowKernels(registry, gpu);
   RegisterCudaMovementKernels(registry, gpu);
+  RegisterCudaActivationKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda
