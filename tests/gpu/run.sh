@@ -4,6 +4,9 @@
 #
 #   tests/gpu/run.sh [REPORT_DIR]        (default: $OUT, else gpu_report/)
 #
+# The lent machines have no package index: first run
+# tests/gpu/fetch_wheels.sh here and carry .whl (the device tool's `carry`).
+#
 # 1. builds Ember with CUDA (skipped with EMBER_GPU_SKIP_BUILD=1, or when
 #    the installed ember already has CUDA compiled in),
 # 2. writes build_info.json and checks the library holds sm_90 code,
@@ -39,6 +42,11 @@ step() {
 }
 
 cd "$ROOT"
+# Wheels carried to a machine without a package index (tests/gpu/fetch_wheels.sh).
+if compgen -G ".whl/*.whl" > /dev/null; then
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
 has_cuda() { "$PY" -c "import ember, sys; sys.exit(0 if ember.config.build_info().get('is_cuda_build') else 1)" 2>/dev/null; }
 if [ "${EMBER_GPU_SKIP_BUILD:-0}" != 1 ] && ! has_cuda; then
   step build "$PY" -m pip install --no-build-isolation --no-deps -v . \

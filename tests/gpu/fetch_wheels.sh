@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Downloads, on a machine with the package index, the wheels the lent GPU
+# machines lack for building Ember (they have no package index; see the
+# device tool's README): cmeel-eigen (Eigen's headers, a build requirement)
+# and cmeel, for CPython 3.12 on x86-64, into .whl/ (ignored by git). The
+# device call then carries .whl, and tests/gpu/run.sh installs them into
+# /tmp/site before building.
+#
+#   tests/gpu/fetch_wheels.sh && echo /.whl/ >> .git/info/exclude
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p .whl
+python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+  -d .whl cmeel-eigen cmeel
+ls -la .whl
