@@ -27,12 +27,15 @@ import ember  # noqa: E402
 from benchmarks.suite.frameworks import ember_ops  # noqa: E402
 from benchmarks.suite.models import mlp, resnet50, transformer  # noqa: E402
 
-# (name, model, batch, dtype, tolerance against PyTorch)
-CASES = [("mlp b1", mlp, 1, "float32", 2e-2), ("mlp b64", mlp, 64, "float32", 2e-2),
-         ("resnet50 b1", resnet50, 1, "float32", 5e-2), ("resnet50 b32", resnet50, 32, "float32", 5e-2),
-         ("resnet50 b1 f16", resnet50, 1, "float16", 1.5e-1), ("resnet50 b32 f16", resnet50, 32, "float16", 1.5e-1),
-         ("transformer b1", transformer, 1, "float32", 5e-2)]
-SMOKE = [("mlp b1", mlp, 1, "float32", 2e-2)]
+# (name, model, batch, dtype, tolerance against PyTorch, time torch.compile too). torch.compile
+# takes about a minute per model to compile, so only the batch-1 cases the CUDA issue's targets
+# name compare against it; the run fits the device tool's 10 minutes per command.
+CASES = [("mlp b1", mlp, 1, "float32", 2e-2, True), ("mlp b64", mlp, 64, "float32", 2e-2, False),
+         ("resnet50 b1", resnet50, 1, "float32", 5e-2, True), ("resnet50 b32", resnet50, 32, "float32", 5e-2, False),
+         ("resnet50 b1 f16", resnet50, 1, "float16", 1.5e-1, False),
+         ("resnet50 b32 f16", resnet50, 32, "float16", 1.5e-1, False),
+         ("transformer b1", transformer, 1, "float32", 5e-2, True)]
+SMOKE = [("mlp b1", mlp, 1, "float32", 2e-2, False)]
 
 
 def median_ms(fn, rounds, inner):
@@ -124,7 +127,7 @@ def main():
         torch = None
     rounds, inner = (3, 2) if args.smoke else (15, 10)
     rows = []
-    for name, model, batch, dtype, tol in (SMOKE if args.smoke else CASES):
+    for name, model, batch, dtype, tol, compare_compiled in (SMOKE if args.smoke else CASES):
         rng = np.random.default_rng(0)
         params = model.init(rng)
         x = model.example_input(rng, batch=batch)
@@ -147,11 +150,12 @@ def main():
             row["max_abs_difference"] = float(np.max(np.abs(want - got))) if want.size else 0.0
             row["torch_eager_ms"] = median_ms(t_eager, rounds, inner)
             row["eager_ratio"] = row["ember_eager_ms"] / row["torch_eager_ms"]
-            try:
-                row["torch_compile_ms"] = median_ms(t_compiled, rounds, inner)
-                row["function_ratio"] = row["ember_function_ms"] / row["torch_compile_ms"]
-            except Exception as e:
-                row["torch_compile_error"] = f"{type(e).__name__}: {e}"[:300]
+            if compare_compiled:
+                try:
+                    row["torch_compile_ms"] = median_ms(t_compiled, rounds, inner)
+                    row["function_ratio"] = row["ember_function_ms"] / row["torch_compile_ms"]
+                except Exception as e:
+                    row["torch_compile_error"] = f"{type(e).__name__}: {e}"[:300]
         rows.append(row)
         print(json.dumps(row), flush=True)
     if args.json:
