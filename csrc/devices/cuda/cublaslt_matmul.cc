@@ -60,7 +60,6 @@ Status CublasLtGemm::Create(const GemmPlan& plan, DType dtype, std::unique_ptr<C
   EMBER_RETURN_IF_ERROR(Fits(plan.batch, INT_MAX, "batch count"));
   std::unique_ptr<CublasLtGemm> gemm(new CublasLtGemm());
   gemm->api_ = api;
-  gemm->plan_ = &plan;
   gemm->dtype_ = dtype;
   cublasLtMatmulDesc_t desc = nullptr;
   EMBER_CUBLAS_RETURN_IF_ERROR(*api, api->MatmulDescCreate(&desc, types.compute, types.scale), "cublasLtMatmulDescCreate");

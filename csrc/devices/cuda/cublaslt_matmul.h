@@ -47,7 +47,6 @@ class CublasLtGemm {
   CublasLtGemm() = default;
 
   const CublasLtApi* api_ = nullptr;
-  const GemmPlan* plan_ = nullptr;
   DType dtype_ = DType::kFloat32;
   void* desc_ = nullptr;
   void* layouts_[3] = {nullptr, nullptr, nullptr};

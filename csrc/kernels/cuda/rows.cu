@@ -1,6 +1,7 @@
 // This file defines the CUDA row kernels (Note [GPU row kernels]) and
 // instantiates them for the dtypes register_rows.cc registers.
 #include "kernels/cuda/compute_type.cuh"
+#include "kernels/cuda/reduce_body.h"
 #include "kernels/cuda/rows.h"
 
 namespace ember::cuda {
@@ -8,18 +9,9 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__device__ int64_t Offset(int64_t index, int rank, const int64_t* dims, const int64_t* strides) {
-  int64_t offset = 0;
-  for (int d = rank - 1; d >= 0; --d) {
-    offset += (index % dims[d]) * strides[d];
-    index /= dims[d];
-  }
-  return offset;
-}
-
 __device__ int64_t ElementOffset(const ReduceIndexing& ix, int64_t r) {
   return ix.reduced_rank == 1 ? r * ix.reduced_strides[0]
-                              : Offset(r, ix.reduced_rank, ix.reduced_dims, ix.reduced_strides);
+                              : ReduceOffset(r, ix.reduced_rank, ix.reduced_dims, ix.reduced_strides);
 }
 
 // The block's sum of `v`, returned to every thread.
@@ -47,7 +39,7 @@ __global__ void LayerNormRows(const T* __restrict__ x, const T* __restrict__ gam
   __shared__ C partial[kThreads / 32];
   const C n = static_cast<C>(ix.num_reduced);
   for (int64_t row = blockIdx.x; row < ix.num_outputs; row += gridDim.x) {
-    const int64_t base = Offset(row, ix.kept_rank, ix.kept_dims, ix.kept_strides);
+    const int64_t base = ReduceOffset(row, ix.kept_rank, ix.kept_dims, ix.kept_strides);
     C sum = 0;
     for (int64_t r = threadIdx.x; r < ix.num_reduced; r += blockDim.x) sum += static_cast<C>(x[base + ElementOffset(ix, r)]);
     const C mean = BlockSum(sum, partial) / n;
@@ -80,7 +72,7 @@ __global__ void ArgReduceRows(const T* __restrict__ x, Index* __restrict__ out, 
   __shared__ C best_values[kThreads];
   __shared__ int64_t best_indices[kThreads];
   for (int64_t row = blockIdx.x; row < ix.num_outputs; row += gridDim.x) {
-    const int64_t base = Offset(row, ix.kept_rank, ix.kept_dims, ix.kept_strides);
+    const int64_t base = ReduceOffset(row, ix.kept_rank, ix.kept_dims, ix.kept_strides);
     C best = 0;
     int64_t best_index = -1;
     for (int64_t r = threadIdx.x; r < ix.num_reduced; r += blockDim.x) {
