@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/allocator.h"
+#include "core/device_error.h"
 #include "core/status.h"
 #include "core/stream.h"
 #include "core/tensor.h"
@@ -136,6 +137,12 @@ class Device {
   //    read back from the device and sent to it again need no staging.
   // runtime_stats counts the staged copies ("copies_staged").
   virtual Allocator* pinned_allocator() { return nullptr; }
+
+  // Note [Device error words] (core/device_error.h): where kernels that
+  // find bad data while they run report it. Null for devices whose
+  // kernels return such errors from Compute (the CPU, the simulated
+  // device, whose kernels run as host code on its streams).
+  virtual DeviceErrorWords* error_words() { return nullptr; }
 
   // Every stream of the device (compute first), for synchronization and
   // ember.config.runtime_stats; empty for devices without streams.

@@ -128,6 +128,10 @@ class Stream {
   // counts all its work as finished, so no reader waits forever: readers
   // of values it made check this after their wait.
   virtual Status Failure() const { return Status::OK(); }
+  // True if Post runs `work` before it returns, on the posting thread (a
+  // GPU's: the work launches device work). The launcher may then read
+  // what the work left (Note [Device error words]).
+  virtual bool RunsWorkAtPost() const { return false; }
   // For stream implementations: blocks until `ticket` finished (or the
   // timeout passed), without counting a host synchronization; true if it
   // finished. A device-side wait of another stream uses it.

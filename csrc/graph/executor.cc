@@ -102,6 +102,9 @@ struct GraphExecutor::RunState {
   // data is there (none: already there); per node, its post to a stream.
   std::vector<Event> events;
   std::vector<Event> posts;
+  // Under mu: per node that took device error words, their verdict (Note
+  // [Device error words]), read once the posts finished.
+  std::vector<std::pair<int, RefPtr<DeferredError>>> deferred;
 };
 
 GraphExecutor::GraphExecutor(const Graph& graph) : graph_(graph) {}
@@ -221,6 +224,11 @@ void GraphExecutor::PostNode(RunState& state, int id, std::vector<int>* local) c
     if (!status.ok()) RecordFailure(state, id, status);
   });
   const Event event{stream, ticket};
+  if (stream->RunsWorkAtPost() && run->deferred) {
+    run->deferred->SetEvent(event);
+    std::lock_guard<std::mutex> lock(state.mu);
+    state.deferred.emplace_back(id, run->deferred);
+  }
   state.posts[id] = event;
   for (size_t i = 0; i < outputs.size(); ++i) state.events[value_offsets_[id] + i] = event;
   Complete(state, id, Status::OK(), &outputs, local);
@@ -431,6 +439,10 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
   // Every node is issued; wait once per stream for the work posted there
   // (it refers to `state`), then read the error its kernels may have set.
   SynchronizePosts(state);
+  for (const auto& [id, verdict] : state.deferred) {
+    const Status& s = verdict->Resolve();
+    if (!s.ok()) RecordFailure(state, id, s);
+  }
   if (state.failed.load()) return state.error;
   results->clear();
   for (const Endpoint& e : outputs_) {

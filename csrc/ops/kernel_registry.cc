@@ -5,6 +5,16 @@
 
 namespace ember {
 
+DeviceErrorWord* KernelContext::NewErrorWord(DescribeDeviceError describe) {
+  if (deferred_sink_ == nullptr || device_ == nullptr) return nullptr;
+  DeviceErrorWords* words = device_->error_words();
+  DeviceErrorWord* word = words != nullptr ? words->Acquire() : nullptr;
+  if (word == nullptr) return nullptr;
+  RefPtr<DeferredError> mine = DeferredError::ForWord(words, word, op_.name, std::move(describe));
+  *deferred_sink_ = *deferred_sink_ ? DeferredError::Joint({*deferred_sink_, mine}) : std::move(mine);
+  return word;
+}
+
 uint64_t PackTypeKey(const DType* type_bindings, int count) {
   uint64_t key = 0;
   for (int i = 0; i < count; ++i) key |= (static_cast<uint64_t>(type_bindings[i]) + 1) << (8 * i);

@@ -51,6 +51,16 @@ class KernelContext {
     return plan_ != nullptr ? plan_->Get<P>() : nullptr;
   }
 
+  // Note [Device error words] (core/device_error.h): a zeroed word for a
+  // kernel to report bad data it finds while it runs on the device, and
+  // `describe` to word the error once the host reads it. Null if the
+  // device has none or this run cannot carry one (the kernel then fails
+  // the launch). Each call takes another word.
+  DeviceErrorWord* NewErrorWord(DescribeDeviceError describe);
+  // Where NewErrorWord leaves the verdict over the words it handed out;
+  // set by whoever runs the kernel (KernelRun).
+  void set_deferred_error_sink(RefPtr<DeferredError>* sink) { deferred_sink_ = sink; }
+
  private:
   static inline const DeviceContext kNoDeviceContext{};
 
@@ -62,6 +72,7 @@ class KernelContext {
   std::vector<Tensor>* outputs_;
   const int* arg_starts_;
   const KernelPlan* plan_;
+  RefPtr<DeferredError>* deferred_sink_ = nullptr;
 };
 
 // A kernel instance is built once per kernel-cache key (op, device, dtypes,

@@ -42,6 +42,16 @@ void ErrorSink::Record(const Status& error, uint64_t sequence) {
   errors_.emplace_back(error, sequence);
 }
 
+// Verdicts already known good are dropped as more come, so a long run of
+// launches that never fail keeps a bounded list.
+void ErrorSink::RecordDeferred(RefPtr<DeferredError> verdict, uint64_t sequence) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (deferred_.size() >= 64) {
+    std::erase_if(deferred_, [](const auto& entry) { return entry.first->KnownOk(); });
+  }
+  deferred_.emplace_back(std::move(verdict), sequence);
+}
+
 void ErrorSink::AbandonSince(uint64_t sequence) {
   std::lock_guard<std::mutex> lock(mu_);
   if (sequence >= next_sequence_) return;
@@ -51,7 +61,10 @@ void ErrorSink::AbandonSince(uint64_t sequence) {
 std::vector<Status> ErrorSink::TakeUnreported() {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Status> out;
+  for (const auto& [verdict, sequence] : deferred_) errors_.emplace_back(verdict->Resolve(), sequence);
+  deferred_.clear();
   for (const auto& [error, sequence] : errors_) {
+    if (error.ok()) continue;
     if (error.reported()) continue;
     bool abandoned = false;
     for (const auto& [begin, end] : abandoned_) abandoned |= sequence >= begin && sequence < end;

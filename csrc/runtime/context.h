@@ -37,6 +37,9 @@ class ErrorSink {
   uint64_t PeekSequence() const { return next_sequence_; }
 
   void Record(const Status& error, uint64_t sequence);
+  // Note [Device error words]: a launch's verdict, known once it ran;
+  // TakeUnreported resolves it (the caller waited for the streams first).
+  void RecordDeferred(RefPtr<DeferredError> verdict, uint64_t sequence);
   // Errors of ops issued from `sequence` up to now are dropped.
   void AbandonSince(uint64_t sequence);
   // Removes and returns the recorded errors not yet reported or abandoned.
@@ -55,6 +58,7 @@ class ErrorSink {
   uint64_t next_sequence_ = 0;  // touched by the owning thread only
   std::mutex mu_;
   std::vector<std::pair<Status, uint64_t>> errors_;
+  std::vector<std::pair<RefPtr<DeferredError>, uint64_t>> deferred_;
   std::vector<std::pair<uint64_t, uint64_t>> abandoned_;  // [begin, end) ranges
 };
 

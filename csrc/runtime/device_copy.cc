@@ -76,6 +76,9 @@ class CopyLaunch final : public Task {
     if (!s.ok()) return Fail(s.WithPrefix(Where()));
     dst_->SetTensor(std::move(dst));
     dst_->SetErrorSource(src_);
+    // Values computed from the copy carry the source's unresolved verdict
+    // on (Note [Deferred errors in handles]).
+    if (src_->deferred_error() && !src_->deferred_error()->KnownOk()) dst_->SetDeferredError(src_->deferred_error());
     dst_->MarkDefined(done);
   }
 

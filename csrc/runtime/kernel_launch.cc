@@ -151,7 +151,23 @@ void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> o
     for (auto& out : outputs_handles) out->SetError(s);
   };
   const uint64_t ticket = stream->Post(std::move(work));
-  for (auto& out : outputs_) out->MarkDefined(Event{stream, ticket});
+  // Note [Deferred errors in handles]: a GPU launch has run its work by
+  // now, so the words its kernel took are known; their verdict, and the
+  // unresolved ones the inputs carry, go with the outputs.
+  RefPtr<DeferredError> own;
+  if (stream->RunsWorkAtPost() && run->deferred) {
+    own = run->deferred;
+    own->SetEvent(Event{stream, ticket});
+    if (async_) error_sink_->RecordDeferred(own, sequence_);
+  }
+  RefPtr<DeferredError> carried =
+      CarryDeferredErrors(inputs_, [](const RefPtr<TensorHandle>& in) -> const RefPtr<DeferredError>& {
+        return in->deferred_error();
+      }, own);
+  for (auto& out : outputs_) {
+    if (carried) out->SetDeferredError(carried);
+    out->MarkDefined(Event{stream, ticket});
+  }
 }
 
 // The stream's side of a launch: an input whose kernel failed passes its

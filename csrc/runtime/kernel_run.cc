@@ -18,6 +18,7 @@ bool RunsOnHost(const OpDef& op) {
 Status RunKernelNow(KernelRun& run) {
   KernelContext ctx(*run.op, run.device, run.attrs, &run.inputs, &run.outputs, run.arg_starts_or_null(),
                     run.shared_plan != nullptr ? run.shared_plan : run.plan.get());
+  ctx.set_deferred_error_sink(&run.deferred);
   // Graph nodes carry no sink of their own: they keep the scope of the
   // launch whose graph they belong to, when they run on its thread.
   if (run.cancellation_sink == nullptr) return RunKernelRecorded(*run.kernel, ctx);

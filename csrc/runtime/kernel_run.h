@@ -41,6 +41,9 @@ struct KernelRun {
   // Set when an input turned out to be an error when the queue reached
   // the kernel: the error is passed on, not reported as this op's.
   bool input_failed = false;
+  // Note [Device error words]: the verdict over the words the kernel took,
+  // if it took any; the launcher gives it the post's event.
+  RefPtr<DeferredError> deferred;
 
   const int* arg_starts_or_null() const { return arg_starts.empty() ? nullptr : arg_starts.data(); }
 };

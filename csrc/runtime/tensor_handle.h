@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/device_error.h"
 #include "core/ref_counted.h"
 #include "core/status.h"
 #include "core/stream.h"
@@ -63,7 +64,8 @@ class TensorHandle : public RefCounted {
     if (s == kError) return true;
     // error_source_ is set before the handle is defined (release), so it
     // may be read once kDefined was seen (acquire).
-    return s == kDefined && error_source_ && event_.HasHappened() && error_source_->IsError();
+    if (s != kDefined || !event_.HasHappened()) return false;
+    return (error_source_ && error_source_->IsError()) || (deferred_ && !deferred_->Resolve().ok());
   }
   // Note [Defined handles]: tensor() is valid (its data may be pending)
   // and event() says when its data is there.
@@ -87,8 +89,9 @@ class TensorHandle : public RefCounted {
   const Tensor& tensor() const { return tensor_; }
   // Valid only once available.
   const Status& error() const {
-    const uint8_t s = state_.load(std::memory_order_acquire);
-    return s == kDefined && error_source_ ? error_source_->error() : error_;
+    if (state_.load(std::memory_order_acquire) != kDefined) return error_;
+    if (error_source_ && (error_source_->IsError() || !deferred_)) return error_source_->error();
+    return deferred_ ? deferred_->Resolve() : error_;
   }
 
   void SetReady(Tensor tensor);
@@ -100,6 +103,17 @@ class TensorHandle : public RefCounted {
   // the source on the device, so by the time the output's event happened
   // the source's error, if any, is set. Call before MarkDefined.
   void SetErrorSource(RefPtr<TensorHandle> source) { error_source_ = std::move(source); }
+  // Note [Deferred errors in handles]
+  // On a device whose kernels report bad data through error words (Note
+  // [Device error words] in core/device_error.h), whether a value is good
+  // is known only once the kernels that made it, and those that made its
+  // inputs, ran. A defined handle carries that verdict: the launch's own
+  // word's, joined with the unresolved verdicts its inputs carried, so a
+  // value computed from a failed one fails too, with the first failure's
+  // message, however long the chain (joints hold words, never joints).
+  // Call before MarkDefined; valid once defined.
+  void SetDeferredError(RefPtr<DeferredError> deferred) { deferred_ = std::move(deferred); }
+  const RefPtr<DeferredError>& deferred_error() const { return deferred_; }
   void MarkDefined(const Event& event);
   void SetReady();
   void SetError(Status error);
@@ -141,7 +155,7 @@ class TensorHandle : public RefCounted {
   // waited for, so a handle carries no mutex, condition variable or waiter
   // list of its own: waits go through a small table shared by all handles
   // (tensor_handle.cc), the waiter list is allocated for the first waiter,
-  // and the tracer's identity lives out of line: 224 bytes, from 328.
+  // and the tracer's identity lives out of line: 232 bytes, from 328.
   const DType dtype_;
   std::atomic<uint8_t> state_{kPending};
   std::atomic<bool> saved_{false};
@@ -152,6 +166,7 @@ class TensorHandle : public RefCounted {
   Status error_;
   Event event_;
   RefPtr<TensorHandle> error_source_;
+  RefPtr<DeferredError> deferred_;
   std::vector<Waiter>* waiters_ = nullptr;  // under the handle's wait-table lock, while pending
   std::unique_ptr<Symbolic> symbolic_;
 };

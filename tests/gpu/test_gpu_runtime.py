@@ -122,3 +122,51 @@ def test_threads_get_their_own_results():
     for t in threads:
         t.join()
     assert errors == []
+
+
+# Note [Device error words]: a bad index found on the GPU reaches the
+# value, the values computed from it, ember.sync() and a function call;
+# nothing out of bounds is touched and the GPU stays usable.
+def test_gather_out_of_range_is_reported_through_the_error_word():
+    params = np.arange(20, dtype=np.float32).reshape(5, 4)
+    with ember.device("gpu:0"):
+        p = ember.identity(ember.constant(params))
+        bad = ember.gather(p, ember.constant(np.array([0, 7, 2], np.int32)))
+        downstream = ember.reduce_sum(bad * 2.0)
+        good = ember.gather(p, ember.constant(np.array([4, 0], np.int64)))
+    with pytest.raises(ember.errors.InvalidArgumentError, match=r"gather: indices\[1\] = 7 is not in \[0, 5\)"):
+        bad.numpy()
+    with pytest.raises(ember.errors.InvalidArgumentError, match="gather"):
+        downstream.numpy()
+    np.testing.assert_array_equal(good.numpy(), params[[4, 0]])
+    with ember.device("gpu:0"):
+        nd = ember.gather_nd(p, ember.constant(np.array([[1, 3], [5, 0]], np.int32)))
+    with pytest.raises(ember.errors.InvalidArgumentError, match=r"gather_nd: indices\[1, 0\] = 5 is not in \[0, 5\)"):
+        nd.numpy()
+    np.testing.assert_array_equal((p + 1.0).numpy(), params + 1)  # still usable
+
+
+def test_async_sync_raises_an_unread_device_error_once():
+    ember.config.set_async(True)
+    try:
+        with ember.device("gpu:0"):
+            updates = ember.identity(ember.constant(np.ones((2, 3), np.float32)))
+            ember.scatter_nd(ember.constant(np.array([[0], [9]], np.int64)), updates, [4, 3])
+        with pytest.raises(ember.errors.InvalidArgumentError, match="scatter_nd"):
+            ember.sync()
+        ember.sync()  # raised once
+    finally:
+        ember.config.set_async(False)
+
+
+def test_a_function_call_raises_the_device_error_with_the_node():
+    @ember.function
+    def pick(p, i):
+        return ember.gather(p, i) * 3.0
+
+    with ember.device("gpu:0"):
+        p = ember.identity(ember.constant(np.arange(6, dtype=np.float32)))
+        np.testing.assert_array_equal(pick(p, ember.constant(np.array([5, 1], np.int32))).numpy(), [15.0, 3.0])
+        with pytest.raises(ember.errors.InvalidArgumentError, match="gather"):
+            pick(p, ember.constant(np.array([6, 1], np.int32))).numpy()
+        np.testing.assert_array_equal(pick(p, ember.constant(np.array([0], np.int32))).numpy(), [0.0])

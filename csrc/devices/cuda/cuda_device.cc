@@ -9,6 +9,7 @@
 #include "core/pinned_staging.h"
 #include "devices/cuda/cublaslt_matmul.h"
 #include "devices/cuda/cudnn_conv.h"
+#include "devices/cuda/cuda_error_words.h"
 #include "devices/cuda/cuda_memory.h"
 #include "runtime/thread_executor.h"
 
@@ -83,6 +84,8 @@ CudaDevice::~CudaDevice() {
 }
 
 Allocator* CudaDevice::pinned_allocator() { return PinnedPool(api_); }
+
+DeviceErrorWords* CudaDevice::error_words() { return ErrorWordPool(api_); }
 
 // The copy waits on the device for `after`, then is enqueued in `stream`'s
 // order. The posted work holds both tensors until the copy finished (Note

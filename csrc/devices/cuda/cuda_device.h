@@ -58,6 +58,7 @@ class CudaDevice final : public Device {
   Executor* executor() override { return executor_.get(); }
   bool host_memory() const override { return false; }
   Allocator* pinned_allocator() override;
+  DeviceErrorWords* error_words() override;
   std::vector<Stream*> streams() const override { return {compute_.get(), host_to_device_.get(), device_to_host_.get()}; }
 
   Status CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;

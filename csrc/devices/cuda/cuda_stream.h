@@ -79,6 +79,7 @@ class CudaStream final : public Stream {
   void Drain() override;
   bool BlockUntil(uint64_t ticket, std::chrono::microseconds timeout) override;
   Status Failure() const override;
+  bool RunsWorkAtPost() const override { return true; }
 
   // Events recorded so far (for tests of the recording policy).
   uint64_t events_recorded_total() const { return marks_recorded_.load(std::memory_order_relaxed); }

@@ -17,6 +17,39 @@ inline const CudaKernelEnv& EnvOf(const KernelContext& ctx) {
 // The compute stream as the CUDA runtime's handle, for launches.
 inline cudaStream_t StreamOf(const CudaKernelEnv& env) { return static_cast<cudaStream_t>(env.stream); }
 
+// Calls fn(U{}) with the unsigned type of `dtype`'s size.
+template <typename Fn>
+Status BySize(DType dtype, Fn&& fn) {
+  switch (DTypeSize(dtype)) {
+    case 1: return fn(uint8_t{});
+    case 2: return fn(uint16_t{});
+    case 4: return fn(uint32_t{});
+    case 8: return fn(uint64_t{});
+    default: return Internal("no GPU movement for elements of " + std::to_string(DTypeSize(dtype)) + " bytes");
+  }
+}
+
+// Scratch from the device's stream-ordered cache, returned when the
+// kernel's launches are queued (later work on the stream runs after them).
+class Scratch {
+ public:
+  Scratch(const KernelContext& ctx, size_t bytes)
+      : allocator_(ctx.device_context().scratch), bytes_(bytes),
+        ptr_(bytes == 0 ? nullptr : allocator_->Allocate(bytes, ctx.device_context().stream)) {}
+  ~Scratch() {
+    if (ptr_ != nullptr) allocator_->Deallocate(ptr_, bytes_);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  void* get() const { return ptr_; }
+  bool failed() const { return bytes_ != 0 && ptr_ == nullptr; }
+
+ private:
+  Allocator* allocator_;
+  size_t bytes_;
+  void* ptr_;
+};
+
 // Element-wise unary and binary ops with broadcasting, bias_add, and the view ops
 // (transfer, reshape, identity, stop_gradient, expand_dims, squeeze).
 void RegisterCudaElementwiseKernels(KernelRegistry& registry, DeviceTypeId gpu);
@@ -49,6 +82,11 @@ void RegisterCudaMovementKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // relu6, leaky_relu, elu, selu, gelu, silu (the shared math functors).
 void RegisterCudaActivationKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// gather, gather_nd, tensor_scatter_nd_update (every dtype) and
+// scatter_nd (the dtypes with an atomic add): out-of-range indices are
+// reported through device error words (Note [Device error words]).
+void RegisterCudaIndexingKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -61,6 +99,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaRowKernels(registry, gpu);
   RegisterCudaMovementKernels(registry, gpu);
   RegisterCudaActivationKernels(registry, gpu);
+  RegisterCudaIndexingKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

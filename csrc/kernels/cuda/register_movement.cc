@@ -41,18 +41,6 @@ uint64_t ElementBits(DType dtype, double value) {
   return bits;
 }
 
-// Calls fn(U{}) with the unsigned type of `dtype`'s size.
-template <typename Fn>
-Status BySize(DType dtype, Fn&& fn) {
-  switch (DTypeSize(dtype)) {
-    case 1: return fn(uint8_t{});
-    case 2: return fn(uint16_t{});
-    case 4: return fn(uint32_t{});
-    case 8: return fn(uint64_t{});
-    default: return Internal("no GPU movement for elements of " + std::to_string(DTypeSize(dtype)) + " bytes");
-  }
-}
-
 // Fills output 0 with `value` (zeros, ones and their _like forms).
 Status FillOutput(KernelContext& ctx, double value) {
   const CudaKernelEnv& env = EnvOf(ctx);

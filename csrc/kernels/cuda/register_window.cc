@@ -33,27 +33,6 @@ Status WindowOf(const KernelContext& ctx, const std::string& data_format, int64_
                                  pool, w);
 }
 
-// Scratch from the device's stream-ordered cache, returned when the
-// kernel's launches are queued (later work on the stream runs after them).
-class Scratch {
- public:
-  Scratch(const KernelContext& ctx, size_t bytes)
-      : allocator_(ctx.device_context().scratch), bytes_(bytes),
-        ptr_(bytes == 0 ? nullptr : allocator_->Allocate(bytes, ctx.device_context().stream)) {}
-  ~Scratch() {
-    if (ptr_ != nullptr) allocator_->Deallocate(ptr_, bytes_);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  void* get() const { return ptr_; }
-  bool failed() const { return bytes_ != 0 && ptr_ == nullptr; }
-
- private:
-  Allocator* allocator_;
-  size_t bytes_;
-  void* ptr_;
-};
-
 // cuDNN's workspace is capped here; an algorithm needing more is skipped.
 constexpr size_t kMaxConvWorkspace = size_t{256} << 20;
 

@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "kernels/cuda/elementwise_body.h"
+#include "kernels/cuda/indexing_body.h"
 #include "kernels/cuda/movement_body.h"
 #include "kernels/cuda/reduce_body.h"
 #include "kernels/cuda/window_body.h"
 #include "ops/plans/reduce_plan.h"
+#include "ops/shape_fns/movement.h"
 
 namespace ember::cuda {
 namespace {
@@ -298,6 +300,69 @@ TEST(KernelBodiesTest, OneHotMarksEachIndexAndSkipsOutOfRange) {
       }
     }
   }
+}
+
+// gather with batch_dims 1 and axis 2 over params [2, 3, 4, 5] and indices
+// [2, 6]: out[b, p, i, r] = params[b, p, indices[b, i], r], with the plan
+// the shape function makes.
+TEST(KernelBodiesTest, GatherAddressesMatchTheDefinition) {
+  const int64_t B = 2, P = 3, A = 4, R = 5, N = 6;
+  shape_fns::GatherPlan plan;
+  ASSERT_TRUE(shape_fns::MakeGatherPlan(Shape({B, P, A, R}), Shape({B, N}), 2, 1, &plan).ok());
+  const GatherIndexing g{plan.outer, plan.axis_dim, plan.num_indices, plan.inner};
+  std::vector<int64_t> indices(B * N);
+  std::mt19937 rng(7);
+  for (auto& v : indices) v = static_cast<int64_t>(rng() % A);
+  int64_t o = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t p = 0; p < P; ++p) {
+      for (int64_t i = 0; i < N; ++i) {
+        for (int64_t r = 0; r < R; ++r, ++o) {
+          int64_t position, base;
+          GatherAddress(o, g, &position, &base);
+          ASSERT_EQ(position, b * N + i);
+          const int64_t v = indices[position];
+          EXPECT_EQ(base + v * g.inner, ((b * P + p) * A + v) * R + r) << "output element " << o;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(o, plan.out.NumElements());
+}
+
+// gather_nd and the scatters with batch_dims 1 over params [2, 3, 4, 5]
+// and indices [2, 6, 2]: row (b, n) names params[b, i0, i1, :]; a bad
+// index is found at its depth.
+TEST(KernelBodiesTest, NdSlotsMatchTheDefinitionAndFindBadIndices) {
+  const int64_t B = 2, D0 = 3, D1 = 4, R = 5, N = 6;
+  shape_fns::GatherNdPlan plan;
+  ASSERT_TRUE(shape_fns::MakeGatherNdPlan(Shape({B, D0, D1, R}), Shape({B, N, 2}), 1, &plan).ok());
+  NdIndexing nd;
+  nd.depth = static_cast<int>(plan.index_depth);
+  for (int m = 0; m < nd.depth; ++m) nd.dims[m] = plan.indexed_dims[m];
+  nd.num_indices = plan.num_indices;
+  nd.inner = plan.inner;
+  nd.slots_per_batch = D0 * D1;
+  std::vector<int32_t> indices(B * N * 2);
+  std::mt19937 rng(11);
+  for (int64_t j = 0; j < B * N; ++j) {
+    indices[2 * j] = static_cast<int32_t>(rng() % D0);
+    indices[2 * j + 1] = static_cast<int32_t>(rng() % D1);
+  }
+  for (int64_t j = 0; j < B * N; ++j) {
+    int bad = -1;
+    const int64_t slot = NdSlot(indices.data(), j, nd, &bad);
+    ASSERT_GE(slot, 0);
+    const int64_t b = j / N;
+    EXPECT_EQ(NdRow(j, slot, nd) * R, ((b * D0 + indices[2 * j]) * D1 + indices[2 * j + 1]) * R);
+  }
+  indices[2 * 5 + 1] = static_cast<int32_t>(D1);  // row 5, depth 1: one past the end
+  indices[2 * 7] = -1;                             // row 7, depth 0: negative
+  int bad = -1;
+  EXPECT_EQ(NdSlot(indices.data(), 5, nd, &bad), -1);
+  EXPECT_EQ(bad, 1);
+  EXPECT_EQ(NdSlot(indices.data(), 7, nd, &bad), -1);
+  EXPECT_EQ(bad, 0);
 }
 
 }  // namespace
