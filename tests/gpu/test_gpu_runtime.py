@@ -170,3 +170,28 @@ def test_a_function_call_raises_the_device_error_with_the_node():
         with pytest.raises(ember.errors.InvalidArgumentError, match="gather"):
             pick(p, ember.constant(np.array([6, 1], np.int32))).numpy()
         np.testing.assert_array_equal(pick(p, ember.constant(np.array([0], np.int32))).numpy(), [0.0])
+
+
+# Note [GPU fused programs]: a function's element-wise chain is one kernel.
+def test_a_functions_element_wise_chain_runs_as_one_kernel():
+    @ember.function
+    def chain(x, y):
+        z = ember.tanh(x * y + 0.5)
+        return ember.nn.relu(z - y) * 2.0, ember.exp(-z)
+
+    a = np.linspace(-2, 2, 4096, dtype=np.float32)
+    b = np.cos(a)
+    with ember.device("gpu:0"):
+        x = ember.identity(ember.constant(a))
+        y = ember.identity(ember.constant(b))
+        chain(x, y)  # traced and compiled
+        ember.sync()
+        before = ember.config.runtime_stats("gpu:0")
+        first, second = chain(x, y)
+        first.numpy()
+    after = ember.config.runtime_stats("gpu:0")
+    kernels = sum(s["kernels"] for s in after["streams"]) - sum(s["kernels"] for s in before["streams"])
+    z = np.tanh(a * b + np.float32(0.5))
+    np.testing.assert_allclose(first.numpy(), np.maximum(z - b, 0) * 2, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(second.numpy(), np.exp(-z), rtol=1e-6)
+    assert kernels <= 2, f"{kernels} kernels for one fused chain"

@@ -87,6 +87,10 @@ void RegisterCudaActivationKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // reported through device error words (Note [Device error words]).
 void RegisterCudaIndexingKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// fused_elementwise, the element-wise programs of functions, in float32
+// and float64 (Note [GPU fused programs]).
+void RegisterCudaFusedKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -100,6 +104,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaMovementKernels(registry, gpu);
   RegisterCudaActivationKernels(registry, gpu);
   RegisterCudaIndexingKernels(registry, gpu);
+  RegisterCudaFusedKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

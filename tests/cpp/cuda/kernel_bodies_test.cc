@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/cuda/elementwise_body.h"
+#include "kernels/cuda/fused_code.h"
 #include "kernels/cuda/indexing_body.h"
 #include "kernels/cuda/movement_body.h"
 #include "kernels/cuda/reduce_body.h"
@@ -363,6 +364,87 @@ TEST(KernelBodiesTest, NdSlotsMatchTheDefinitionAndFindBadIndices) {
   EXPECT_EQ(bad, 1);
   EXPECT_EQ(NdSlot(indices.data(), 7, nd, &bad), -1);
   EXPECT_EQ(bad, 0);
+}
+
+// Note [GPU fused programs]: the interpreter, run on the host over every
+// element, against the program's math written out; one argument is a
+// broadcast single element.
+TEST(KernelBodiesTest, FusedProgramRunsEachElementAsWritten) {
+  FusedProgram program;
+  ASSERT_TRUE(FusedProgram::Parse("multiply(a0, a1); add(v0, a2); tanh(v1); leaky_relu[0.25](v0); "
+                                  "maximum(v2, v3)",
+                                  {4, 1}, &program)
+                  .ok());
+  FusedCode code;
+  ASSERT_TRUE(CompileFusedCode(program, &code));
+  const int64_t n = 257;
+  std::vector<float> a0(n), a1(n), out0(n), out1(n);
+  const float a2 = 0.5f;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  for (int64_t i = 0; i < n; ++i) a0[i] = dist(rng), a1[i] = dist(rng);
+  FusedOperands<float> ops;
+  ops.args[0] = a0.data();
+  ops.args[1] = a1.data();
+  ops.args[2] = &a2;
+  ops.arg_run = 0b011;
+  ops.outputs[0] = out0.data();
+  ops.outputs[1] = out1.data();
+  for (int64_t i = 0; i < n; ++i) RunFusedElement(code, ops, i);
+  for (int64_t i = 0; i < n; ++i) {
+    const float v0 = a0[i] * a1[i], v1 = v0 + a2, v2 = std::tanh(v1);
+    const float v3 = v0 > 0 ? v0 : v0 * 0.25f;
+    EXPECT_EQ(out0[i], std::max(v2, v3)) << i;
+    EXPECT_EQ(out1[i], v1) << i;
+  }
+}
+
+// A long chain reuses slots (40 instructions in 2 slots); a program with
+// more values alive at once than the register file does not fit, and its
+// instructions run one at a time give the same values.
+TEST(KernelBodiesTest, FusedSlotsAreReusedAndLongProgramsRunByInstruction) {
+  std::string chain = "add(a0, a1)";
+  for (int k = 1; k < 40; ++k) chain += k % 2 ? "; multiply(v" + std::to_string(k - 1) + ", a1)"
+                                              : "; add(v" + std::to_string(k - 1) + ", a0)";
+  FusedProgram program;
+  ASSERT_TRUE(FusedProgram::Parse(chain, {39}, &program).ok());
+  FusedCode code;
+  ASSERT_TRUE(CompileFusedCode(program, &code));
+  int slots = 0;
+  for (int k = 0; k < code.num_code; ++k) slots = std::max(slots, code.dst[k] + 1);
+  EXPECT_LE(slots, 2);
+  double x = 0.75, y = 1.0009, out = 0;
+  FusedOperands<double> ops;
+  ops.args[0] = &x;
+  ops.args[1] = &y;
+  ops.outputs[0] = &out;
+  RunFusedElement(code, ops, 0);
+  double want = x + y;
+  for (int k = 1; k < 40; ++k) want = k % 2 ? want * y : want + x;
+  EXPECT_EQ(out, want);
+
+  // 13 values, all read by the last instructions: more than 12 slots.
+  std::string wide;
+  for (int k = 0; k < 13; ++k) wide += (k ? "; " : "") + std::string("add(a0, a0)");
+  std::string sum = "v0";
+  for (int k = 1; k < 13; ++k) {
+    wide += "; add(" + sum + ", v" + std::to_string(k) + ")";
+    sum = "v" + std::to_string(12 + k);
+  }
+  FusedProgram big;
+  ASSERT_TRUE(FusedProgram::Parse(wide, {24}, &big).ok());
+  EXPECT_FALSE(CompileFusedCode(big, &code));
+  // One instruction at a time, values kept (as the kernel keeps them in scratch).
+  std::vector<double> values(big.code.size());
+  for (size_t k = 0; k < big.code.size(); ++k) {
+    const FusedInstruction& in = big.code[k];
+    FusedOperands<double> one;
+    one.args[0] = IsFusedArg(in.a) ? &x : &values[in.a];
+    one.args[1] = IsFusedArg(in.b) ? &x : &values[in.b];
+    one.outputs[0] = &values[k];
+    RunFusedElement(SingleInstructionCode(in), one, 0);
+  }
+  EXPECT_EQ(values[24], 13 * (x + x));
 }
 
 }  // namespace
