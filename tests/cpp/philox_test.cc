@@ -1,4 +1,4 @@
-// Tests Philox4x32-10 (kernels/cpu/philox.h) against the Random123
+// Tests Philox4x32-10 (kernels/common/philox.h) against the Random123
 // known-answer vectors, the float conversions, and that the stateless random
 // kernels give the same bits on any number of intra-op threads.
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "devices/cpu/cpu_device.h"
-#include "kernels/cpu/philox.h"
+#include "kernels/common/philox.h"
 #include "ops/op_ids.gen.h"
 #include "ops/op_kernel.h"
 

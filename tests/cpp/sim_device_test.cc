@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <thread>
 
 #include "core/device_access.h"
@@ -57,11 +58,17 @@ TEST_F(SimDeviceTest, CopiesRoundTripThroughTheCopyStreams) {
   const float values[3] = {1.5f, -2.0f, 7.0f};
   std::memcpy(host_in.raw_data(), values, sizeof(values));
   Tensor on_device = DeviceTensor(3);
+  // The upload is held back until the download was enqueued behind it, so
+  // the download must order itself after it on the device.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  device_.streams()[1]->Post([released] { released.wait(); }, WorkKind::kMarker);
   Event uploaded;
   ASSERT_TRUE(device_.CopyFromHost(host_in, on_device, Event{}, &uploaded).ok());
   Tensor host_out(DType::kFloat32, Shape({3}), Buffer::Allocate(HostAllocator(), 12));
   Event downloaded;
   ASSERT_TRUE(device_.CopyToHost(on_device, host_out, uploaded, &downloaded).ok());
+  release.set_value();
   downloaded.Synchronize();
   EXPECT_EQ(std::memcmp(host_out.raw_data(), values, sizeof(values)), 0);
   const std::vector<Stream*> streams = device_.streams();

@@ -195,3 +195,27 @@ def test_a_functions_element_wise_chain_runs_as_one_kernel():
     np.testing.assert_allclose(first.numpy(), np.maximum(z - b, 0) * 2, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(second.numpy(), np.exp(-z), rtol=1e-6)
     assert kernels <= 2, f"{kernels} kernels for one fused chain"
+
+
+# Note [Random streams]: the GPU draws the CPU's Philox stream element for
+# element: uniform floats and integers bit for bit, normals within the
+# last bits of the two devices' double log, cos and sin.
+def test_stateless_random_matches_the_cpu():
+    def draw(device):
+        with ember.device(device):
+            seed = ember.constant(np.array([7, 42], np.int64))
+            return (
+                [ember.random.stateless_uniform([1001], seed, minval=-3.0, maxval=5.0, dtype=d).numpy()
+                 for d in (ember.float32, ember.float64, ember.float16, ember.bfloat16)],
+                [ember.random.stateless_uniform([999], seed, minval=-5, maxval=1 << 20, dtype=d).numpy()
+                 for d in (ember.int32, ember.int64)],
+                [ember.random.stateless_normal([1003], seed, dtype=d).numpy() for d in (ember.float32, ember.float64)],
+                ember.random.stateless_truncated_normal([1005], seed).numpy(),
+            )
+
+    cpu, gpu = draw("cpu:0"), draw("gpu:0")
+    for a, b in zip(cpu[0] + cpu[1], gpu[0] + gpu[1]):
+        np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+    for a, b in zip(cpu[2], gpu[2]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(cpu[3], gpu[3], rtol=1e-6, atol=1e-6)

@@ -2,7 +2,7 @@
 
 NumPy has no Philox, so the references here are an independent NumPy
 implementation of Philox4x32-10 and of the kernels' element layout (Note
-[Random streams] in csrc/kernels/cpu/philox.h): they check the C++ kernels
+[Random streams] in csrc/kernels/common/philox.h): they check the C++ kernels
 bit for bit (integers) or to rounding (floats), not just statistically.
 """
 

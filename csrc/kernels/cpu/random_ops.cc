@@ -10,7 +10,7 @@
 #include "devices/cpu/cpu_device.h"
 #include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/parallel.h"
-#include "kernels/cpu/philox.h"
+#include "kernels/common/philox.h"
 #include "kernels/cpu/registration.h"
 #include "ops/attrs/random.gen.h"
 #include "ops/shape_fns/shape_fns.h"
@@ -163,7 +163,7 @@ class UniformKernel final : public OpKernel {
     ForEachBlock<U::kPerBlock>(ctx, stream, ctx.output(0).NumElements(), kBlockCycles + 8,
                                [&](const philox::Counter& w, int64_t first, int count) {
       for (int j = 0; j < count; ++j) {
-        T v = ToFloat<T>(lo_d + span * U::Unit(w, j));
+        T v = ToFloat<T>(philox::Affine(lo_d, span, U::Unit(w, j)));
         if (clamp && ToDouble(v) >= hi_d) v = below_hi;
         out[first + j] = v;
       }
@@ -236,7 +236,7 @@ class NormalKernel final : public OpKernel {
                             [&](const philox::Counter& w, int64_t first, int count) {
       double z[kPerBlock];
       BlockNormals<T>(w, z);
-      for (int j = 0; j < count; ++j) out[first + j] = ToFloat<T>(mean + stddev * z[j]);
+      for (int j = 0; j < count; ++j) out[first + j] = ToFloat<T>(philox::Affine(mean, stddev, z[j]));
     });
     return Status::OK();
   }
@@ -276,7 +276,7 @@ class TruncatedNormalKernel final : public OpKernel {
           double z[kPerBlock];
           BlockNormals<T>(stream.Block(base + k), z);
           for (int j = 0; j < kPerBlock && filled < count; ++j) {
-            if (std::abs(z[j]) < kTruncateAt) group_out[filled++] = ToFloat<T>(mean + stddev * z[j]);
+            if (std::abs(z[j]) < kTruncateAt) group_out[filled++] = ToFloat<T>(philox::Affine(mean, stddev, z[j]));
           }
         }
         for (; filled < count; ++filled) group_out[filled] = ToFloat<T>(mean);

@@ -12,7 +12,7 @@
 #include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/movement_copy.h"  // RegisterWithIndexTypes
 #include "kernels/cpu/parallel.h"
-#include "kernels/cpu/philox.h"
+#include "kernels/common/philox.h"
 #include "kernels/cpu/registration.h"
 #include "ops/attrs/random.gen.h"
 

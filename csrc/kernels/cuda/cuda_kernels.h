@@ -91,6 +91,10 @@ void RegisterCudaIndexingKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // and float64 (Note [GPU fused programs]).
 void RegisterCudaFusedKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// The stateless random ops over the CPU's Philox streams (Note [Random
+// streams]): uniform floats and integers bit for bit as on the CPU.
+void RegisterCudaRandomKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -105,6 +109,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaActivationKernels(registry, gpu);
   RegisterCudaIndexingKernels(registry, gpu);
   RegisterCudaFusedKernels(registry, gpu);
+  RegisterCudaRandomKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda
