@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "devices/cpu/cpu_device.h"
+#include "kernels/common/training_math.h"
 #include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/registration.h"
@@ -42,7 +43,7 @@ class ApplyGradientDescentKernel final : public OpKernel {
     const C lr = Scalar<T>(ctx, 2);
     T* out = ctx.output(0).data<T>();
     ForEachElement(ctx, 2 * kCheapOpCycles, [&](int64_t i) {
-      out[i] = Store<T>(static_cast<C>(var[i]) - lr * static_cast<C>(grad[i]));
+      out[i] = Store<T>(math::GradientDescentStep<C>(static_cast<C>(var[i]), static_cast<C>(grad[i]), lr));
     });
     return Status::OK();
   }
@@ -62,10 +63,10 @@ class ApplyMomentumKernel final : public OpKernel {
     T* m_out = ctx.output(1).data<T>();
     const bool nesterov = nesterov_;
     ForEachElement(ctx, 4 * kCheapOpCycles, [&](int64_t i) {
-      const C g = static_cast<C>(grad[i]);
-      const C next_m = momentum * static_cast<C>(m[i]) - lr * g;
-      const C step = nesterov ? momentum * next_m - lr * g : next_m;
-      var_out[i] = Store<T>(static_cast<C>(var[i]) + step);
+      C next_var, next_m;
+      math::MomentumStep<C>(static_cast<C>(var[i]), static_cast<C>(m[i]), static_cast<C>(grad[i]), lr, momentum,
+                            nesterov, &next_var, &next_m);
+      var_out[i] = Store<T>(next_var);
       m_out[i] = Store<T>(next_m);
     });
     return Status::OK();
@@ -88,16 +89,16 @@ class ApplyAdamKernel final : public OpKernel {
     const C lr = Scalar<T>(ctx, 4), beta_1 = Scalar<T>(ctx, 5), beta_2 = Scalar<T>(ctx, 6);
     const C epsilon = Scalar<T>(ctx, 7), beta_1_power = Scalar<T>(ctx, 8), beta_2_power = Scalar<T>(ctx, 9);
     const C weight_decay = Scalar<T>(ctx, 10);
-    const C lr_t = lr * std::sqrt(C(1) - beta_2_power) / (C(1) - beta_1_power);
-    const C decay = C(1) - lr * weight_decay;
+    const math::AdamScalars<C> scalars =
+        math::MakeAdamScalars<C>(lr, beta_1, beta_2, epsilon, beta_1_power, beta_2_power, weight_decay);
     T* var_out = ctx.output(0).data<T>();
     T* m_out = ctx.output(1).data<T>();
     T* v_out = ctx.output(2).data<T>();
     ForEachElement(ctx, 12 * kCheapOpCycles, [&](int64_t i) {
-      const C g = static_cast<C>(grad[i]);
-      const C next_m = static_cast<C>(m[i]) + (g - static_cast<C>(m[i])) * (C(1) - beta_1);
-      const C next_v = static_cast<C>(v[i]) + (g * g - static_cast<C>(v[i])) * (C(1) - beta_2);
-      var_out[i] = Store<T>(static_cast<C>(var[i]) * decay - lr_t * next_m / (std::sqrt(next_v) + epsilon));
+      C next_var, next_m, next_v;
+      math::AdamStep<C>(static_cast<C>(var[i]), static_cast<C>(m[i]), static_cast<C>(v[i]), static_cast<C>(grad[i]),
+                        scalars, &next_var, &next_m, &next_v);
+      var_out[i] = Store<T>(next_var);
       m_out[i] = Store<T>(next_m);
       v_out[i] = Store<T>(next_v);
     });

@@ -95,6 +95,10 @@ void RegisterCudaFusedKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // streams]): uniform floats and integers bit for bit as on the CPU.
 void RegisterCudaRandomKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// apply_gradient_descent, apply_momentum, apply_adam: the optimizers'
+// fused updates, with the CPU's per-element math (training_math.h).
+void RegisterCudaTrainingKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -110,6 +114,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaIndexingKernels(registry, gpu);
   RegisterCudaFusedKernels(registry, gpu);
   RegisterCudaRandomKernels(registry, gpu);
+  RegisterCudaTrainingKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda
