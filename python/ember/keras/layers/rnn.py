@@ -47,6 +47,7 @@ def serialize(obj):
 
 class _RNN(Layer):
     gates = 1
+    _weights_group = "cell/vars"  # Keras keeps an RNN's weights on its cell (Note [Keras weight paths])
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
