@@ -1,4 +1,5 @@
-"""keras.callbacks: Callback, History, ProgbarLogger, ModelCheckpoint, EarlyStopping, ReduceLROnPlateau, ..."""
+"""keras.callbacks: Callback, History, ProgbarLogger, ModelCheckpoint, EarlyStopping, ReduceLROnPlateau,
+TensorBoard, BackupAndRestore, ..."""
 
 import csv as _csv
 import os as _os
@@ -344,3 +345,126 @@ class CSVLogger(Callback):
 
     def on_train_end(self, logs=None):
         self._file.close()
+
+
+class TensorBoard(Callback):
+    """Writes the training logs as TensorBoard event files (ember.summary), laid out as Keras 3 does:
+    ``log_dir/train`` gets ``epoch_<name>`` scalars (and ``epoch_learning_rate``) at step = epoch,
+    ``log_dir/validation`` the ``val_`` logs under the same names, plus
+    ``evaluation_<name>_vs_iterations`` at step = optimizer iterations after each evaluation. With
+    ``update_freq="batch"`` or an int n, ``batch_<name>`` scalars are written every n batches (step =
+    batches run in this fit); ``histogram_freq=n`` writes each weight's histogram every n epochs, and
+    ``write_graph`` the model's JSON config (TensorBoard's Keras model graph). ``write_images``,
+    ``profile_batch`` and the embeddings projector are accepted and not used."""
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
+                 embeddings_metadata=None):
+        super().__init__()
+        del write_images, profile_batch, embeddings_freq, embeddings_metadata
+        self.log_dir = _os.fspath(log_dir)
+        self.histogram_freq, self.write_graph = int(histogram_freq), write_graph
+        self.write_steps_per_second = write_steps_per_second
+        if update_freq == "batch":
+            update_freq = 1
+        if update_freq != "epoch" and (not isinstance(update_freq, int) or update_freq < 1):
+            raise ValueError(f"TensorBoard: update_freq must be 'epoch', 'batch' or a positive int, got "
+                             f"{update_freq!r}")
+        self.update_freq = update_freq
+        self._writers = {}
+        self._global_train_batch = self._global_test_batch = 0
+        self._batch_start = self._epoch_start = 0.0
+        self._epoch_start_iterations = 0
+
+    def _writer(self, which):
+        if which not in self._writers:
+            from ember import summary
+            self._writers[which] = summary.create_file_writer(_os.path.join(self.log_dir, which))
+        return self._writers[which]
+
+    def set_model(self, model):
+        super().set_model(model)
+        self._close_writers()
+        if self.write_graph and type(model).__name__ in ("Sequential", "Functional"):
+            self._write_model_config()
+
+    def _write_model_config(self):
+        import json
+        from ember import summary
+        from ember.keras.saving import serialize_layer
+        metadata = {"plugin_data": {"plugin_name": "graph_keras_model", "content": b"1"}}
+        with self._writer("train").as_default():
+            summary.write("keras", json.dumps(serialize_layer(self.model)), step=0, metadata=metadata)
+
+    def _scalars(self, which, values, step, prefix):
+        from ember import summary
+        with self._writer(which).as_default():
+            for name, value in values.items():
+                if _np.ndim(value) == 0:
+                    summary.scalar(prefix + name, float(value), step=step)
+
+    def _iterations(self):
+        optimizer = getattr(self.model, "optimizer", None)
+        return None if optimizer is None else int(optimizer.iterations.numpy())
+
+    def on_train_begin(self, logs=None):
+        self._global_train_batch = 0
+
+    def on_train_batch_begin(self, batch, logs=None):
+        import time
+        self._global_train_batch += 1
+        self._batch_start = time.time()
+
+    def on_train_batch_end(self, batch, logs=None):
+        import time
+        if self.update_freq == "epoch" or self._global_train_batch % self.update_freq:
+            return
+        values = dict(logs or {})
+        if self.write_steps_per_second:
+            values["steps_per_second"] = 1.0 / max(time.time() - self._batch_start, 1e-9)
+        self._scalars("train", values, self._global_train_batch, "batch_")
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self._global_test_batch += 1
+
+    def on_test_end(self, logs=None):
+        step = self._iterations()
+        if step is not None and logs:
+            self._scalars("validation", {f"evaluation_{k}_vs_iterations": v for k, v in logs.items()}, step, "")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        import time
+        self._epoch_start, self._epoch_start_iterations = time.time(), self._iterations() or 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        import time
+        logs = logs or {}
+        train = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        if getattr(self.model, "optimizer", None) is not None:
+            train["learning_rate"] = float(self.model.optimizer.learning_rate)
+        if self.write_steps_per_second:
+            seconds = max(time.time() - self._epoch_start, 1e-9)
+            train["steps_per_second"] = ((self._iterations() or 0) - self._epoch_start_iterations) / seconds
+        self._scalars("train", train, epoch, "epoch_")
+        val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        if val:
+            self._scalars("validation", val, epoch, "epoch_")
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            self._log_weights(epoch)
+
+    def _log_weights(self, epoch):
+        # Keras tags them "<weight name>/histogram"; the layer's name is put in front here, so that
+        # the kernels of two layers do not share one tag.
+        from ember import summary
+        with self._writer("train").as_default():
+            for layer in self.model.layers:
+                for weight in layer.weights:
+                    summary.histogram(f"{layer.name}/{weight.name.replace(':', '_')}/histogram", weight, step=epoch)
+
+    def on_train_end(self, logs=None):
+        self._close_writers()
+
+    def _close_writers(self):
+        for writer in self._writers.values():
+            writer.close()
+        self._writers = {}

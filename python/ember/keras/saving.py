@@ -216,7 +216,8 @@ def _h5_bytes(model, include_optimizer=False):
 
 def _npz_bytes(model, include_optimizer=False):
     arrays = {path: v.numpy() for path, v in _weight_items(model)}
-    arrays.update({f"{_OPTIMIZER}/{i}": v.numpy() for i, v in enumerate(_optimizer_variables(model, include_optimizer))})
+    optimizer = _optimizer_variables(model, include_optimizer)
+    arrays.update({f"{_OPTIMIZER}/{i}": v.numpy() for i, v in enumerate(optimizer)})
     buffer = _io.BytesIO()
     _np.savez(buffer, **arrays)
     return buffer.getvalue()
