@@ -381,6 +381,17 @@ class Model(Layer):
                 return layer
         raise ValueError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in layers]}")
 
+    def reset_states(self):
+        """Zeroes the states of every stateful RNN in the model (Keras 2's Model.reset_states)."""
+        pending, seen = list(self._sublayers()), set()
+        while pending:
+            layer = pending.pop()
+            if id(layer) not in seen:
+                seen.add(id(layer))
+                if getattr(layer, "stateful", False) and hasattr(layer, "reset_state"):
+                    layer.reset_state()
+                pending.extend(layer._sublayers())
+
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         from ember.keras import saving
         saving.save_model(self, filepath, overwrite=overwrite)
