@@ -163,4 +163,5 @@ def test_fit_with_rnn_dropout_trains_and_predict_is_deterministic():
     y = x.sum(axis=(1, 2))[:, None].astype(np.float32)
     history = model.fit(x, y, epochs=8, batch_size=16, verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
-    np.testing.assert_array_equal(model.predict(x, verbose=0), model.predict(x, verbose=0))
+    # No dropout at inference: two runs agree (up to the last bit of a threaded matmul).
+    np.testing.assert_allclose(model.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-5, atol=1e-6)
