@@ -217,21 +217,42 @@ class EarlyStopping(_Monitor):
 
 
 class ModelCheckpoint(_Monitor):
-    """Saves the model (``.keras``) or its weights (``.weights.h5``-named npz) after each epoch;
-    ``filepath`` may hold ``{epoch}`` and log keys, e.g. ``"m-{epoch:02d}-{val_loss:.2f}.keras"``."""
+    """Saves the model (``.keras``) or its weights (``.weights.h5``) after each epoch, or every
+    ``save_freq`` batches when it is an int (batches counted across epochs); ``filepath`` may hold
+    ``{epoch}``, ``{batch}`` (with an int save_freq) and log keys, e.g. ``"m-{epoch:02d}-{val_loss:.2f}.keras"``."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
                  mode="auto", save_freq="epoch", initial_value_threshold=None):
         super().__init__(monitor, mode, 0)
-        if save_freq != "epoch":
-            raise NotImplementedError("ModelCheckpoint: only save_freq='epoch' is supported")
+        if save_freq != "epoch" and (isinstance(save_freq, bool) or not isinstance(save_freq, int)
+                                     or save_freq < 1):
+            raise ValueError(f"ModelCheckpoint: save_freq must be 'epoch' or a positive int, got {save_freq!r}")
         self.filepath, self.verbose = _os.fspath(filepath), verbose
         self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
+        self.save_freq = save_freq
         self.best = initial_value_threshold
+        self._epoch = 0
+        self._batches_since_save = 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        self._batches_since_save += 1
+        if self._batches_since_save >= self.save_freq:
+            self._batches_since_save = 0
+            self._save(self._epoch, batch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, None, logs)
+
+    def _save(self, epoch, batch, logs):
         logs = logs or {}
-        path = self.filepath.format(epoch=epoch + 1, **logs)
+        extra = {} if batch is None else {"batch": batch + 1}
+        path = self.filepath.format(epoch=epoch + 1, **extra, **logs)
         if self.save_best_only:
             current = self._current(logs)
             if current is None or not self._improved(current, self.best):
@@ -244,6 +265,56 @@ class ModelCheckpoint(_Monitor):
             self.model.save_weights(path)
         else:
             self.model.save(path)
+
+
+class BackupAndRestore(Callback):
+    """Backs up the model's weights and optimizer state in ``backup_dir`` at the end of every epoch;
+    a ``fit`` that starts while a backup is there (the previous one was interrupted) loads it and
+    resumes at the epoch after the backed-up one. The backup is deleted when training ends normally
+    (unless ``delete_checkpoint=False``). Only ``save_freq="epoch"``; ``double_checkpoint`` is
+    accepted and not used (the backup is replaced atomically)."""
+
+    _WEIGHTS, _METADATA = "latest.weights", "training_metadata.json"
+
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint=False, delete_checkpoint=True):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("BackupAndRestore: backup_dir is empty")
+        if save_freq != "epoch":
+            raise NotImplementedError("BackupAndRestore: only save_freq='epoch' is supported")
+        del double_checkpoint
+        self.backup_dir, self.save_freq, self.delete_checkpoint = _os.fspath(backup_dir), save_freq, delete_checkpoint
+
+    def _path(self, name):
+        return _os.path.join(self.backup_dir, name)
+
+    def on_train_begin(self, logs=None):
+        import json
+        from ember.keras import saving
+        if not _os.path.exists(self._path(self._METADATA)):
+            return
+        with open(self._path(self._METADATA)) as f:
+            epoch = json.load(f)["epoch"]
+        saving.restore_training_state(self.model, self._path(self._WEIGHTS))
+        self.model._resume_epoch = epoch + 1  # fit starts at the epoch after the backed-up one
+
+    def on_epoch_end(self, epoch, logs=None):
+        import json
+        from ember.keras import saving
+        _os.makedirs(self.backup_dir, exist_ok=True)
+        # Each file is written beside its place and renamed over it, so an interruption while
+        # writing leaves the previous backup whole.
+        saving.save_training_state(self.model, self._path(self._WEIGHTS + ".tmp"))
+        _os.replace(self._path(self._WEIGHTS + ".tmp"), self._path(self._WEIGHTS))
+        with open(self._path(self._METADATA + ".tmp"), "w") as f:
+            json.dump({"epoch": epoch}, f)
+        _os.replace(self._path(self._METADATA + ".tmp"), self._path(self._METADATA))
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint:  # an interrupted fit never gets here, so its backup stays
+            for name in (self._WEIGHTS, self._METADATA):
+                if _os.path.exists(self._path(name)):
+                    _os.remove(self._path(name))
 
 
 class ReduceLROnPlateau(_Monitor):

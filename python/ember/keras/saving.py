@@ -335,6 +335,22 @@ def load_weights(model, filepath):
         _load_weights_from(model, saved)
 
 
+def save_training_state(model, filepath):
+    """The weights and optimizer state in one file (h5 with h5py, else npz), for BackupAndRestore."""
+    data = (_h5_bytes if _have_h5py() else _npz_bytes)(model, include_optimizer=True)
+    with open(filepath, "wb") as f:
+        f.write(data)
+
+
+def restore_training_state(model, filepath):
+    with open(filepath, "rb") as f:
+        data = f.read()
+    with _Saved(data) as saved:
+        _load_weights_from(model, saved)
+        if getattr(model, "optimizer", None) is not None:
+            _load_optimizer_from(model, saved)
+
+
 def _weights_name(names, filepath):
     for name in (_WEIGHTS_H5, _WEIGHTS_NPZ):
         if name in names:

@@ -267,7 +267,10 @@ class Model(Layer):
         cbs.append(history)
         train_fn = self._step_function("train")
         self.stop_training = False
+        self._resume_epoch = None
         cbs.on_train_begin()
+        if self._resume_epoch is not None:  # BackupAndRestore found a backup: go on after its epoch
+            initial_epoch, self._resume_epoch = max(initial_epoch, self._resume_epoch), None
         logs = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
