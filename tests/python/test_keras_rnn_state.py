@@ -165,3 +165,23 @@ def test_fit_with_rnn_dropout_trains_and_predict_is_deterministic():
     assert history.history["loss"][-1] < history.history["loss"][0]
     # No dropout at inference: two runs agree (up to the last bit of a threaded matmul).
     np.testing.assert_allclose(model.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-5, atol=1e-6)
+
+
+def test_stateful_bidirectional_carries_both_directions():
+    model = keras.Sequential([keras.Input((3, 2), batch_size=2),
+                              layers.Bidirectional(layers.SimpleRNN(3, stateful=True), merge_mode=None)])
+    bi = model.layers[0]
+    x = RNG.standard_normal((2, 3, 2)).astype(np.float32)
+    first = [t.numpy() for t in bi(x)]
+    second = [t.numpy() for t in bi(x)]
+    assert len(bi.states) == 2 and not np.allclose(first[0], second[0]) and not np.allclose(first[1], second[1])
+    k, u, b = (v.numpy().astype(np.float64) for v in bi.forward_layer.weights)
+    h = np.zeros((2, 3))
+    for _ in range(2):  # the forward direction: the sequence twice, the state carried over
+        for t in range(3):
+            h = np.tanh(x[:, t] @ k + h @ u + b)
+    np.testing.assert_allclose(second[0], h, rtol=1e-5, atol=1e-6)
+    bi.reset_state()
+    np.testing.assert_allclose(bi(x)[0].numpy(), first[0], rtol=1e-6)
+    with pytest.raises(AttributeError):
+        layers.Bidirectional(layers.LSTM(2)).reset_state()
