@@ -181,3 +181,22 @@ def test_tensorboard_reads_the_files(tmp_path):
     acc.Reload()
     (event,) = acc.Tensors("loss")
     assert event.step == 2
+
+
+def test_set_as_default_and_the_state_is_per_thread(tmp_path):
+    import threading
+    writer = ember.summary.create_file_writer(str(tmp_path))
+    results = []
+
+    def worker():  # set_as_default lasts for the rest of the thread: run it in one of its own
+        writer.set_as_default(step=3)
+        results.append(ember.summary.scalar("t", 1.0))
+        results.append(ember.summary.experimental.get_step())
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert results == [True, 3]
+    assert not ember.summary.should_record_summaries() and ember.summary.experimental.get_step() is None
+    writer.close()
+    assert [(s, t) for s, t, _, _, _ in _values(tmp_path)] == [(3, "t")]
