@@ -49,12 +49,13 @@ def _tensors(directory, plugin, dtype):
 def test_epoch_scalars_in_train_and_validation_dirs(tmp_path):
     x, y = _data()
     model = _model()
-    board = callbacks.TensorBoard(log_dir=str(tmp_path))
+    board = callbacks.TensorBoard(log_dir=str(tmp_path), write_steps_per_second=True)
     history = model.fit(x[:24], y[:24], validation_data=(x[24:], y[24:]), epochs=3, batch_size=8, verbose=0,
                         callbacks=[board])
     assert sorted(os.listdir(tmp_path)) == ["train", "validation"]
     train, val = _scalars(tmp_path / "train"), _scalars(tmp_path / "validation")
-    assert sorted(train) == ["epoch_learning_rate", "epoch_loss", "epoch_mae"]
+    assert sorted(train) == ["epoch_learning_rate", "epoch_loss", "epoch_mae", "epoch_steps_per_second"]
+    assert all(v > 0 for _, v in train["epoch_steps_per_second"])
     for key in ("loss", "mae"):
         assert [s for s, _ in train[f"epoch_{key}"]] == [0, 1, 2]
         np.testing.assert_allclose([v for _, v in train[f"epoch_{key}"]], history.history[key], rtol=1e-6)
