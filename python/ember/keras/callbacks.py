@@ -2,7 +2,9 @@
 TensorBoard, BackupAndRestore, ..."""
 
 import csv as _csv
+import json as _json
 import os as _os
+import time as _time
 
 import numpy as _np
 
@@ -289,17 +291,15 @@ class BackupAndRestore(Callback):
         return _os.path.join(self.backup_dir, name)
 
     def on_train_begin(self, logs=None):
-        import json
         from ember.keras import saving
         if not _os.path.exists(self._path(self._METADATA)):
             return
         with open(self._path(self._METADATA)) as f:
-            epoch = json.load(f)["epoch"]
+            epoch = _json.load(f)["epoch"]
         saving.restore_training_state(self.model, self._path(self._WEIGHTS))
         self.model._resume_epoch = epoch + 1  # fit starts at the epoch after the backed-up one
 
     def on_epoch_end(self, epoch, logs=None):
-        import json
         from ember.keras import saving
         _os.makedirs(self.backup_dir, exist_ok=True)
         # Each file is written beside its place and renamed over it, so an interruption while
@@ -307,7 +307,7 @@ class BackupAndRestore(Callback):
         saving.save_training_state(self.model, self._path(self._WEIGHTS + ".tmp"))
         _os.replace(self._path(self._WEIGHTS + ".tmp"), self._path(self._WEIGHTS))
         with open(self._path(self._METADATA + ".tmp"), "w") as f:
-            json.dump({"epoch": epoch}, f)
+            _json.dump({"epoch": epoch}, f)
         _os.replace(self._path(self._METADATA + ".tmp"), self._path(self._METADATA))
 
     def on_train_end(self, logs=None):
@@ -460,12 +460,11 @@ class TensorBoard(Callback):
             self._write_model_config()
 
     def _write_model_config(self):
-        import json
         from ember import summary
         from ember.keras.saving import serialize_layer
         metadata = {"plugin_data": {"plugin_name": "graph_keras_model", "content": b"1"}}
         with self._writer("train").as_default():
-            summary.write("keras", json.dumps(serialize_layer(self.model)), step=0, metadata=metadata)
+            summary.write("keras", _json.dumps(serialize_layer(self.model)), step=0, metadata=metadata)
 
     def _scalars(self, which, values, step, prefix):
         from ember import summary
@@ -482,17 +481,15 @@ class TensorBoard(Callback):
         self._global_train_batch = 0
 
     def on_train_batch_begin(self, batch, logs=None):
-        import time
         self._global_train_batch += 1
-        self._batch_start = time.time()
+        self._batch_start = _time.time()
 
     def on_train_batch_end(self, batch, logs=None):
-        import time
         if self.update_freq == "epoch" or self._global_train_batch % self.update_freq:
             return
         values = dict(logs or {})
         if self.write_steps_per_second:
-            values["steps_per_second"] = 1.0 / max(time.time() - self._batch_start, 1e-9)
+            values["steps_per_second"] = 1.0 / max(_time.time() - self._batch_start, 1e-9)
         self._scalars("train", values, self._global_train_batch, "batch_")
 
     def on_test_batch_begin(self, batch, logs=None):
@@ -504,17 +501,15 @@ class TensorBoard(Callback):
             self._scalars("validation", {f"evaluation_{k}_vs_iterations": v for k, v in logs.items()}, step, "")
 
     def on_epoch_begin(self, epoch, logs=None):
-        import time
-        self._epoch_start, self._epoch_start_iterations = time.time(), self._iterations() or 0
+        self._epoch_start, self._epoch_start_iterations = _time.time(), self._iterations() or 0
 
     def on_epoch_end(self, epoch, logs=None):
-        import time
         logs = logs or {}
         train = {k: v for k, v in logs.items() if not k.startswith("val_")}
         if getattr(self.model, "optimizer", None) is not None:
             train["learning_rate"] = float(self.model.optimizer.learning_rate)
         if self.write_steps_per_second:
-            seconds = max(time.time() - self._epoch_start, 1e-9)
+            seconds = max(_time.time() - self._epoch_start, 1e-9)
             train["steps_per_second"] = ((self._iterations() or 0) - self._epoch_start_iterations) / seconds
         self._scalars("train", train, epoch, "epoch_")
         val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
