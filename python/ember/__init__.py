@@ -85,6 +85,7 @@ from ember import strings  # noqa: E402 - tf.strings: host-side string ops
 from ember import io  # noqa: E402 - tf.io: files, CSV, TFRecords, serialized tensors
 from ember import data  # noqa: E402 - tf.data: input pipelines
 from ember import train  # noqa: E402 - tf.train: checkpoints
+from ember import summary  # noqa: E402 - tf.summary: TensorBoard event files
 from ember import saved_model  # noqa: E402 - tf.saved_model: modules with their functions
 from ember import profiler  # noqa: E402 - tf.profiler.experimental
 from ember import experimental  # noqa: E402 - tf.experimental.dlpack

@@ -454,6 +454,15 @@ TF_SIGNATURES = {
     'strings.unicode_encode': ['input', 'output_encoding', 'errors', 'replacement_char', 'name'],
     'strings.bytes_split': ['input', 'name'],
     'strings.to_hash_bucket_fast': ['input', 'num_buckets', 'name'],
+    'summary.create_file_writer': ['logdir', 'max_queue', 'flush_millis', 'filename_suffix', 'name',
+                                   'experimental_trackable', 'experimental_mesh'],
+    'summary.scalar': ['name', 'data', 'step', 'description'],
+    'summary.histogram': ['name', 'data', 'step', 'buckets', 'description'],
+    'summary.text': ['name', 'data', 'step', 'description'],
+    'summary.write': ['tag', 'tensor', 'step', 'metadata', 'name'],
+    'summary.flush': ['writer', 'name'],
+    'summary.record_if': ['condition'],
+    'summary.experimental.set_step': ['step'],
     'io.read_file': ['filename', 'name'],
     'io.write_file': ['filename', 'contents', 'name'],
     'io.decode_csv': ['records', 'record_defaults', 'field_delim', 'use_quote_delim', 'na_value', 'select_cols',
@@ -515,7 +524,7 @@ TF_NAMES = {
         'reverse', 'reverse_sequence', 'roll', 'round', 'saved_model', 'scatter_nd', 'searchsorted', 'shape', 'sigmoid', 'sign',
         'signal', 'sin', 'sinh', 'size', 'slice', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack',
         'string', 'strings', 'io',
-        'stop_gradient', 'strided_slice', 'subtract', 'tan', 'tanh', 'tensor_scatter_nd_update', 'tensordot', 'tile',
+        'stop_gradient', 'strided_slice', 'subtract', 'summary', 'tan', 'tanh', 'tensor_scatter_nd_update', 'tensordot', 'tile',
         'train', 'transpose', 'truediv', 'uint8', 'unique', 'unique_with_counts', 'unstack',
         'where', 'while_loop', 'zeros', 'zeros_like'
     ],
@@ -595,6 +604,9 @@ TF_NAMES = {
         'stateless_categorical', 'stateless_normal', 'stateless_truncated_normal', 'stateless_uniform',
         'truncated_normal', 'uniform'
     ],
+    'summary': ['SummaryWriter', 'create_file_writer', 'create_noop_writer', 'experimental', 'flush', 'histogram',
+                'record_if', 'scalar', 'should_record_summaries', 'text', 'write'],
+    'summary.experimental': ['get_step', 'set_step'],
     'train': ['Checkpoint', 'CheckpointManager', 'latest_checkpoint', 'list_variables', 'load_checkpoint'],
     'saved_model': ['LoadOptions', 'SaveOptions', 'contains_saved_model', 'load', 'save'],
     'sparse': ['SparseTensor', 'add', 'from_dense', 'reduce_sum', 'reorder', 'sparse_dense_matmul', 'to_dense',
@@ -731,5 +743,5 @@ def test_implementation_details_are_not_public(path):
 def test_tensorflow_namespaces_present():
     for name in ("math", "nn", "linalg", "random", "data", "config", "keras", "dtypes", "errors", "nest",
                  "bitwise", "debugging", "autodiff", "initializers", "optimizers", "raw_ops", "train",
-                 "saved_model"):
+                 "saved_model", "summary"):
         assert inspect.ismodule(getattr(ember, name)), name

@@ -12,8 +12,8 @@ class Field(NamedTuple):
     """One field of a schema: its name, its kind and whether it repeats.
 
     Kinds: "int32", "int64", "uint32", "uint64", "bool", "enum" (varints),
-    "fixed32", "string", "bytes", and "message" (with ``message``, the
-    sub-schema: {field number: Field}).
+    "fixed32", "float" (32-bit), "double" (64-bit), "string", "bytes", and
+    "message" (with ``message``, the sub-schema: {field number: Field}).
     """
     name: str
     kind: str
@@ -22,7 +22,9 @@ class Field(NamedTuple):
 
 
 _VARINT_KINDS = {"int32", "int64", "uint32", "uint64", "bool", "enum"}
-_DEFAULTS = {"string": "", "bytes": b"", "fixed32": 0, "message": None}
+_DEFAULTS = {"string": "", "bytes": b"", "fixed32": 0, "float": 0.0, "double": 0.0, "message": None}
+# The fixed-width kinds: (wire type, struct format of one value).
+_FIXED = {"fixed32": (5, "I"), "float": (5, "f"), "double": (1, "d")}
 
 
 def read_varint(buf, pos):
@@ -95,11 +97,13 @@ def _field_values(field, wire, payload):
                 raw, pos = read_varint(payload, pos)
                 values.append(_scalar(kind, raw))
             return values
-    elif kind == "fixed32":
-        if wire == 5:
-            return [struct.unpack("<I", payload)[0]]
-        if wire == 2 and field.repeated and len(payload) % 4 == 0:
-            return list(struct.unpack(f"<{len(payload) // 4}I", payload))
+    elif kind in _FIXED:
+        fixed_wire, code = _FIXED[kind]
+        size = struct.calcsize(code)
+        if wire == fixed_wire:
+            return [struct.unpack("<" + code, payload)[0]]
+        if wire == 2 and field.repeated and len(payload) % size == 0:
+            return list(struct.unpack(f"<{len(payload) // size}{code}", payload))
     elif wire == 2:
         if kind == "bytes":
             return [payload]
@@ -137,16 +141,20 @@ def encode(message, schema):
         if value is None or (not field.repeated and field.kind != "message" and not value):
             continue
         values = value if field.repeated else [value]
-        if field.repeated and field.kind in _VARINT_KINDS:
+        if field.repeated and (field.kind in _VARINT_KINDS or field.kind in _FIXED):
             if values:
-                packed = b"".join(write_varint(int(v)) for v in values)
+                if field.kind in _FIXED:
+                    packed = struct.pack(f"<{len(values)}{_FIXED[field.kind][1]}", *values)
+                else:
+                    packed = b"".join(write_varint(int(v)) for v in values)
                 out += write_varint(number << 3 | 2) + write_varint(len(packed)) + packed
             continue
         for v in values:
             if field.kind in _VARINT_KINDS:
                 out += write_varint(number << 3) + write_varint(int(v))
-            elif field.kind == "fixed32":
-                out += write_varint(number << 3 | 5) + struct.pack("<I", v)
+            elif field.kind in _FIXED:
+                wire, code = _FIXED[field.kind]
+                out += write_varint(number << 3 | wire) + struct.pack("<" + code, v)
             else:
                 payload = (v.encode("utf-8") if field.kind == "string"
                            else encode(v, field.message) if field.kind == "message" else bytes(v))

@@ -1,7 +1,10 @@
-"""keras.callbacks: Callback, History, ProgbarLogger, ModelCheckpoint, EarlyStopping, ReduceLROnPlateau, ..."""
+"""keras.callbacks: Callback, History, ProgbarLogger, ModelCheckpoint, EarlyStopping, ReduceLROnPlateau,
+TensorBoard, BackupAndRestore, ..."""
 
 import csv as _csv
+import json as _json
 import os as _os
+import time as _time
 
 import numpy as _np
 
@@ -216,21 +219,42 @@ class EarlyStopping(_Monitor):
 
 
 class ModelCheckpoint(_Monitor):
-    """Saves the model (``.keras``) or its weights (``.weights.h5``-named npz) after each epoch;
-    ``filepath`` may hold ``{epoch}`` and log keys, e.g. ``"m-{epoch:02d}-{val_loss:.2f}.keras"``."""
+    """Saves the model (``.keras``) or its weights (``.weights.h5``) after each epoch, or every
+    ``save_freq`` batches when it is an int (batches counted across epochs); ``filepath`` may hold
+    ``{epoch}``, ``{batch}`` (with an int save_freq) and log keys, e.g. ``"m-{epoch:02d}-{val_loss:.2f}.keras"``."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
                  mode="auto", save_freq="epoch", initial_value_threshold=None):
         super().__init__(monitor, mode, 0)
-        if save_freq != "epoch":
-            raise NotImplementedError("ModelCheckpoint: only save_freq='epoch' is supported")
+        if save_freq != "epoch" and (isinstance(save_freq, bool) or not isinstance(save_freq, int)
+                                     or save_freq < 1):
+            raise ValueError(f"ModelCheckpoint: save_freq must be 'epoch' or a positive int, got {save_freq!r}")
         self.filepath, self.verbose = _os.fspath(filepath), verbose
         self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
+        self.save_freq = save_freq
         self.best = initial_value_threshold
+        self._epoch = 0
+        self._batches_since_save = 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        self._batches_since_save += 1
+        if self._batches_since_save >= self.save_freq:
+            self._batches_since_save = 0
+            self._save(self._epoch, batch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, None, logs)
+
+    def _save(self, epoch, batch, logs):
         logs = logs or {}
-        path = self.filepath.format(epoch=epoch + 1, **logs)
+        extra = {} if batch is None else {"batch": batch + 1}
+        path = self.filepath.format(epoch=epoch + 1, **extra, **logs)
         if self.save_best_only:
             current = self._current(logs)
             if current is None or not self._improved(current, self.best):
@@ -243,6 +267,54 @@ class ModelCheckpoint(_Monitor):
             self.model.save_weights(path)
         else:
             self.model.save(path)
+
+
+class BackupAndRestore(Callback):
+    """Backs up the model's weights and optimizer state in ``backup_dir`` at the end of every epoch;
+    a ``fit`` that starts while a backup is there (the previous one was interrupted) loads it and
+    resumes at the epoch after the backed-up one. The backup is deleted when training ends normally
+    (unless ``delete_checkpoint=False``). Only ``save_freq="epoch"``; ``double_checkpoint`` is
+    accepted and not used (the backup is replaced atomically)."""
+
+    _WEIGHTS, _METADATA = "latest.weights", "training_metadata.json"
+
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint=False, delete_checkpoint=True):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("BackupAndRestore: backup_dir is empty")
+        if save_freq != "epoch":
+            raise NotImplementedError("BackupAndRestore: only save_freq='epoch' is supported")
+        del double_checkpoint
+        self.backup_dir, self.save_freq, self.delete_checkpoint = _os.fspath(backup_dir), save_freq, delete_checkpoint
+
+    def _path(self, name):
+        return _os.path.join(self.backup_dir, name)
+
+    def on_train_begin(self, logs=None):
+        from ember.keras import saving
+        if not _os.path.exists(self._path(self._METADATA)):
+            return
+        with open(self._path(self._METADATA)) as f:
+            epoch = _json.load(f)["epoch"]
+        saving.restore_training_state(self.model, self._path(self._WEIGHTS))
+        self.model._resume_epoch = epoch + 1  # fit starts at the epoch after the backed-up one
+
+    def on_epoch_end(self, epoch, logs=None):
+        from ember.keras import saving
+        _os.makedirs(self.backup_dir, exist_ok=True)
+        # Each file is written beside its place and renamed over it, so an interruption while
+        # writing leaves the previous backup whole.
+        saving.save_training_state(self.model, self._path(self._WEIGHTS + ".tmp"))
+        _os.replace(self._path(self._WEIGHTS + ".tmp"), self._path(self._WEIGHTS))
+        with open(self._path(self._METADATA + ".tmp"), "w") as f:
+            _json.dump({"epoch": epoch}, f)
+        _os.replace(self._path(self._METADATA + ".tmp"), self._path(self._METADATA))
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint:  # an interrupted fit never gets here, so its backup stays
+            for name in (self._WEIGHTS, self._METADATA):
+                if _os.path.exists(self._path(name)):
+                    _os.remove(self._path(name))
 
 
 class ReduceLROnPlateau(_Monitor):
@@ -344,3 +416,121 @@ class CSVLogger(Callback):
 
     def on_train_end(self, logs=None):
         self._file.close()
+
+
+class TensorBoard(Callback):
+    """Writes the training logs as TensorBoard event files (ember.summary), laid out as Keras 3 does:
+    ``log_dir/train`` gets ``epoch_<name>`` scalars (and ``epoch_learning_rate``) at step = epoch,
+    ``log_dir/validation`` the ``val_`` logs under the same names, plus
+    ``evaluation_<name>_vs_iterations`` at step = optimizer iterations after each evaluation. With
+    ``update_freq="batch"`` or an int n, ``batch_<name>`` scalars are written every n batches (step =
+    batches run in this fit); ``histogram_freq=n`` writes each weight's histogram every n epochs, and
+    ``write_graph`` the model's JSON config (TensorBoard's Keras model graph). ``write_images``,
+    ``profile_batch`` and the embeddings projector are accepted and not used."""
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
+                 embeddings_metadata=None):
+        super().__init__()
+        del write_images, profile_batch, embeddings_freq, embeddings_metadata
+        self.log_dir = _os.fspath(log_dir)
+        self.histogram_freq, self.write_graph = int(histogram_freq), write_graph
+        self.write_steps_per_second = write_steps_per_second
+        if update_freq == "batch":
+            update_freq = 1
+        if update_freq != "epoch" and (not isinstance(update_freq, int) or update_freq < 1):
+            raise ValueError(f"TensorBoard: update_freq must be 'epoch', 'batch' or a positive int, got "
+                             f"{update_freq!r}")
+        self.update_freq = update_freq
+        self._writers = {}
+        self._global_train_batch = self._global_test_batch = 0
+        self._batch_start = self._epoch_start = 0.0
+        self._epoch_start_iterations = 0
+
+    def _writer(self, which):
+        if which not in self._writers:
+            from ember import summary
+            self._writers[which] = summary.create_file_writer(_os.path.join(self.log_dir, which))
+        return self._writers[which]
+
+    def set_model(self, model):
+        super().set_model(model)
+        self._close_writers()
+        if self.write_graph and type(model).__name__ in ("Sequential", "Functional"):
+            self._write_model_config()
+
+    def _write_model_config(self):
+        from ember import summary
+        from ember.keras.saving import serialize_layer
+        metadata = {"plugin_data": {"plugin_name": "graph_keras_model", "content": b"1"}}
+        with self._writer("train").as_default():
+            summary.write("keras", _json.dumps(serialize_layer(self.model)), step=0, metadata=metadata)
+
+    def _scalars(self, which, values, step, prefix):
+        from ember import summary
+        with self._writer(which).as_default():
+            for name, value in values.items():
+                if _np.ndim(value) == 0:
+                    summary.scalar(prefix + name, float(value), step=step)
+
+    def _iterations(self):
+        optimizer = getattr(self.model, "optimizer", None)
+        return None if optimizer is None else int(optimizer.iterations.numpy())
+
+    def on_train_begin(self, logs=None):
+        self._global_train_batch = 0
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._global_train_batch += 1
+        self._batch_start = _time.time()
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.update_freq == "epoch" or self._global_train_batch % self.update_freq:
+            return
+        values = dict(logs or {})
+        if self.write_steps_per_second:
+            values["steps_per_second"] = 1.0 / max(_time.time() - self._batch_start, 1e-9)
+        self._scalars("train", values, self._global_train_batch, "batch_")
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self._global_test_batch += 1
+
+    def on_test_end(self, logs=None):
+        step = self._iterations()
+        if step is not None and logs:
+            self._scalars("validation", {f"evaluation_{k}_vs_iterations": v for k, v in logs.items()}, step, "")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch_start, self._epoch_start_iterations = _time.time(), self._iterations() or 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        train = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        if getattr(self.model, "optimizer", None) is not None:
+            train["learning_rate"] = float(self.model.optimizer.learning_rate)
+        if self.write_steps_per_second:
+            seconds = max(_time.time() - self._epoch_start, 1e-9)
+            train["steps_per_second"] = ((self._iterations() or 0) - self._epoch_start_iterations) / seconds
+        self._scalars("train", train, epoch, "epoch_")
+        val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        if val:
+            self._scalars("validation", val, epoch, "epoch_")
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            self._log_weights(epoch)
+
+    def _log_weights(self, epoch):
+        # Keras tags them "<weight name>/histogram"; the layer's name is put in front here, so that
+        # the kernels of two layers do not share one tag.
+        from ember import summary
+        with self._writer("train").as_default():
+            for layer in self.model.layers:
+                for weight in layer.weights:
+                    summary.histogram(f"{layer.name}/{weight.name.replace(':', '_')}/histogram", weight, step=epoch)
+
+    def on_train_end(self, logs=None):
+        self._close_writers()
+
+    def _close_writers(self):
+        for writer in self._writers.values():
+            writer.close()
+        self._writers = {}

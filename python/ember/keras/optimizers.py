@@ -69,6 +69,12 @@ def serialize(optimizer):
             "registered_name": None}
 
 
+# Keras 3's optimizer configs also hold these options; at these values (their defaults) they
+# change nothing, so a config Keras wrote loads; other values are refused by name.
+_KERAS_ONLY_DEFAULTS = {"use_ema": False, "ema_momentum": 0.99, "ema_overwrite_frequency": None,
+                        "loss_scale_factor": None, "gradient_accumulation_steps": None}
+
+
 def deserialize(config):
     cls = {c.__name__: c for c in _BY_NAME.values()}.get(config["class_name"])
     if cls is None:
@@ -79,6 +85,12 @@ def deserialize(config):
         if "class_name" not in lr:
             raise ValueError("optimizers.deserialize: a learning-rate schedule needs its class_name")
         inner["learning_rate"] = getattr(schedules, lr["class_name"])(**lr["config"])
+    import inspect
+    accepted = inspect.signature(cls).parameters
+    for key in [k for k in inner if k not in accepted]:
+        value = inner.pop(key)
+        if key not in _KERAS_ONLY_DEFAULTS or value != _KERAS_ONLY_DEFAULTS[key]:
+            raise ValueError(f"optimizers.deserialize: {config['class_name']}({key}={value!r}) is not supported")
     return cls(**inner)
 
 

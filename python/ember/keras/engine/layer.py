@@ -81,6 +81,8 @@ class Layer(Module):
         self.autocast = autocast
         self.supports_masking = False
         from ember.keras import backend
+        if isinstance(dtype, dict):  # the DTypePolicy config Keras 3 writes in saved configs
+            dtype = (dtype.get("config") or {}).get("name")
         self._dtype_name = as_dtype(dtype or backend.floatx()).name
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)

@@ -14,8 +14,9 @@ def _counts():
 
 
 def to_snake_case(name):
+    # Keras' rule: a digit does not end a word, so Conv2D is "conv2d" (layer names and weight paths).
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def unique_name(base):

@@ -267,7 +267,10 @@ class Model(Layer):
         cbs.append(history)
         train_fn = self._step_function("train")
         self.stop_training = False
+        self._resume_epoch = None
         cbs.on_train_begin()
+        if self._resume_epoch is not None:  # BackupAndRestore found a backup: go on after its epoch
+            initial_epoch, self._resume_epoch = max(initial_epoch, self._resume_epoch), None
         logs = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
@@ -380,6 +383,17 @@ class Model(Layer):
             if layer.name == name:
                 return layer
         raise ValueError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in layers]}")
+
+    def reset_states(self):
+        """Zeroes the states of every stateful RNN in the model (Keras 2's Model.reset_states)."""
+        pending, seen = list(self._sublayers()), set()
+        while pending:
+            layer = pending.pop()
+            if id(layer) not in seen:
+                seen.add(id(layer))
+                if getattr(layer, "stateful", False) and hasattr(layer, "reset_state"):
+                    layer.reset_state()
+                pending.extend(layer._sublayers())
 
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         from ember.keras import saving

@@ -51,6 +51,7 @@ class Bidirectional(Layer):
             backward_layer = type(layer).from_config(config)
         self.backward_layer = backward_layer
         self.return_sequences = getattr(layer, "return_sequences", False)
+        self.stateful = getattr(layer, "stateful", False)
         if getattr(layer, "return_state", False):
             raise NotImplementedError("Bidirectional: return_state is not supported")
 
@@ -72,6 +73,20 @@ class Bidirectional(Layer):
 
     def compute_mask(self, inputs, previous_mask=None):
         return previous_mask if self.return_sequences else None
+
+    def reset_state(self):
+        """Resets both directions' states (stateful RNNs only)."""
+        if not self.stateful:
+            raise AttributeError(f"Bidirectional {self.name}: reset_state needs a stateful layer")
+        self.forward_layer.reset_state()
+        self.backward_layer.reset_state()
+
+    reset_states = reset_state
+
+    @property
+    def states(self):
+        forward, backward = self.forward_layer.states, self.backward_layer.states
+        return tuple(forward + backward) if forward and backward else None
 
     def get_config(self):
         from ember.keras.saving import serialize_layer

@@ -1,0 +1,5 @@
+"""ember.summary.experimental: the default step (``tf.summary.experimental``)."""
+
+from ember.summary._writer import get_step, set_step
+
+__all__ = ["get_step", "set_step"]
