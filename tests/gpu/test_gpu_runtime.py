@@ -238,3 +238,27 @@ def test_optimizer_steps_stay_on_the_gpu_and_match_the_cpu():
         gpu, where = train("gpu:0", make())
         assert where.endswith("gpu:0")
         np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)
+
+
+def test_movement_copies_match_numpy():
+    x = np.arange(2 * 3 * 5, dtype=np.float32).reshape(2, 3, 5)
+    with ember.device("gpu:0"):
+        t = ember.identity(ember.constant(x))
+        got = {
+            "strided": t[:, 1:, ::-2],
+            "slice": ember.slice(t, [0, 1, 2], [2, -1, 2]),
+            "reverse": ember.reverse(t, [0, 2]),
+            "tile": ember.tile(t, [2, 1, 3]),
+            "broadcast": ember.broadcast_to(t[:, :1, :], [2, 4, 5]),
+            "stack": ember.stack([t, t * 2.0], axis=1),
+            "split": ember.split(t, [2, 3], axis=2)[1],
+            "unstack": ember.unstack(t, axis=1)[2],
+        }
+    want = {
+        "strided": x[:, 1:, ::-2], "slice": x[0:2, 1:, 2:4], "reverse": x[::-1, :, ::-1],
+        "tile": np.tile(x, [2, 1, 3]), "broadcast": np.broadcast_to(x[:, :1, :], (2, 4, 5)),
+        "stack": np.stack([x, x * 2], axis=1), "split": x[:, :, 2:], "unstack": x[:, 2, :],
+    }
+    for name, value in got.items():
+        assert value.device.endswith("gpu:0"), name
+        np.testing.assert_array_equal(value.numpy(), want[name], err_msg=name)

@@ -7,12 +7,6 @@
 namespace ember::cpu {
 namespace {
 
-std::vector<int64_t> Without(const std::vector<int64_t>& v, int i) {
-  std::vector<int64_t> out = v;
-  out.erase(out.begin() + i);
-  return out;
-}
-
 class ConcatKernel final : public OpKernel {
  public:
   explicit ConcatKernel(const KernelInit& init) : attrs_(init.attrs) {}
@@ -20,16 +14,11 @@ class ConcatKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     const int rank = out.rank();
     const int axis = static_cast<int>(attrs_.axis < 0 ? attrs_.axis + rank : attrs_.axis);
-    const std::vector<int64_t> out_strides = ContiguousStrides(out.shape());
     int64_t at = 0;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& in = ctx.input(i);
-      CopyPlan plan;
-      plan.dims = in.shape().ToVector();
-      plan.src_strides = ContiguousStrides(in.shape());
-      plan.dst_strides = out_strides;
-      plan.dst_offset = at * out_strides[axis];
-      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()),
+                  ConcatPartPlan(in.shape(), out.shape(), axis, at));
       at += in.dim(axis);
     }
     return Status::OK();
@@ -46,15 +35,10 @@ class StackKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     const int rank = out.rank();
     const int axis = static_cast<int>(attrs_.axis < 0 ? attrs_.axis + rank : attrs_.axis);
-    const std::vector<int64_t> out_strides = ContiguousStrides(out.shape());
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& in = ctx.input(i);
-      CopyPlan plan;
-      plan.dims = in.shape().ToVector();
-      plan.src_strides = ContiguousStrides(in.shape());
-      plan.dst_strides = Without(out_strides, axis);
-      plan.dst_offset = i * out_strides[axis];
-      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()),
+                  StackPartPlan(in.shape(), out.shape(), axis, i));
     }
     return Status::OK();
   }
@@ -69,15 +53,10 @@ class UnstackKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& in = ctx.input(0);
     const int axis = static_cast<int>(attrs_.axis < 0 ? attrs_.axis + in.rank() : attrs_.axis);
-    const std::vector<int64_t> strides = ContiguousStrides(in.shape());
     for (int i = 0; i < ctx.num_outputs(); ++i) {
       Tensor& out = ctx.output(i);
-      CopyPlan plan;
-      plan.dims = out.shape().ToVector();
-      plan.src_strides = Without(strides, axis);
-      plan.src_offset = i * strides[axis];
-      plan.dst_strides = ContiguousStrides(out.shape());
-      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()),
+                  UnstackPartPlan(in.shape(), out.shape(), axis, i));
     }
     return Status::OK();
   }
@@ -94,16 +73,11 @@ class SplitKernel final : public OpKernel {
     int axis;
     std::vector<int64_t> sizes;
     EMBER_RETURN_IF_ERROR(shape_fns::SplitSizes(in.shape(), attrs_.size_splits, attrs_.axis, &axis, &sizes));
-    const std::vector<int64_t> strides = ContiguousStrides(in.shape());
     int64_t at = 0;
     for (int i = 0; i < ctx.num_outputs(); ++i) {
       Tensor& out = ctx.output(i);
-      CopyPlan plan;
-      plan.dims = out.shape().ToVector();
-      plan.src_strides = strides;
-      plan.src_offset = at * strides[axis];
-      plan.dst_strides = ContiguousStrides(out.shape());
-      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()), plan);
+      StridedCopy(&ctx.device_context(), in.raw_data(), out.raw_data(), DTypeSize(in.dtype()),
+                  SplitPartPlan(in.shape(), out.shape(), axis, at));
       at += sizes[i];
     }
     return Status::OK();

@@ -48,29 +48,6 @@ void CopyRunBytes(const char* src, int64_t src_stride, char* dst, int64_t dst_st
   }
 }
 
-// Drops dims of size 1 and merges dims that are adjacent in both src and
-// dst, so most copies become a few long runs.
-CopyPlan Collapse(const CopyPlan& in) {
-  CopyPlan c;
-  c.src_offset = in.src_offset;
-  c.dst_offset = in.dst_offset;
-  for (size_t i = 0; i < in.dims.size(); ++i) {
-    const int64_t d = in.dims[i];
-    if (d == 1) continue;
-    if (!c.dims.empty() && c.src_strides.back() == in.src_strides[i] * d &&
-        c.dst_strides.back() == in.dst_strides[i] * d) {
-      c.dims.back() *= d;
-      c.src_strides.back() = in.src_strides[i];
-      c.dst_strides.back() = in.dst_strides[i];
-      continue;
-    }
-    c.dims.push_back(d);
-    c.src_strides.push_back(in.src_strides[i]);
-    c.dst_strides.push_back(in.dst_strides[i]);
-  }
-  return c;
-}
-
 }  // namespace
 
 void CopyElements(void* dst, const void* src, int64_t count, size_t elem_size) {
@@ -85,7 +62,7 @@ void StridedCopy(const DeviceContext* device, const void* src_ptr, void* dst_ptr
   for (int64_t d : plan.dims) {
     if (d <= 0) return;
   }
-  const CopyPlan c = Collapse(plan);
+  const CopyPlan c = CollapseCopyPlan(plan);
   const char* src = static_cast<const char*>(src_ptr);
   char* dst = static_cast<char*>(dst_ptr);
   const int64_t es = static_cast<int64_t>(elem_size);
@@ -126,25 +103,21 @@ void StridedCopy(const DeviceContext* device, const void* src_ptr, void* dst_ptr
 }
 
 void CopyView(const DeviceContext* device, const void* src, void* dst, size_t elem_size, const shape_fns::StridedView& view) {
-  CopyPlan plan;
-  plan.dims = view.dims;
-  plan.src_strides = view.strides;
-  plan.src_offset = view.offset;
-  plan.dst_strides = ContiguousStrides(Shape(view.dims));
-  StridedCopy(device, src, dst, elem_size, plan);
+  StridedCopy(device, src, dst, elem_size, CopyPlanForView(view));
 }
 
 namespace {
 
-// A kernel that copies the strided view `MakeView` returns for its input.
-template <typename Attrs, Status (*MakeView)(const Attrs&, const Shape&, shape_fns::StridedView*)>
+// A kernel that copies the strided view ViewOf (ops/plans/copy_plan.h)
+// gives for its input.
+template <typename Attrs>
 class ViewCopyKernel final : public OpKernel {
  public:
   explicit ViewCopyKernel(const KernelInit& init) : attrs_(init.attrs) {}
   Status Compute(KernelContext& ctx) const override {
     const Tensor& in = ctx.input(0);
     shape_fns::StridedView view;
-    EMBER_RETURN_IF_ERROR(MakeView(attrs_, in.shape(), &view));
+    EMBER_RETURN_IF_ERROR(ViewOf(attrs_, in.shape(), &view));
     CopyView(&ctx.device_context(), in.raw_data(), ctx.output(0).raw_data(), DTypeSize(in.dtype()), view);
     return Status::OK();
   }
@@ -152,29 +125,6 @@ class ViewCopyKernel final : public OpKernel {
  private:
   Attrs attrs_;
 };
-
-Status BroadcastToViewOf(const BroadcastToAttrs& a, const Shape& in, shape_fns::StridedView* v) {
-  return shape_fns::BroadcastToView(in, a.shape, v);
-}
-Status TileViewOf(const TileAttrs& a, const Shape& in, shape_fns::StridedView* v) {
-  Shape unused;
-  return shape_fns::TileView(in, a.multiples, v, &unused);
-}
-Status SliceViewOf(const SliceAttrs& a, const Shape& in, shape_fns::StridedView* v) {
-  return shape_fns::SliceView(in, a.begin, a.size, v);
-}
-Status ReverseViewOf(const ReverseAttrs& a, const Shape& in, shape_fns::StridedView* v) {
-  return shape_fns::ReverseView(in, a.axis, v);
-}
-// strided_slice keeps the spec itself (parsed once per kernel).
-struct StridedSliceKernelAttrs {
-  explicit StridedSliceKernelAttrs(const AttrList& a) : spec(shape_fns::StridedSliceSpecFromAttrs(a)) {}
-  shape_fns::StridedSliceSpec spec;
-};
-Status StridedSliceViewOf(const StridedSliceKernelAttrs& a, const Shape& in, shape_fns::StridedView* v) {
-  Shape unused;
-  return shape_fns::StridedSliceView(in, a.spec, v, &unused);
-}
 
 }  // namespace
 }  // namespace ember::cpu
@@ -186,12 +136,12 @@ void RegisterCpuMovementKernels(KernelRegistry& r) {
   const type_sets::Every every;
   RegisterForEachDType(r, "expand_dims", &MakeKernel<ViewKernel>, every);
   RegisterForEachDType(r, "squeeze", &MakeKernel<ViewKernel>, every);
-  RegisterForEachDType(r, "broadcast_to", &MakeKernel<ViewCopyKernel<BroadcastToAttrs, &BroadcastToViewOf>>, every);
-  RegisterForEachDType(r, "tile", &MakeKernel<ViewCopyKernel<TileAttrs, &TileViewOf>>, every);
-  RegisterForEachDType(r, "slice", &MakeKernel<ViewCopyKernel<SliceAttrs, &SliceViewOf>>, every);
+  RegisterForEachDType(r, "broadcast_to", &MakeKernel<ViewCopyKernel<BroadcastToAttrs>>, every);
+  RegisterForEachDType(r, "tile", &MakeKernel<ViewCopyKernel<TileAttrs>>, every);
+  RegisterForEachDType(r, "slice", &MakeKernel<ViewCopyKernel<SliceAttrs>>, every);
   RegisterForEachDType(r, "strided_slice",
-                       &MakeKernel<ViewCopyKernel<StridedSliceKernelAttrs, &StridedSliceViewOf>>, every);
-  RegisterForEachDType(r, "reverse", &MakeKernel<ViewCopyKernel<ReverseAttrs, &ReverseViewOf>>, every);
+                       &MakeKernel<ViewCopyKernel<StridedSliceKernelAttrs>>, every);
+  RegisterForEachDType(r, "reverse", &MakeKernel<ViewCopyKernel<ReverseAttrs>>, every);
   RegisterMovementPadKernels(r);
   RegisterMovementCreateKernels(r);
   RegisterMovementConcatKernels(r);

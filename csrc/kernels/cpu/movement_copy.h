@@ -11,25 +11,16 @@
 
 #include "core/tensor.h"
 #include "ops/op_kernel.h"
+#include "ops/plans/copy_plan.h"
 #include "ops/shape_fns/movement.h"
 #include "ops/type_sets.gen.h"
 
 namespace ember::cpu {
 
-// Copies a block of dims `dims` from src to dst; element (i_0, ...) goes
-// from src[src_offset + sum i_k * src_strides[k]] to
-// dst[dst_offset + sum i_k * dst_strides[k]] (strides in elements, any
-// sign; Note [Strided views] in ops/shape_fns/movement.h). Elements are
+// Copies `plan` (ops/plans/copy_plan.h) from src to dst. Elements are
 // moved as raw bytes of `elem_size`, so one copy serves every dtype of that
 // size. Destination elements must be distinct and must not be read by the
 // same copy. `device` may be null (runs inline).
-struct CopyPlan {
-  std::vector<int64_t> dims;
-  std::vector<int64_t> src_strides;
-  std::vector<int64_t> dst_strides;
-  int64_t src_offset = 0;
-  int64_t dst_offset = 0;
-};
 void StridedCopy(const DeviceContext* device, const void* src, void* dst, size_t elem_size, const CopyPlan& plan);
 
 // Copies `view` of src into the contiguous dst.

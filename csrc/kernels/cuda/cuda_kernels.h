@@ -99,6 +99,10 @@ void RegisterCudaRandomKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // fused updates, with the CPU's per-element math (training_math.h).
 void RegisterCudaTrainingKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// slice, strided_slice, reverse, broadcast_to, tile, stack, unstack,
+// split: one strided copy per tensor, planned as on the CPU.
+void RegisterCudaCopyKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -115,6 +119,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaFusedKernels(registry, gpu);
   RegisterCudaRandomKernels(registry, gpu);
   RegisterCudaTrainingKernels(registry, gpu);
+  RegisterCudaCopyKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

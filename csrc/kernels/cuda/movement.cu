@@ -42,9 +42,27 @@ __global__ void OneHotKernel(const Index* __restrict__ indices, const U* __restr
   EMBER_GRID_STRIDE(i, n) { out[i] = OneHotIsOn(indices, i, depth, inner) ? on_value : off_value; }
 }
 
+template <typename U>
+__global__ void StridedCopyKernel(const U* __restrict__ in, U* __restrict__ out, int64_t n, StridedCopyIndexing ix) {
+  EMBER_GRID_STRIDE(i, n) {
+    int64_t src, dst;
+    StridedCopyOffsets(i, ix, &src, &dst);
+    out[dst] = in[src];
+  }
+}
+
 unsigned Blocks(const LaunchConfig& c) { return static_cast<unsigned>(c.blocks); }
 
 }  // namespace
+
+template <typename U>
+cudaError_t LaunchStridedCopy(const U* in, U* out, int64_t n, const StridedCopyIndexing& ix, cudaStream_t stream,
+                              int64_t max_blocks) {
+  const LaunchConfig c = ForElements(n, kThreads, 1, max_blocks);
+  if (c.blocks == 0) return cudaSuccess;
+  StridedCopyKernel<U><<<Blocks(c), c.threads, 0, stream>>>(in, out, n, ix);
+  return cudaGetLastError();
+}
 
 template <typename U>
 cudaError_t LaunchPad(const U* in, U* out, int64_t n, const PadIndexing& p, U fill, cudaStream_t stream,
@@ -94,6 +112,7 @@ cudaError_t LaunchOneHot(const Index* indices, const U* on, const U* off, U* out
   template cudaError_t LaunchPad<U>(const U*, U*, int64_t, const PadIndexing&, U, cudaStream_t, int64_t);          \
   template cudaError_t LaunchConcatPart<U>(const U*, U*, int64_t, int64_t, int64_t, int64_t, cudaStream_t, int64_t); \
   template cudaError_t LaunchFill<U>(U*, int64_t, U, const U*, cudaStream_t, int64_t);                         \
+  template cudaError_t LaunchStridedCopy<U>(const U*, U*, int64_t, const StridedCopyIndexing&, cudaStream_t, int64_t); \
   template cudaError_t LaunchWhere<U>(const bool*, const U*, const U*, U*, int64_t, const NaryIndexing&,        \
                                       cudaStream_t, int64_t);                                                     \
   template cudaError_t LaunchOneHot<U, int32_t>(const int32_t*, const U*, const U*, U*, int64_t, int64_t,      \

@@ -32,4 +32,10 @@ template <typename U, typename Index>
 cudaError_t LaunchOneHot(const Index* indices, const U* on, const U* off, U* out, int64_t n, int64_t depth,
                          int64_t inner, cudaStream_t stream, int64_t max_blocks);
 
+// The n elements of a strided copy (slice, strided_slice, reverse,
+// broadcast_to, tile, stack, unstack, split).
+template <typename U>
+cudaError_t LaunchStridedCopy(const U* in, U* out, int64_t n, const StridedCopyIndexing& ix, cudaStream_t stream,
+                              int64_t max_blocks);
+
 }  // namespace ember::cuda

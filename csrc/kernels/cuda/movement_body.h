@@ -103,4 +103,29 @@ EMBER_HOST_DEVICE inline bool OneHotIsOn(const Index* indices, int64_t i, int64_
   return static_cast<int64_t>(indices[o * inner + j]) == d;
 }
 
+// A strided copy (ops/plans/copy_plan.h, collapsed): element i of the
+// block, in row-major order over `dims`, moves from src_offset + sum
+// q_k * src_strides[k] to dst_offset + sum q_k * dst_strides[k].
+struct StridedCopyIndexing {
+  int rank = 0;
+  int64_t dims[kMaxMovementDims] = {};
+  int64_t src_strides[kMaxMovementDims] = {};
+  int64_t dst_strides[kMaxMovementDims] = {};
+  int64_t src_offset = 0;
+  int64_t dst_offset = 0;
+};
+
+EMBER_HOST_DEVICE inline void StridedCopyOffsets(int64_t i, const StridedCopyIndexing& ix, int64_t* src,
+                                                 int64_t* dst) {
+  int64_t s = ix.src_offset, d = ix.dst_offset;
+  for (int k = ix.rank - 1; k >= 0; --k) {
+    const int64_t q = i % ix.dims[k];
+    i /= ix.dims[k];
+    s += q * ix.src_strides[k];
+    d += q * ix.dst_strides[k];
+  }
+  *src = s;
+  *dst = d;
+}
+
 }  // namespace ember::cuda

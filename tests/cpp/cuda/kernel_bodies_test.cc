@@ -20,6 +20,7 @@
 #include "kernels/cuda/movement_body.h"
 #include "kernels/cuda/reduce_body.h"
 #include "kernels/cuda/window_body.h"
+#include "ops/plans/copy_plan.h"
 #include "ops/plans/reduce_plan.h"
 #include "ops/shape_fns/movement.h"
 
@@ -445,6 +446,62 @@ TEST(KernelBodiesTest, FusedSlotsAreReusedAndLongProgramsRunByInstruction) {
     RunFusedElement(SingleInstructionCode(in), one, 0);
   }
   EXPECT_EQ(values[24], 13 * (x + x));
+}
+
+// The GPU's strided copy, over the plans the CPU kernels use, against the
+// ops' definitions: x[1:, ::-2] of a [3, 5] tensor, tile([2, 3], [2, 2]),
+// and stacking two [2, 3] tensors along axis 1.
+TEST(KernelBodiesTest, StridedCopiesMoveTheElementsTheOpsDefine) {
+  auto run = [](const CopyPlan& plan, const std::vector<int>& src, size_t out_size) {
+    const CopyPlan c = CollapseCopyPlan(plan);
+    StridedCopyIndexing ix;
+    ix.rank = static_cast<int>(c.dims.size());
+    int64_t n = 1;
+    for (int k = 0; k < ix.rank; ++k) {
+      ix.dims[k] = c.dims[k];
+      ix.src_strides[k] = c.src_strides[k];
+      ix.dst_strides[k] = c.dst_strides[k];
+      n *= c.dims[k];
+    }
+    ix.src_offset = c.src_offset;
+    ix.dst_offset = c.dst_offset;
+    std::vector<int> out(out_size, -1);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t from, to;
+      StridedCopyOffsets(i, ix, &from, &to);
+      out[to] = src[from];
+    }
+    return out;
+  };
+  std::vector<int> x(15);
+  for (int i = 0; i < 15; ++i) x[i] = i;  // x[r, c] = 5 r + c
+
+  shape_fns::StridedSliceSpec spec;
+  spec.begin = {1, 0};
+  spec.end = {0, 0};
+  spec.strides = std::vector<int64_t>{1, -2};
+  spec.end_mask = 0b11;
+  spec.begin_mask = 0b10;
+  shape_fns::StridedView view;
+  Shape final_shape;
+  ASSERT_TRUE(shape_fns::StridedSliceView(Shape({3, 5}), spec, &view, &final_shape).ok());
+  EXPECT_EQ(run(CopyPlanForView(view), x, 6), (std::vector<int>{9, 7, 5, 14, 12, 10}));
+
+  shape_fns::StridedView tile;
+  ASSERT_TRUE(shape_fns::TileView(Shape({2, 3}), {2, 2}, &tile, &final_shape).ok());
+  // tile of [[0, 1, 2], [3, 4, 5]] by (2, 2): rows 0 1 0 1, columns repeated.
+  EXPECT_EQ(run(CopyPlanForView(tile), x, 24),
+            (std::vector<int>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
+
+  std::vector<int> stacked(12, -1);
+  const std::vector<int> a = {0, 1, 2, 3, 4, 5}, b = {10, 11, 12, 13, 14, 15};
+  for (int part = 0; part < 2; ++part) {
+    const std::vector<int> moved = run(StackPartPlan(Shape({2, 3}), Shape({2, 2, 3}), 1, part), part ? b : a, 12);
+    for (int i = 0; i < 12; ++i) {
+      if (moved[i] >= 0) stacked[i] = moved[i];
+    }
+  }
+  EXPECT_EQ(stacked, (std::vector<int>{0, 1, 2, 10, 11, 12, 3, 4, 5, 13, 14, 15}));
 }
 
 }  // namespace
