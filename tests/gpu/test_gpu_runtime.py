@@ -262,3 +262,29 @@ def test_movement_copies_match_numpy():
     for name, value in got.items():
         assert value.device.endswith("gpu:0"), name
         np.testing.assert_array_equal(value.numpy(), want[name], err_msg=name)
+
+
+def test_cross_entropy_matches_the_cpu_and_reports_bad_labels():
+    rng = np.random.default_rng(1)
+    logits = rng.standard_normal((64, 10)).astype(np.float32) * 4
+    labels = rng.integers(0, 10, 64).astype(np.int64)
+    probs = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+
+    def losses(device):
+        with ember.device(device):
+            x = ember.identity(ember.constant(logits))
+            sparse = ember.nn.sparse_softmax_cross_entropy_with_logits(ember.constant(labels), x)
+            dense = ember.nn.softmax_cross_entropy_with_logits(ember.constant(probs), x)
+            return sparse.numpy(), dense.numpy(), sparse.device
+
+    cpu_sparse, cpu_dense, _ = losses("cpu:0")
+    gpu_sparse, gpu_dense, where = losses("gpu:0")
+    assert where.endswith("gpu:0")
+    np.testing.assert_allclose(gpu_sparse, cpu_sparse, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gpu_dense, cpu_dense, rtol=1e-5, atol=1e-6)
+    bad = labels.copy()
+    bad[5] = 10
+    with ember.device("gpu:0"):
+        loss = ember.nn.sparse_softmax_cross_entropy_with_logits(ember.constant(bad), ember.constant(logits))
+    with pytest.raises(ember.errors.InvalidArgumentError, match="label value of 10"):
+        loss.numpy()

@@ -39,11 +39,71 @@ void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   r.Register(op, gpu, {DType::kBFloat16}, &MakeKernel<SoftmaxKernel<__nv_bfloat16, Attrs, kLog>>);
 }
 
+template <typename T, typename I>
+class SparseXentKernel final : public OpKernel {
+ public:
+  explicit SparseXentKernel(const KernelInit&) {}
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    const Tensor& labels = ctx.input(0);
+    const Tensor& logits = ctx.input(1);
+    const int64_t rows = labels.NumElements();
+    if (rows == 0) return Status::OK();
+    const int64_t classes = logits.dim(logits.rank() - 1);
+    DeviceErrorWord* word = ctx.NewErrorWord([](const DeviceErrorWord& w) {
+      return "Received a label value of " + std::to_string(w.value) + " which is outside the valid range of [0, " +
+             std::to_string(w.bound) + ")";
+    });
+    if (word == nullptr) return ResourceExhausted("no device error word could be allocated for the label check");
+    return env.CheckLaunch(
+        LaunchSparseSoftmaxXent<T, I>(static_cast<const I*>(labels.raw_data()), static_cast<const T*>(logits.raw_data()),
+                                      static_cast<T*>(ctx.output(0).raw_data()), rows, classes, word, StreamOf(env),
+                                      env.max_blocks),
+        "launching sparse_softmax_cross_entropy_with_logits");
+  }
+};
+
+template <typename T>
+class XentKernel final : public OpKernel {
+ public:
+  explicit XentKernel(const KernelInit& init) : axis_(SoftmaxCrossEntropyWithLogitsAttrs(init.attrs).axis) {}
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    const Tensor& logits = ctx.input(1);
+    Tensor& loss = ctx.output(0);
+    if (loss.NumElements() == 0) return Status::OK();
+    const int rank = logits.rank();
+    const int axis = static_cast<int>(axis_ < 0 ? axis_ + rank : axis_);
+    int64_t outer = 1, n = 1, inner = 1;
+    for (int d = 0; d < rank; ++d) (d < axis ? outer : d == axis ? n : inner) *= logits.dim(d);
+    if (n == 0) return env.CheckLaunch(env.api->MemsetAsync(loss.raw_data(), 0, loss.NumBytes(), env.stream), "clearing");
+    return env.CheckLaunch(LaunchSoftmaxXent<T>(static_cast<const T*>(ctx.input(0).raw_data()),
+                                                static_cast<const T*>(logits.raw_data()), static_cast<T*>(loss.raw_data()),
+                                                outer, n, inner, StreamOf(env), env.max_blocks),
+                           "launching softmax_cross_entropy_with_logits");
+  }
+
+ private:
+  int64_t axis_;
+};
+
+template <typename T>
+void RegisterXent(KernelRegistry& r, DeviceTypeId gpu) {
+  const DType t = TypeOf<T>();
+  r.Register("softmax_cross_entropy_with_logits", gpu, {t}, &MakeKernel<XentKernel<T>>);
+  r.Register("sparse_softmax_cross_entropy_with_logits", gpu, {t, DType::kInt32}, &MakeKernel<SparseXentKernel<T, int32_t>>);
+  r.Register("sparse_softmax_cross_entropy_with_logits", gpu, {t, DType::kInt64}, &MakeKernel<SparseXentKernel<T, int64_t>>);
+}
+
 }  // namespace
 
 void RegisterCudaSoftmaxKernels(KernelRegistry& r, DeviceTypeId gpu) {
   Register<SoftmaxAttrs, false>(r, "softmax", gpu);
   Register<LogSoftmaxAttrs, true>(r, "log_softmax", gpu);
+  RegisterXent<float>(r, gpu);
+  RegisterXent<double>(r, gpu);
+  RegisterXent<__half>(r, gpu);
+  RegisterXent<__nv_bfloat16>(r, gpu);
 }
 
 }  // namespace ember::cuda

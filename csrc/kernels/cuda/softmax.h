@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/device_error_word.h"
+
 namespace ember::cuda {
 
 // Note [GPU softmax]
@@ -17,5 +19,15 @@ namespace ember::cuda {
 template <typename T>
 cudaError_t LaunchSoftmax(const T* in, T* out, int64_t outer, int64_t n, int64_t inner, bool log, cudaStream_t stream,
                           int64_t max_blocks);
+
+// sparse_softmax_cross_entropy_with_logits over rows of `classes`
+// logits, a block per row; labels out of range are reported in `word`.
+template <typename T, typename I>
+cudaError_t LaunchSparseSoftmaxXent(const I* labels, const T* logits, T* loss, int64_t rows, int64_t classes,
+                                    DeviceErrorWord* word, cudaStream_t stream, int64_t max_blocks);
+// softmax_cross_entropy_with_logits over the [outer, n, inner] view.
+template <typename T>
+cudaError_t LaunchSoftmaxXent(const T* labels, const T* logits, T* loss, int64_t outer, int64_t n, int64_t inner,
+                              cudaStream_t stream, int64_t max_blocks);
 
 }  // namespace ember::cuda
