@@ -14,11 +14,12 @@ import threading
 from ember._checks import check_int, check_str, safe_repr
 import numpy as np
 
-from ember import _C, _autograph
+from ember import _C, _autograph, _context
 from ember.autodiff import _tape as _autodiff_tape
 from ember._tensor_shape import TensorShape
 from ember.dtypes import as_dtype, float32, string
 from ember._tensor import Tensor
+from ember._variables import Variable, _VariableSlice
 
 _C._set_package_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
 
@@ -28,7 +29,7 @@ logger = logging.getLogger("ember.function")
 # argument that changed (tracing costs far more than a call).
 RETRACE_WARNING_THRESHOLD = 5
 
-_state = threading.local()
+_state = _context.trace_state  # Note [Layer hooks] in _context.py
 _run_eagerly = False
 
 
@@ -96,9 +97,7 @@ def allow_variable_creation(initial_value):
     trace.created_variables += 1
 
 
-def current_trace():
-    """The trace in progress on this thread, or None."""
-    return getattr(_state, "trace", None)
+current_trace = _context.current_trace
 
 
 @contextlib.contextmanager
@@ -120,6 +119,16 @@ def init_scope():
     finally:
         _C._resume_tracing()
         _state.trace = trace
+
+
+@contextlib.contextmanager
+def _variable_creation_in_trace(initial_value):
+    allow_variable_creation(initial_value)
+    with init_scope():
+        yield
+
+
+_context.variable_creation_in_trace = _variable_creation_in_trace
 
 
 class TensorSpec:
@@ -205,8 +214,6 @@ def _is_tensor_like(value):
 
 
 def _is_variable(value):
-    from ember._variables import Variable
-
     return isinstance(value, Variable)
 
 
@@ -259,8 +266,6 @@ def _raw_key(value, leaves):
 
 
 def _is_variable_slice(value):
-    from ember._variables import _VariableSlice
-
     return isinstance(value, _VariableSlice)
 
 
@@ -552,7 +557,7 @@ class ConcreteFunction:
             variables, updated = self._bound_variables(arg_variables)
         else:  # the common call, kept free of an extra Python call
             variables, updated = self._variables, self._updated
-        if _autodiff_tape.active_tape_count and self._python_function is not None and _autodiff_tape._thread_tapes():
+        if _context.active_tape_count and self._python_function is not None and _autodiff_tape._thread_tapes():
             return self._call_recorded(params, arg_variables, variables, updated)
         return self._call_plain(params, variables, updated)
 
@@ -608,12 +613,11 @@ class ConcreteFunction:
         num_bound = num_params + len(traced_arg_variables)
 
         def backward(*flat):
-            from ember.autodiff import GradientTape
             params, upstream = list(flat[:num_params]), list(flat[num_bound:])
             # The variables passed to this call stand in for those of the trace (Note [Variable arguments]).
             swap = {id(old): new for old, new in zip(traced_arg_variables, flat[num_params:num_bound])}
             variables = [swap.get(id(v), v) for v in self._variables if _is_variable(v)]
-            with GradientTape(watch_accessed_variables=False) as tape:
+            with _autodiff_tape.GradientTape(watch_accessed_variables=False) as tape:
                 tape.watch([p for p in params if p.dtype.is_floating])
                 if variables:
                     tape.watch(variables)

@@ -18,9 +18,10 @@ import threading
 
 import numpy as np
 
-from ember import _C, nest
+from ember import _C, _context, nest
 from ember.autodiff import _registry as registry
 from ember._tensor import Tensor
+from ember._variables import Variable
 
 
 class UnconnectedGradients(enum.Enum):
@@ -31,9 +32,8 @@ class UnconnectedGradients(enum.Enum):
 
 
 _state = threading.local()
-# Tapes between __enter__ and __exit__, over all threads: Variable reads
-# look at the thread's tapes only when it is non-zero.
-active_tape_count = 0
+# _context.active_tape_count: tapes between __enter__ and __exit__, over all
+# threads (Note [Layer hooks]); this lock guards it.
 _count_lock = threading.Lock()
 _custom_ids = itertools.count()
 
@@ -53,7 +53,6 @@ def variable_read(variable, value):
 
 
 def _is_variable(value):
-    from ember._variables import Variable
     return isinstance(value, Variable)
 
 
@@ -195,22 +194,20 @@ class GradientTape:
         return self._tape
 
     def _push(self):
-        global active_tape_count
         self._ensure_tape().push()
         _thread_tapes().append(self)
         self._recording = True
         with _count_lock:
-            active_tape_count += 1
+            _context.active_tape_count += 1
 
     def _pop(self):
-        global active_tape_count
         self._tape.pop()
         tapes = _thread_tapes()
         if self in tapes:
             tapes.remove(self)
         self._recording = False
         with _count_lock:
-            active_tape_count -= 1
+            _context.active_tape_count -= 1
 
     def watch(self, tensor):
         """Watches ``tensor`` (a Tensor, a Variable, or a nested structure of them)."""
@@ -480,3 +477,7 @@ def recording_paused():
     finally:
         for t, w in zip(tapes, was):
             t._tape.recording = w
+
+
+_context.variable_read = variable_read
+_context.recording_paused = recording_paused
