@@ -59,6 +59,7 @@ from ember import nest  # noqa: E402
 from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember._control_flow import cond, while_loop  # noqa: E402
+from ember import _autograph  # noqa: E402,F401 - installs ember.function's AutoGraph
 from ember._tensor_array import TensorArray  # noqa: E402
 from ember._functional_ops import foldl, foldr, map_fn, scan, switch_case, vectorized_map  # noqa: E402
 from ember._py_function import numpy_function, py_function  # noqa: E402

@@ -14,7 +14,7 @@ import threading
 from ember._checks import check_int, check_str, safe_repr
 import numpy as np
 
-from ember import _C, _autograph, _context
+from ember import _C, _context
 from ember.autodiff import _tape as _autodiff_tape
 from ember._tensor_shape import TensorShape
 from ember.dtypes import as_dtype, float32, string
@@ -31,6 +31,21 @@ RETRACE_WARNING_THRESHOLD = 5
 
 _state = _context.trace_state  # Note [Layer hooks] in _context.py
 _run_eagerly = False
+
+
+def _autograph_not_loaded(func, warn=True):
+    raise RuntimeError("ember.function: AutoGraph (ember/_autograph) is not loaded; import ember")
+
+
+# Note [AutoGraph] (ember/_autograph): AutoGraph sits above this module, since
+# the code it writes calls ember.cond and ember.while_loop, which trace with
+# this module's SubTrace. It installs its `convert` here when it is imported.
+_autograph_convert = _autograph_not_loaded
+
+
+def set_autograph_converter(convert):
+    global _autograph_convert
+    _autograph_convert = convert
 
 
 def run_functions_eagerly(enabled):
@@ -764,7 +779,7 @@ class Function:
         # tf.function; only an explicit autograph=True warns when the source
         # cannot be converted.
         self._traced_function = (python_function if autograph is False
-                                 else _autograph.convert(python_function, warn=autograph is True))
+                                 else _autograph_convert(python_function, warn=autograph is True))
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         params = list(self._signature.parameters.values())
