@@ -85,19 +85,20 @@ def _targets(statement, module, is_package, modules):
 
 def build(package_dir=PACKAGE_DIR):
     """Returns (graph, function_local): graph maps each module to the set of ember modules it
-    imports at import time; function_local maps it to its count of ember imports in functions."""
+    imports at import time; function_local maps it to a list with, for each import statement of
+    ember modules inside its functions, the set of modules that statement imports."""
     files = module_files(package_dir)
-    graph, function_local = {name: set() for name in BUILT}, {name: 0 for name in BUILT}
+    graph, function_local = {name: set() for name in BUILT}, {name: [] for name in BUILT}
     for module, path in files.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         is_package = path.name == "__init__.py"
-        graph[module], function_local[module] = set(), 0
+        graph[module], function_local[module] = set(), []
         for statement, at_import in _imports(tree):
             targets = _targets(statement, module, is_package, files)
             if at_import:
                 graph[module] |= targets
             elif targets:
-                function_local[module] += 1
+                function_local[module].append(targets)
     return graph, function_local
 
 
@@ -154,12 +155,13 @@ def main():
     print(f"{len(components)} import cycles (strongly connected components):")
     for component in components:
         print(f"  {len(component)}: {' '.join(component)}")
-    print(f"{sum(function_local.values())} function-local ember imports, in "
+    print(f"{sum(map(len, function_local.values()))} function-local ember imports, in "
           f"{sum(1 for n in function_local.values() if n)} modules")
     if "-v" in sys.argv:
-        for module, count in sorted(function_local.items(), key=lambda item: -item[1]):
-            if count:
-                print(f"  {count:3d} {module}")
+        for module, statements in sorted(function_local.items(), key=lambda item: (-len(item[1]), item[0])):
+            if statements:
+                targets = sorted(set().union(*statements))
+                print(f"  {len(statements):3d} {module}: {' '.join(targets)}")
 
 
 if __name__ == "__main__":
