@@ -12,6 +12,12 @@ holds while nothing of the higher layer has run.
 import contextlib
 import threading
 
+class HostCallbackInTrace(BaseException):
+    """Raised by py_function / numpy_function (and host-side string ops) while a
+    function traces (Note [py_function in functions]). A BaseException, so that
+    a user's `except Exception` in the traced code does not swallow it."""
+
+
 # The trace in progress on this thread: function.py sets `trace`.
 trace_state = threading.local()
 

@@ -8,6 +8,7 @@ from ember import _creation
 from ember import dtypes
 from ember._generated import ops
 from ember._strings import _dispatch
+from ember._matrix_composites import diag_part
 
 
 def _conj(x):
@@ -61,8 +62,6 @@ def logdet(matrix, name=None):
     """log(det(matrix)) of Hermitian positive definite matrices, computed
     from their Cholesky factor as 2 * sum(log(diag(L))) (``tf.linalg.logdet``;
     real, float32 for complex64 input, as in TensorFlow)."""
-    from ember._matrix_composites import diag_part
-
     del name
     chol = _ops.cholesky(matrix)
     d = diag_part(chol)

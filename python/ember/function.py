@@ -14,7 +14,8 @@ import threading
 from ember._checks import check_int, check_str, safe_repr
 import numpy as np
 
-from ember import _C, _context
+from ember import _C, _context, config
+from ember._context import HostCallbackInTrace  # noqa: F401 - raised in traces by the layers below
 from ember.autodiff import _tape as _autodiff_tape
 from ember._tensor_shape import TensorShape
 from ember.dtypes import as_dtype, float32, string
@@ -30,7 +31,6 @@ logger = logging.getLogger("ember.function")
 RETRACE_WARNING_THRESHOLD = 5
 
 _state = _context.trace_state  # Note [Layer hooks] in _context.py
-_run_eagerly = False
 
 
 def _autograph_not_loaded(func, warn=True):
@@ -48,20 +48,11 @@ def set_autograph_converter(convert):
     _autograph_convert = convert
 
 
-def run_functions_eagerly(enabled):
-    """Run every ``@ember.function`` as plain Python, op by op (for debugging)."""
-    global _run_eagerly
-    _run_eagerly = bool(enabled)
-
-
-def functions_run_eagerly():
-    return _run_eagerly
-
-
-class HostCallbackInTrace(BaseException):
-    """Raised by py_function / numpy_function while a function traces (Note
-    [py_function in functions]). A BaseException, so that a user's
-    `except Exception` in the traced code does not swallow it."""
+# The settings live in ember.config, below this module.
+run_functions_eagerly = config.run_functions_eagerly
+functions_run_eagerly = config.functions_run_eagerly
+set_trace_cache_capacity = config.set_trace_cache_capacity
+trace_cache_capacity = config.get_trace_cache_capacity
 
 
 class VariableNeedsEagerRun(BaseException):
@@ -754,19 +745,6 @@ def _flatten_outputs(outputs):
     return walk(outputs), leaves
 
 
-_trace_cache_capacity = 128
-
-
-def set_trace_cache_capacity(capacity):
-    """Bounds each function's trace cache (Note [Trace cache bound])."""
-    global _trace_cache_capacity
-    _trace_cache_capacity = check_int(capacity, "set_trace_cache_capacity", "capacity", minimum=1)
-
-
-def trace_cache_capacity():
-    return _trace_cache_capacity
-
-
 class Function:
     """A Python function traced into graphs, one per input signature (``tf.function``)."""
 
@@ -822,7 +800,7 @@ class Function:
         return _BoundMethod(self.__call__ if self._input_signature is None else self._call_method, instance)
 
     def __call__(self, *args, **kwargs):
-        if _run_eagerly or getattr(_state, "trace", None) is not None:
+        if config._functions_eager or getattr(_state, "trace", None) is not None:
             # Inside another trace the body is traced inline into the outer graph.
             return self._python_function(*args, **kwargs)
         if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
@@ -843,7 +821,7 @@ class Function:
 
     def _call_method(self, instance, *args, **kwargs):
         """A call through an instance of a method that has an input_signature."""
-        if _run_eagerly or getattr(_state, "trace", None) is not None:
+        if config._functions_eager or getattr(_state, "trace", None) is not None:
             return self._python_function(instance, *args, **kwargs)
         concrete, params, arg_variables = self._lookup(args, kwargs, trace_specs=False, instance=instance)
         if concrete is _EAGER:
@@ -953,11 +931,11 @@ class Function:
                 self._store(key, concrete)
                 if trace_key != key:
                     self._relaxed.append((_args_key(trace_key), concrete))
-                    del self._relaxed[:-_trace_cache_capacity]
+                    del self._relaxed[:-config._trace_cache_capacity]
         return concrete, params, arg_variables
 
     def _store(self, key, concrete):
-        while len(self._concrete) >= _trace_cache_capacity:
+        while len(self._concrete) >= config._trace_cache_capacity:
             del self._concrete[next(iter(self._concrete))]  # the oldest (Note [Trace cache bound])
             self._evictions += 1
         self._concrete[key] = concrete
@@ -965,7 +943,7 @@ class Function:
     def trace_cache_stats(self):
         """``{'size', 'capacity', 'traces', 'evictions'}`` of this function's trace cache."""
         with self._lock:
-            return {"size": len(self._concrete), "capacity": _trace_cache_capacity,
+            return {"size": len(self._concrete), "capacity": config._trace_cache_capacity,
                     "traces": self._tracing_count, "evictions": self._evictions}
 
     def _trace(self, names, call_args, call_kwargs, specs, key, allow_variables=False):

@@ -80,6 +80,13 @@ def _targets(statement, module, is_package, modules):
         name = next((b for b in BUILT if name.startswith(b + ".")), name)
         if name and name != module:
             found.add(name)
+        # Importing ember.a.b runs ember/a/__init__.py first, unless the importer is inside
+        # ember.a, which Python has then imported already.
+        parent = name.rpartition(".")[0]
+        while parent.count("."):
+            if parent in modules and parent != module and not module.startswith(parent + "."):
+                found.add(parent)
+            parent = parent.rpartition(".")[0]
     return found
 
 

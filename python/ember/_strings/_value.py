@@ -3,6 +3,9 @@
 import numpy as np
 
 from ember import _C
+from ember._context import HostCallbackInTrace
+from ember._tensor import Tensor
+from ember._tensor_repr import _numpy_options
 from ember._tensor_shape import TensorShape
 from ember.dtypes import string
 
@@ -57,12 +60,8 @@ def host_numeric(value, op):
 
     A traced (symbolic) tensor has no value: the trace stops and the function runs eagerly
     at each call, as for py_function (Note [String tensors in functions])."""
-    from ember._tensor import Tensor
-
     if isinstance(value, Tensor):
         if _C._is_symbolic(value):
-            from ember.function import HostCallbackInTrace
-
             raise HostCallbackInTrace(op)
         return value.numpy()
     return np.asarray(value)
@@ -179,8 +178,6 @@ class StringTensor:
         return str(self)
 
     def _text(self, separator):
-        from ember._tensor_repr import _numpy_options
-
         if self._array.ndim == 0:
             return repr(self._array[()])
         with np.printoptions(**_numpy_options()):
@@ -203,8 +200,6 @@ class StringTensor:
 
     def _from_arg_parts(self, parts):
         # Called only when a trace rebuilds its arguments: stop it (the function runs eagerly).
-        from ember.function import HostCallbackInTrace
-
         raise HostCallbackInTrace("a string tensor argument")
 
     def _components(self):

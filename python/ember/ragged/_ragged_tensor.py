@@ -17,6 +17,7 @@ from ember.dtypes import int64
 from ember import _creation
 from ember._generated import ops
 from ember._strings import _dispatch
+from ember._strings._value import StringTensor, from_array  # string values: split, bytes_split, unicode_decode
 
 
 def _int64(value, what):
@@ -29,8 +30,6 @@ def _int64(value, what):
 
 
 def _tensor(value):
-    from ember._strings._value import StringTensor  # string values: split, bytes_split, unicode_decode
-
     if isinstance(value, (Tensor, RaggedTensor, StringTensor)):
         return value
     return _C.convert_to_tensor(value, None)
@@ -305,8 +304,6 @@ class RaggedTensor:
 
 
 def _strings_to_tensor(values, dims, rows, cols, keep, default_value):
-    from ember._strings._value import from_array
-
     if default_value is None:
         default_value = b""
     elif hasattr(default_value, "numpy"):
