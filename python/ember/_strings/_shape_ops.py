@@ -170,3 +170,16 @@ def pad_strings(tensor, paddings, value):
     out = np.full([b + d + a for d, (b, a) in zip(tensor._array.shape, paddings)], value, dtype=object)
     out[tuple(slice(b, b + d) for d, (b, _) in zip(tensor._array.shape, paddings))] = tensor._array
     return from_array(out)
+
+
+def _iterate(tensor):
+    if tensor.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (_owned(row) for row in tensor._array)
+
+
+# Note [StringTensor methods] in _value.py.
+StringTensor.__iter__ = _iterate
+StringTensor.__getitem__ = getitem
+StringTensor.__eq__ = lambda self, other: compare(self, other, np.equal, "equal")
+StringTensor.__ne__ = lambda self, other: compare(self, other, np.not_equal, "not_equal")

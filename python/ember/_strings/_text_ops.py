@@ -221,3 +221,8 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     expand = _rewriter(rewrite, compiled.groups, "regex_replace")
     count = 0 if replace_global else 1
     return map_bytes(lambda v: compiled.sub(expand, v, count=count), input, "regex_replace")
+
+
+# Note [StringTensor methods] in _value.py.
+StringTensor.__add__ = concat_elementwise
+StringTensor.__radd__ = lambda self, other: concat_elementwise(other, self)

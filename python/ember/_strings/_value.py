@@ -128,42 +128,16 @@ class StringTensor:
             raise TypeError("len() of a 0-d tensor")
         return self._array.shape[0]
 
-    def __iter__(self):
-        if self._array.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        from ember._strings._shape_ops import _owned
-
-        return (_owned(row) for row in self._array)
-
-    def __getitem__(self, key):
-        from ember._strings import _shape_ops
-
-        return _shape_ops.getitem(self, key)
+    # Note [StringTensor methods]: __iter__, __getitem__, __eq__ and __ne__ are
+    # installed by _shape_ops.py, __add__ and __radd__ by _text_ops.py: they are
+    # those modules' ops, which take StringTensor (as the generated bindings
+    # install Tensor's operators). Element-wise == makes it unhashable, as Tensor.
+    __hash__ = None
 
     def __bool__(self):
         if self._array.size != 1:
             raise ValueError("The truth value of a string tensor with other than one element is ambiguous")
         return bool(self._array.reshape(-1)[0])
-
-    def __eq__(self, other):
-        from ember._strings import _shape_ops
-
-        return _shape_ops.compare(self, other, np.equal, "equal")
-
-    def __ne__(self, other):
-        from ember._strings import _shape_ops
-
-        return _shape_ops.compare(self, other, np.not_equal, "not_equal")
-
-    def __add__(self, other):
-        from ember._strings import _text_ops
-
-        return _text_ops.concat_elementwise(self, other)
-
-    def __radd__(self, other):
-        from ember._strings import _text_ops
-
-        return _text_ops.concat_elementwise(other, self)
 
     def __repr__(self):
         return (f"<ember.Tensor shape={self.shape} dtype=string device={self.device} "
