@@ -3,11 +3,7 @@
 ``@ember.function`` tracing come for free."""
 
 from ember._runtime import composite as _composite
-from ember import _creation
-from ember import _movement
-from ember import _selection
-from ember import _tensor
-from ember import dtypes
+from ember import _creation, dtypes, _movement, _selection, _tensor
 from ember._generated import ops
 
 

@@ -12,6 +12,7 @@ holds while nothing of the higher layer has run.
 import contextlib
 import threading
 
+
 class HostCallbackInTrace(BaseException):
     """Raised by py_function / numpy_function (and host-side string ops) while a
     function traces (Note [py_function in functions]). A BaseException, so that

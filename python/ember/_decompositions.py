@@ -4,11 +4,9 @@ return conventions), eigvalsh, logdet, cholesky_solve and adjoint."""
 
 from ember._generated import ops as _ops
 from ember._runtime import composite as _composite
-from ember import _creation
-from ember import dtypes
-from ember._generated import ops
-from ember._strings import _dispatch
+from ember import _creation, dtypes
 from ember._matrix_composites import diag_part
+from ember._strings import _dispatch
 
 
 def _conj(x):
@@ -16,9 +14,9 @@ def _conj(x):
     part, and the imaginary part is the real part of -1j * x."""
     if not x.dtype.is_complex:
         return x
-    real = ops.cast(x, dtypes.float32)
-    imag = ops.cast(ops.multiply(x, _creation.constant(-1j, x.dtype)), dtypes.float32)
-    return ops.subtract(ops.cast(real, x.dtype), ops.multiply(ops.cast(imag, x.dtype), _creation.constant(1j, x.dtype)))
+    real = _ops.cast(x, dtypes.float32)
+    imag = _ops.cast(_ops.multiply(x, _creation.constant(-1j, x.dtype)), dtypes.float32)
+    return _ops.subtract(_ops.cast(real, x.dtype), _ops.multiply(_ops.cast(imag, x.dtype), _creation.constant(1j, x.dtype)))
 
 
 @_composite
@@ -39,7 +37,7 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     del name
     s, u, v = _ops.svd(tensor, compute_uv, full_matrices)
     if s.dtype.is_complex:  # TensorFlow returns real singular values (cast keeps the real part)
-        s = ops.cast(s, dtypes.float32)
+        s = _ops.cast(s, dtypes.float32)
     return (s, u, v) if compute_uv else s
 
 
@@ -66,8 +64,8 @@ def logdet(matrix, name=None):
     chol = _ops.cholesky(matrix)
     d = diag_part(chol)
     if d.dtype.is_complex:  # TensorFlow takes the real part: the result is real
-        d = ops.cast(d, dtypes.float32)
-    return 2.0 * ops.reduce_sum(ops.log(d), axis=-1)
+        d = _ops.cast(d, dtypes.float32)
+    return 2.0 * _ops.reduce_sum(_ops.log(d), axis=-1)
 
 
 @_composite

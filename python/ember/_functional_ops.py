@@ -17,17 +17,14 @@ differentiated.
 
 import contextlib
 
-from ember import _C, nest
+from ember import _C, _control_flow, _creation, _movement, nest
 from ember.autodiff import _tape as _autodiff_tape
-from ember._strings import _dispatch
-from ember._generated import ops
-from ember import _control_flow
-from ember import _creation
-from ember import _movement
-from ember._tensor import Tensor
-from ember._tensor_array import TensorArray
 from ember.dtypes import DType, as_dtype, int32
 from ember.function import SubTrace, TensorSpec, current_trace
+from ember._generated import ops
+from ember._strings import _dispatch
+from ember._tensor import Tensor
+from ember._tensor_array import TensorArray
 
 
 def _tensor(value):
@@ -128,8 +125,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         return c + 1, [a.scatter(at, _dispatch.stack(list(column))) for a, column in zip(arrays, zip(*rows))]
 
     loops = n // chunk if known else n
-    _, arrays = _control_flow.while_loop(lambda c, _: c < loops, body, [_creation.constant(0, dtype=int32), arrays],
-                               back_prop=back_prop)
+    _, arrays = _control_flow.while_loop(lambda c, _: c < loops, body,
+                                         [_creation.constant(0, dtype=int32), arrays], back_prop=back_prop)
     for i in range(loops * chunk, n) if known else ():  # the rows after the last whole chunk
         arrays = [a.write(i, o) for a, o in zip(arrays, _conform(fn(_row(elems, flat, i)), signature, "map_fn")[1])]
     return nest.pack_sequence_as(structure, [a.stack() for a in arrays])
@@ -210,7 +207,7 @@ def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
 
         start = start if isinstance(start, Tensor) else _creation.constant(start, dtype=int32)
         _, final, carried = _control_flow.while_loop(lambda i, acc, carried: i >= 0 if reverse else i < n, body,
-                                           [start, acc, carried], back_prop=back_prop)
+                                                     [start, acc, carried], back_prop=back_prop)
         return nest.pack_sequence_as(acc, [ta.stack() for ta in carried]) if keep else final
     count = start + 1 if reverse else n - start  # the rows left to visit
     loops = count // _CHUNK if traced and count > _CHUNK else 0  # Note [map_fn chunks]
@@ -219,7 +216,8 @@ def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
             return (c + 1,) + _chunk_step(advance, acc, carried, start + step * _CHUNK * c, step)
 
         _, acc, carried = _control_flow.while_loop(lambda c, acc, carried: c < loops, chunk_body,
-                                         [_creation.constant(0, dtype=int32), acc, carried], back_prop=back_prop)
+                                                   [_creation.constant(0, dtype=int32), acc, carried],
+                                                   back_prop=back_prop)
         arrays = carried if keep else arrays
     tail = [start + step * k for k in range(loops * _CHUNK, count)]
     with _autodiff_tape.recording_paused() if not back_prop else contextlib.nullcontext():

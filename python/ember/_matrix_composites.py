@@ -4,10 +4,7 @@ trace and band_part. They work on batches (the last two dims are the
 matrix) and differentiate through the ops they are made of."""
 
 from ember._runtime import composite as _composite
-from ember import _creation
-from ember import _movement
-from ember import _selection
-from ember import dtypes
+from ember import _creation, dtypes, _movement, _selection
 from ember._generated import ops
 from ember._strings import _dispatch
 

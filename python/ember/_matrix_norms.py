@@ -4,11 +4,8 @@ and nuclear norms (the last two from singular values)."""
 
 import math
 import numbers
-from ember import _creation
-from ember import _decompositions
-from ember import _movement
-from ember import _selection
-from ember import dtypes
+
+from ember import _creation, _decompositions, dtypes, _movement, _selection
 from ember._generated import ops
 from ember._strings import _dispatch
 

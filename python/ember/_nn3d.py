@@ -15,8 +15,7 @@ import numpy as np
 from ember._checks import check_str, safe_repr
 from ember._generated import ops
 from ember._runtime import composite
-from ember import _creation
-from ember import dtypes
+from ember import _creation, dtypes
 
 _TO_CHANNELS_LAST = [0, 2, 3, 4, 1]
 _TO_CHANNELS_FIRST = [0, 4, 1, 2, 3]

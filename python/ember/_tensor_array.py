@@ -30,16 +30,13 @@ or give the array a fixed size.
 
 import numpy as np
 
-from ember import _C
-from ember import errors
-from ember._strings import _dispatch
-from ember import _movement
+from ember import _C, _creation, _movement, errors
+from ember._context import current_trace
 from ember._generated import ops
-from ember import _creation
+from ember._strings import _dispatch
 from ember._tensor import Tensor
 from ember._tensor_shape import TensorShape
 from ember.dtypes import as_dtype, int32
-from ember._context import current_trace
 
 
 def _symbolic(value):

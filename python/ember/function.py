@@ -15,7 +15,7 @@ from ember._checks import check_int, check_str, safe_repr
 import numpy as np
 
 from ember import _C, _context, config
-from ember._context import HostCallbackInTrace  # noqa: F401 - raised in traces by the layers below
+from ember._context import HostCallbackInTrace
 from ember.autodiff import _tape as _autodiff_tape
 from ember._tensor_shape import TensorShape
 from ember.dtypes import as_dtype, float32, string

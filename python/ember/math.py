@@ -9,8 +9,7 @@ from ember._segments import (  # noqa: F811
     unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n,
     unsorted_segment_sum)
 from ember._strings._dispatch import equal, not_equal  # noqa: F811 - they also compare string tensors
-from ember import _creation
-from ember import dtypes as _dtypes
+from ember import _creation, dtypes as _dtypes
 from ember._generated import ops as _ops
 
 __all__ = sorted(set(_generated_all) | {"reduce_euclidean_norm", "bincount"})

@@ -16,10 +16,7 @@ from ember._generated.nn import __all__ as _generated_all
 
 from ember._random import dropout  # noqa: E402,F401 - built from the random ops
 from ember._nn3d import avg_pool3d, conv3d, max_pool3d  # noqa: E402,F401 - built from the 2-D ops
-from ember import _creation
-from ember import _movement
-from ember import _selection
-from ember import dtypes as _dtypes
+from ember import _creation, dtypes as _dtypes, _movement, _selection
 from ember._strings import _dispatch
 
 __all__ = sorted(set(_generated_all) | {"avg_pool", "avg_pool1d", "avg_pool3d", "batch_normalization", "conv1d",

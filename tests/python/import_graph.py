@@ -162,6 +162,9 @@ def main():
     print(f"{len(components)} import cycles (strongly connected components):")
     for component in components:
         print(f"  {len(component)}: {' '.join(component)}")
+    full = {module: targets.union(*function_local[module]) for module, targets in graph.items()}
+    print("counting function-local imports too:", " ".join(
+        str(len(c)) for c in strongly_connected_components(full)) or "no", "cycles (sizes)")
     print(f"{sum(map(len, function_local.values()))} function-local ember imports, in "
           f"{sum(1 for n in function_local.values() if n)} modules")
     if "-v" in sys.argv:

@@ -8,9 +8,8 @@ from ember._creation import convert_to_tensor
 from ember.data import _structure
 from ember.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from ember.dtypes import as_dtype, int64
-from ember.function import TensorSpec
 from ember.errors import InvalidArgumentError
-from ember.function import shape_fits
+from ember.function import TensorSpec, shape_fits
 from ember._tensor import Tensor
 
 

@@ -10,12 +10,11 @@ to_list), so those ops run eagerly, not on symbolic row splits.
 
 import numpy as np
 
-from ember import _C, errors
+from ember import _C, _creation, errors
+from ember._generated import ops
 from ember._tensor import Tensor
 from ember._tensor_shape import TensorShape
 from ember.dtypes import int64
-from ember import _creation
-from ember._generated import ops
 from ember._strings import _dispatch
 from ember._strings._value import StringTensor, from_array  # string values: split, bytes_split, unicode_decode
 

@@ -6,10 +6,7 @@ import numpy as np
 from ember import _C
 from ember._tensor import Tensor
 from ember.sparse._sparse_tensor import SparseTensor
-from ember import _decompositions
-from ember import _segments
-from ember import _selection
-from ember import math as _math
+from ember import _decompositions, math as _math, _segments, _selection
 from ember._generated import ops
 from ember._strings import _dispatch
 
