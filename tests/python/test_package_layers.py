@@ -1,12 +1,19 @@
 """The Python package is layered (docs/architecture.md, "Python package layers"): each module
 belongs to one layer of LAYERS, imports at module level only from its own layer or the ones
-before it, and the modules below the API layer import each other without a cycle.
+before it, and the modules below the API layer import each other without a cycle; each layer
+loads without the ones after it.
 
 The graph comes from the sources (tests/python/import_graph.py), so a failure names the
 import statement's module, not a traceback from a half-imported package."""
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
+import ember
 import import_graph
 
 # Lowest first. A module belongs to the layer of the longest prefix that names it or its package.
@@ -108,6 +115,35 @@ def test_no_cycle_through_function_local_imports_up_to_the_programs_layer():
     full = {m: {t for t in graph[m].union(*function_local[m]) if layer_of(t) < library}
             for m in graph if layer_of(m) < library}
     assert import_graph.strongly_connected_components(full) == []
+
+
+# Imports the named modules under a bare `ember` package (its __init__.py, the API layer, does
+# not run) and prints every ember module that got loaded.
+_LOAD_ALONE = """
+import importlib, json, sys, types
+package = types.ModuleType("ember")
+package.__path__ = [sys.argv[1]]
+sys.modules["ember"] = package
+try:
+    from ember import _C
+except ImportError as error:  # as ember/__init__.py does
+    from ember._blas import preload_openblas
+    preload_openblas(error)
+for name in sys.argv[2:]:
+    importlib.import_module(name)
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("ember."))))
+"""
+
+
+@pytest.mark.parametrize("layer", [name for name, _ in LAYERS[:API]])
+def test_each_layer_loads_without_the_layers_above(graph, layer):
+    index = [name for name, _ in LAYERS].index(layer)
+    modules = sorted(m for m in graph if layer_of(m) == index and m not in import_graph.BUILT)
+    result = subprocess.run([sys.executable, "-c", _LOAD_ALONE, os.path.dirname(ember.__file__), *modules],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads(result.stdout.splitlines()[-1])
+    assert [m for m in loaded if (layer_of(m) or 0) > index] == []
 
 
 def test_lower_layers_do_not_import_variables_even_in_functions():
