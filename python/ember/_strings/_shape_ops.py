@@ -172,14 +172,19 @@ def pad_strings(tensor, paddings, value):
     return from_array(out)
 
 
-def _iterate(tensor):
-    if tensor.ndim == 0:
+# StringTensor's methods (Note [StringTensor methods] in _value.py).
+def _iter(self):
+    if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
-    return (_owned(row) for row in tensor._array)
+    return (_owned(row) for row in self._array)
 
 
-# Note [StringTensor methods] in _value.py.
-StringTensor.__iter__ = _iterate
-StringTensor.__getitem__ = getitem
-StringTensor.__eq__ = lambda self, other: compare(self, other, np.equal, "equal")
-StringTensor.__ne__ = lambda self, other: compare(self, other, np.not_equal, "not_equal")
+def _eq(self, other):
+    return compare(self, other, np.equal, "equal")
+
+
+def _ne(self, other):
+    return compare(self, other, np.not_equal, "not_equal")
+
+
+StringTensor.__iter__, StringTensor.__getitem__, StringTensor.__eq__, StringTensor.__ne__ = _iter, getitem, _eq, _ne

@@ -223,6 +223,9 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     return map_bytes(lambda v: compiled.sub(expand, v, count=count), input, "regex_replace")
 
 
-# Note [StringTensor methods] in _value.py.
-StringTensor.__add__ = concat_elementwise
-StringTensor.__radd__ = lambda self, other: concat_elementwise(other, self)
+# StringTensor's + (Note [StringTensor methods] in _value.py).
+def _radd(self, other):
+    return concat_elementwise(other, self)
+
+
+StringTensor.__add__, StringTensor.__radd__ = concat_elementwise, _radd
