@@ -46,7 +46,7 @@ from ember._generated.ops import _install_tensor_methods  # noqa: E402
 _install_tensor_methods(Tensor)
 # Hand-written wrappers with TensorFlow's signatures replace these generated ops:
 from ember._movement import linspace, meshgrid, one_hot, ones_like, pad, range, split, zeros_like  # noqa: E402,A004
-from ember._indexing import boolean_mask, gather, where  # noqa: E402,F811
+from ember._selection import boolean_mask, gather, where  # noqa: E402,F811
 from ember._segments import unique, unique_with_counts  # noqa: E402 - tf.unique, tf.unique_with_counts
 # Shape ops that also take host-side string tensors (ember/_strings/_dispatch.py):
 from ember._strings._dispatch import (  # noqa: E402,F811
@@ -59,6 +59,7 @@ from ember import nest  # noqa: E402
 from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember._control_flow import cond, while_loop  # noqa: E402
+from ember import _autograph  # noqa: E402,F401 - installs ember.function's AutoGraph
 from ember._tensor_array import TensorArray  # noqa: E402
 from ember._functional_ops import foldl, foldr, map_fn, scan, switch_case, vectorized_map  # noqa: E402
 from ember._py_function import numpy_function, py_function  # noqa: E402

@@ -5,9 +5,15 @@ import contextlib
 
 import numpy as np
 
-from ember import _C
+from ember import _C, nest
 from ember.autodiff import _tape as _autodiff_tape
+from ember.autodiff._tape import GradientTape
 from ember.function import SubTrace, TensorSpec, current_trace, shape_fits
+from ember._creation import constant
+from ember._generated import raw_ops
+from ember._generated.ops import tensor_scatter_nd_update, zeros
+from ember._movement import zeros_like
+from ember._strings._dispatch import concat, expand_dims, gather, reshape
 from ember._tensor import Tensor
 
 
@@ -106,7 +112,6 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     # and order (Note [Effects in control flow] in graph/graph_function.h).
     then_graph, then_inputs = then_trace.finish([then_trace.value_of(v) for v in updated])
     else_graph, else_inputs = else_trace.finish([else_trace.value_of(v) for v in updated])
-    from ember._generated import raw_ops
 
     recording = _autodiff_tape.is_recording()
     with _autodiff_tape.recording_paused():
@@ -125,7 +130,6 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 # values the branches captured, and returns their gradients (zeros where
 # a branch does not use a value), so both branches have one structure.
 def _record_cond_gradient(pred, true_fn, false_fn, captured, outputs):
-    from ember.autodiff import GradientTape
     inputs = _float_unique(captured)
     float_outputs = [i for i, o in enumerate(outputs) if o.dtype.is_floating]
     if not inputs or not float_outputs:
@@ -233,7 +237,6 @@ def _is_composite(value):
 def _is_structured(loop_vars):
     """True for loop variables beyond a tensor or a flat list/tuple of tensors:
     nested lists, dicts, or composites such as a TensorArray."""
-    from ember import nest
     items = list(loop_vars) if isinstance(loop_vars, (list, tuple)) else [loop_vars]
     return _is_composite(loop_vars) or isinstance(loop_vars, dict) or any(
         nest.is_nested(v) or _is_composite(v) for v in items)
@@ -246,7 +249,6 @@ def _is_structured(loop_vars):
 # see it. Eagerly the loop is plain Python, so the objects pass through as
 # they are.
 def _structured_loop(cond, body, loop_vars, shape_invariants, back_prop, maximum_iterations):
-    from ember import nest
     is_list = isinstance(loop_vars, (list, tuple)) and not _is_composite(loop_vars)
 
     def call(fn, values):
@@ -373,7 +375,6 @@ def _trace_loop(loop_cond, loop_body, initial, invariants, maximum_iterations):
     body_trace = SubTrace(traced_body, specs, assigned, device=device)
     cond_graph, cond_inputs = cond_trace.finish()
     body_graph, body_inputs = body_trace.finish([body_trace.value_of(v) for v in assigned])
-    from ember._generated import raw_ops
 
     loop_inputs = initial + [trace.read_variable(v) for v in assigned]
     with _autodiff_tape.recording_paused(), _device_scope(device):  # the caller records the loop's gradient
@@ -407,7 +408,6 @@ _PREALLOCATED_STACK_ELEMENTS = 1 << 24
 # Stacking needs loop values of fixed shape; a loop whose body assigns
 # variables is not differentiated (both raise when differentiated).
 def _recorded_loop(loop_cond, loop_body, flat, invariants, maximum_iterations):
-    from ember import concat, constant, expand_dims, reshape, tensor_scatter_nd_update, zeros
     n = len(flat)
     float_idx = [i for i, v in enumerate(flat) if v.dtype.is_floating]
     variable_shapes = [inv for inv in invariants if any(d is None for d in inv)]
@@ -451,7 +451,6 @@ def _recorded_loop(loop_cond, loop_body, flat, invariants, maximum_iterations):
     def gradient(*upstream):
         # upstream: the gradients of the float outputs, then of their stacks
         # (nonzero only when a higher-order gradient reads the stacks).
-        from ember import GradientTape, zeros_like
         stack_grads = upstream[nf:]
 
         def backward_body(j, *grads):
@@ -480,7 +479,6 @@ def _stack_row(stack, at):
     """stack[at], for the backward loop. Its own gradient (second order)
     writes the row into zeros_like(stack), which, unlike gather's gradient,
     works for a stack whose length the trace does not know."""
-    from ember import expand_dims, gather, reshape, tensor_scatter_nd_update, zeros_like
     with _autodiff_tape.recording_paused():
         row = gather(stack, at)
     if stack.dtype.is_floating and _autodiff_tape.is_recording():

@@ -4,8 +4,20 @@ import numpy as np
 
 from ember import _C
 from ember.dtypes import as_dtype, string
+from ember._generated import ops
+from ember._strings import _shape_ops
 from ember._strings._value import StringTensor, bytes_array, from_array
 from ember._tensor import Tensor
+
+
+# Note [Value protocol]: a value whose type defines `_ember_value_()` stands for
+# the tensor that method returns when it is read: ember.Variable's current value.
+# Converters below the variables layer call it, so they need not import Variable
+# (docs/architecture.md, "Python package layers").
+def read_value(value):
+    """The tensor a protocol value stands for now; any other value unchanged."""
+    read = getattr(type(value), "_ember_value_", None)
+    return value if read is None else read(value)
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -19,10 +31,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     (use ``ember.cast``). ``dtype_hint`` applies only to Python values.
     """
     del name  # graph-mode only
-    from ember._variables import Variable  # variables.py imports this module
-
-    if isinstance(value, Variable):
-        value = value.read_value()
+    value = read_value(value)
     if isinstance(value, Tensor):
         _check_same_dtype(value, dtype)
         return value
@@ -90,12 +99,8 @@ def constant(value, dtype=None, shape=None, name=None):
         tensor = _string_fallback(value, dtype, "constant")
     if shape is None:
         return tensor
-    from ember._generated import ops  # the generated bindings import this module's package
-
     shape = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape])]
     if isinstance(tensor, StringTensor):
-        from ember._strings import _shape_ops
-
         if tensor.ndim == 0:
             return from_array(np.full(shape, tensor.numpy(), dtype=object))
         return _shape_ops.reshape(tensor, shape)

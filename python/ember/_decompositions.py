@@ -4,30 +4,29 @@ return conventions), eigvalsh, logdet, cholesky_solve and adjoint."""
 
 from ember._generated import ops as _ops
 from ember._runtime import composite as _composite
+from ember import _creation, dtypes
+from ember._matrix_composites import diag_part
+from ember._strings import _dispatch
 
 
 def _conj(x):
     """The complex conjugate, from the ops Ember has: cast keeps the real
     part, and the imaginary part is the real part of -1j * x."""
-    import ember
-
     if not x.dtype.is_complex:
         return x
-    real = ember.cast(x, ember.float32)
-    imag = ember.cast(ember.multiply(x, ember.constant(-1j, x.dtype)), ember.float32)
-    return ember.subtract(ember.cast(real, x.dtype), ember.multiply(ember.cast(imag, x.dtype), ember.constant(1j, x.dtype)))
+    real = _ops.cast(x, dtypes.float32)
+    imag = _ops.cast(_ops.multiply(x, _creation.constant(-1j, x.dtype)), dtypes.float32)
+    return _ops.subtract(_ops.cast(real, x.dtype), _ops.multiply(_ops.cast(imag, x.dtype), _creation.constant(1j, x.dtype)))
 
 
 @_composite
 def adjoint(matrix, name=None):
     """The conjugate transpose of the last two dims (``tf.linalg.adjoint``)."""
-    import ember
-
     del name
-    x = ember.convert_to_tensor(matrix)
+    x = _creation.convert_to_tensor(matrix)
     if x.ndim < 2:
         raise ValueError(f"adjoint: expected a tensor of rank 2 or more, got shape {x.shape}")
-    return _conj(ember.transpose(x, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2]))
+    return _conj(_dispatch.transpose(x, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2]))
 
 
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
@@ -35,12 +34,10 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     with tensor = u @ diag(s) @ adjoint(v) -- v, not its adjoint -- or s
     alone when compute_uv is false. s is real (float32 for complex64
     input), as in TensorFlow."""
-    import ember
-
     del name
     s, u, v = _ops.svd(tensor, compute_uv, full_matrices)
     if s.dtype.is_complex:  # TensorFlow returns real singular values (cast keeps the real part)
-        s = ember.cast(s, ember.float32)
+        s = _ops.cast(s, dtypes.float32)
     return (s, u, v) if compute_uv else s
 
 
@@ -63,15 +60,12 @@ def logdet(matrix, name=None):
     """log(det(matrix)) of Hermitian positive definite matrices, computed
     from their Cholesky factor as 2 * sum(log(diag(L))) (``tf.linalg.logdet``;
     real, float32 for complex64 input, as in TensorFlow)."""
-    import ember
-    from ember._matrix_composites import diag_part
-
     del name
     chol = _ops.cholesky(matrix)
     d = diag_part(chol)
     if d.dtype.is_complex:  # TensorFlow takes the real part: the result is real
-        d = ember.cast(d, ember.float32)
-    return 2.0 * ember.reduce_sum(ember.log(d), axis=-1)
+        d = _ops.cast(d, dtypes.float32)
+    return 2.0 * _ops.reduce_sum(_ops.log(d), axis=-1)
 
 
 @_composite

@@ -110,14 +110,3 @@ def _call_dlpack(x, kwargs):
             if not kwargs:
                 raise
             return x.__dlpack__()  # ember copies if asked: copy is passed to _from_dlpack
-
-
-def to_dlpack(tensor):
-    """TensorFlow's ``tf.experimental.dlpack.to_dlpack``: a legacy ``"dltensor"``
-    capsule that shares the tensor's memory."""
-    from ember._tensor import Tensor
-    from ember._creation import convert_to_tensor
-
-    if not isinstance(tensor, Tensor):
-        tensor = convert_to_tensor(tensor)
-    return tensor.__dlpack__()

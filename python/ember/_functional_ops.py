@@ -17,16 +17,14 @@ differentiated.
 
 import contextlib
 
-from ember import _C, nest
+from ember import _C, _control_flow, _creation, _movement, nest
 from ember.autodiff import _tape as _autodiff_tape
+from ember.dtypes import DType, as_dtype, int32
+from ember.function import SubTrace, TensorSpec, current_trace
+from ember._generated import ops
+from ember._strings import _dispatch
 from ember._tensor import Tensor
 from ember._tensor_array import TensorArray
-from ember.dtypes import DType, as_dtype, int32
-
-
-def _ops():
-    import ember
-    return ember
 
 
 def _tensor(value):
@@ -44,19 +42,18 @@ def _rows(flat, what):
             raise ValueError(f"{what}: elements in elems must be at least rank 1, got a scalar")
         counts.add(t.shape[0])
     if None in counts:  # Note [Functional ops as loops]: the results grow row by row
-        return _ops().shape(flat[0])[0]
+        return _dispatch.shape(flat[0])[0]
     if len(counts) != 1:
         raise ValueError(f"{what}: all tensors in elems must have the same number of rows, got {sorted(counts)}")
     return counts.pop()
 
 
 def _row(structure, flat, i):
-    return nest.pack_sequence_as(structure, [_ops().gather(t, i) for t in flat])
+    return nest.pack_sequence_as(structure, [_dispatch.gather(t, i) for t in flat])
 
 
 def _spec_dtypes(signature):
     """The dtypes of a fn_output_signature (a DType, a TensorSpec or a structure of them), flat."""
-    from ember.function import TensorSpec
 
     def one(spec):
         if isinstance(spec, TensorSpec):
@@ -96,7 +93,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     See Note [Functional ops as loops].
     """
     del parallel_iterations, swap_memory, infer_shape, name
-    from ember.function import SubTrace, current_trace
     signature = fn_output_signature if fn_output_signature is not None else dtype
     flat = [_tensor(t) for t in nest.flatten(elems)]
     n = _rows(flat, "map_fn")
@@ -106,7 +102,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     if known and (current_trace() is None or n <= _CHUNK):
         # Eagerly a Python loop, recorded op by op; in a trace, a few rows unroll.
         results = [_conform(fn(_row(elems, flat, i)), signature, "map_fn") for i in range(n)]
-        stacked = [_ops().stack(list(column)) for column in zip(*(r[1] for r in results))]
+        stacked = [_dispatch.stack(list(column)) for column in zip(*(r[1] for r in results))]
         return nest.pack_sequence_as(results[0][0], stacked)
     # Traced: one throwaway trace of fn finds its result structure.
     found = {}
@@ -118,7 +114,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     probe = SubTrace(probe_fn, [])
     structure = found["structure"]
     arrays = [TensorArray(t.dtype, size=n, element_shape=t.shape) for t in probe.structure]
-    ops = _ops()
     chunk = _CHUNK if known else 1  # Note [map_fn chunks]
 
     def body(c, arrays):
@@ -126,12 +121,12 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         rows = [_conform(fn(_row(elems, flat, first + k)), signature, "map_fn")[1] for k in range(chunk)]
         if chunk == 1:
             return c + 1, [a.write(first, o) for a, o in zip(arrays, rows[0])]
-        at = ops.range(chunk) + first
-        return c + 1, [a.scatter(at, ops.stack(list(column))) for a, column in zip(arrays, zip(*rows))]
+        at = _movement.range(chunk) + first
+        return c + 1, [a.scatter(at, _dispatch.stack(list(column))) for a, column in zip(arrays, zip(*rows))]
 
     loops = n // chunk if known else n
-    _, arrays = ops.while_loop(lambda c, _: c < loops, body, [ops.constant(0, dtype=int32), arrays],
-                               back_prop=back_prop)
+    _, arrays = _control_flow.while_loop(lambda c, _: c < loops, body,
+                                         [_creation.constant(0, dtype=int32), arrays], back_prop=back_prop)
     for i in range(loops * chunk, n) if known else ():  # the rows after the last whole chunk
         arrays = [a.write(i, o) for a, o in zip(arrays, _conform(fn(_row(elems, flat, i)), signature, "map_fn")[1])]
     return nest.pack_sequence_as(structure, [a.stack() for a in arrays])
@@ -150,10 +145,9 @@ _CHUNK = 32
 
 def _empty_result(fn, elems, flat, signature):
     del fn, elems, flat
-    from ember.function import TensorSpec
     if signature is None or not all(isinstance(s, TensorSpec) for s in nest.flatten(signature)):
         raise ValueError("map_fn: elems has no rows, so fn_output_signature must give each result's TensorSpec")
-    return nest.map_structure(lambda s: _ops().zeros((0,) + tuple(s.shape), dtype=s.dtype), signature)
+    return nest.map_structure(lambda s: ops.zeros((0,) + tuple(s.shape), dtype=s.dtype), signature)
 
 
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
@@ -169,10 +163,8 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
 
 def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
     """The accumulator after each row (keep=True) or only the final one."""
-    from ember.function import current_trace
     flat = [_tensor(t) for t in nest.flatten(elems)]
     n = _rows(flat, what)
-    ops = _ops()
     known = not isinstance(n, Tensor)
     if keep and reverse and not known:
         raise ValueError(f"{what}: reverse=True needs the number of rows of elems when the function is traced")
@@ -213,9 +205,9 @@ def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
         def body(i, acc, carried):
             return (i + step,) + unrolled(acc, carried, [i])
 
-        start = start if isinstance(start, Tensor) else ops.constant(start, dtype=int32)
-        _, final, carried = ops.while_loop(lambda i, acc, carried: i >= 0 if reverse else i < n, body,
-                                           [start, acc, carried], back_prop=back_prop)
+        start = start if isinstance(start, Tensor) else _creation.constant(start, dtype=int32)
+        _, final, carried = _control_flow.while_loop(lambda i, acc, carried: i >= 0 if reverse else i < n, body,
+                                                     [start, acc, carried], back_prop=back_prop)
         return nest.pack_sequence_as(acc, [ta.stack() for ta in carried]) if keep else final
     count = start + 1 if reverse else n - start  # the rows left to visit
     loops = count // _CHUNK if traced and count > _CHUNK else 0  # Note [map_fn chunks]
@@ -223,8 +215,9 @@ def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
         def chunk_body(c, acc, carried):
             return (c + 1,) + _chunk_step(advance, acc, carried, start + step * _CHUNK * c, step)
 
-        _, acc, carried = ops.while_loop(lambda c, acc, carried: c < loops, chunk_body,
-                                         [ops.constant(0, dtype=int32), acc, carried], back_prop=back_prop)
+        _, acc, carried = _control_flow.while_loop(lambda c, acc, carried: c < loops, chunk_body,
+                                                   [_creation.constant(0, dtype=int32), acc, carried],
+                                                   back_prop=back_prop)
         arrays = carried if keep else arrays
     tail = [start + step * k for k in range(loops * _CHUNK, count)]
     with _autodiff_tape.recording_paused() if not back_prop else contextlib.nullcontext():
@@ -236,15 +229,14 @@ def _scan(fn, elems, initializer, reverse, keep, what, back_prop=True):
 
 def _chunk_step(advance, acc, arrays, base, step):
     """_CHUNK steps of a scan, unrolled, and their accumulators written with one scatter each."""
-    ops = _ops()
     rows = []
     for k in range(_CHUNK):
         acc, new_flat = advance(acc, base + step * k)
         rows.append(new_flat)
     if not arrays:
         return acc, arrays
-    at = base + step * ops.range(_CHUNK)
-    return acc, [ta.scatter(at, ops.stack(list(column))) for ta, column in zip(arrays, zip(*rows))]
+    at = base + step * _movement.range(_CHUNK)
+    return acc, [ta.scatter(at, _dispatch.stack(list(column))) for ta, column in zip(arrays, zip(*rows))]
 
 
 def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, infer_shape=True,
@@ -298,13 +290,12 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
                         f"{tuple(index.shape)}")
     if not _C._is_symbolic(index):
         return dict(pairs).get(int(index), fallback)()
-    ops = _ops()
     chain = pairs if default is not None else pairs[:-1]
 
     def build(k):
         if k == len(chain):
             return fallback()
         key, fn = chain[k]
-        return ops.cond(ops.equal(index, key), fn, lambda: build(k + 1))
+        return _control_flow.cond(_dispatch.equal(index, key), fn, lambda: build(k + 1))
 
     return build(0)

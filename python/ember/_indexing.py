@@ -17,19 +17,11 @@ import operator
 import numpy as np
 
 from ember import _C, _graph_checks
+from ember._generated import ops
 from ember._runtime import composite
 
 Tensor = _C.Tensor  # ember._tensor imports this module while it sets Tensor up
 
-_ops = None
-
-
-def _get_ops():
-    global _ops
-    if _ops is None:  # the generated bindings import after ember._tensor
-        from ember._generated import ops
-        _ops = ops
-    return _ops
 
 
 class _Advanced:
@@ -165,12 +157,11 @@ def _basic(tensor, entries):
         strides.append(s)
     if not entries:
         return tensor
-    return _get_ops().strided_slice(tensor, begin, end, strides, **masks)
+    return ops.strided_slice(tensor, begin, end, strides, **masks)
 
 
 def _normalized_index(index, size):
     """An int64 index array with negatives wrapped, or IndexError; tensors are wrapped by ops."""
-    ops = _get_ops()
     if size is None:  # a traced tensor's unknown dim: gather checks the range when it runs
         if isinstance(index.value, Tensor) or (index.value < 0).any():
             raise IndexError("indexing an unknown dim (a traced tensor's None dim) takes non-negative NumPy "
@@ -198,7 +189,6 @@ def getitem(tensor, key):
     arrays = [i for i, e in enumerate(entries) if e[0] == "array"]
     if not arrays:
         return _basic(tensor, entries)
-    ops = _get_ops()
     # With any array present, ints are advanced indices too (NumPy).
     advanced = [i for i, e in enumerate(entries) if e[0] in ("array", "int")]
     # Slice the basic entries; each advanced entry keeps its full dim, at
@@ -257,7 +247,6 @@ def _symbolic_getitem(tensor, key):
     """x[i] (and x[i, j, ...]) with integer indices computed in a trace, such as the
     counter of a converted `for i in ember.range(n)`: one gather per index, with
     negative indices counted from the end, as in TensorFlow."""
-    ops = _get_ops()
     if not all(_is_symbolic_scalar(k) or isinstance(k, (int, np.integer)) and not isinstance(k, bool)
                for k in key):
         raise IndexError("ember: inside @ember.function an index computed in the trace can only be combined "
@@ -278,80 +267,3 @@ def iterate(tensor):
     if tensor.shape[0] is None:
         _graph_checks.reject_symbolic(tensor, "iterate")
     return (getitem(tensor, i) for i in range(tensor.shape[0]))
-
-
-def _concrete_value(value, what):
-    """The NumPy value of a tensor or array-like; a clear error for a traced (symbolic) tensor,
-    whose value does not exist while ember.function traces."""
-    from ember._variables import Variable
-
-    if isinstance(value, Variable):
-        value = value.read_value()
-    if isinstance(value, Tensor):
-        if _C._is_symbolic(value):
-            raise NotImplementedError(f"{what}: the result's shape depends on the values of a traced tensor, "
-                                      "which ember.function does not support; compute it outside the function "
-                                      "or pass the value in as a constant")
-        return value.numpy()
-    return np.asarray(value)
-
-
-def where(condition, x=None, y=None, name=None):
-    """``tf.where``: with x and y, the elements of x where condition is true and of y elsewhere
-    (broadcasting condition, x and y together). With condition alone, the coordinates of its
-    true (nonzero) elements as an int64 tensor [num_true, rank], in row-major order.
-
-    The one-argument form reads condition's value (it waits for it), since the result's shape
-    depends on it; it is not supported on traced tensors inside ember.function.
-    """
-    del name
-    if x is None and y is None:
-        value = _concrete_value(condition, "where")
-        return _get_ops().reshape(np.argwhere(value).astype(np.int64), [-1, value.ndim])
-    if x is None or y is None:
-        raise ValueError("where: x and y must both be given, or neither")
-    return _get_ops().where(condition, x, y)
-
-
-@composite
-def boolean_mask(tensor, mask, axis=None, name=None):
-    """``tf.boolean_mask``: the entries of tensor where the k-D boolean mask is true.
-
-    mask applies to tensor's dims axis .. axis + k - 1 (axis defaults to 0), whose sizes must
-    equal mask's shape; those dims become one dim of length mask.sum(). Reads mask's value
-    (the result's shape depends on it), so mask cannot be a traced tensor inside ember.function.
-    """
-    del name
-    from ember._creation import convert_to_tensor
-
-    ops = _get_ops()
-    tensor = convert_to_tensor(tensor)
-    mask = _concrete_value(mask, "boolean_mask")
-    if mask.dtype != np.bool_:
-        raise TypeError(f"boolean_mask: mask must be bool, got {mask.dtype}")
-    k = mask.ndim
-    if k == 0:
-        raise ValueError("boolean_mask: mask cannot be a scalar")
-    axis = 0 if axis is None else operator.index(axis)
-    rank = tensor.ndim
-    if axis < 0:
-        axis += rank
-    if not 0 <= axis <= rank - k:
-        raise ValueError(f"boolean_mask: axis {axis} and a mask of rank {k} do not fit a tensor of rank {rank}")
-    dims = tuple(tensor.shape[axis:axis + k])
-    if any(d is not None and d != m for d, m in zip(dims, mask.shape)):
-        raise ValueError(f"boolean_mask: shapes {dims} and {mask.shape} are incompatible (tensor dims "
-                         f"{axis}..{axis + k - 1} must match the mask)")
-    shape = list(tensor.shape)
-    flat = tensor if k == 1 else ops.reshape(tensor, shape[:axis] + [-1] + shape[axis + k:])
-    return ops.gather(flat, np.flatnonzero(mask).astype(np.int64), axis=axis)
-
-
-def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    """Gathers slices of params along axis at indices (``tf.gather``; see the op's docs).
-
-    validate_indices is accepted for TensorFlow compatibility and ignored: indices are always
-    checked (an index outside [0, params.shape[axis]) is an error).
-    """
-    del validate_indices, name
-    return _get_ops().gather(params, indices, axis, batch_dims)

@@ -4,12 +4,13 @@ trace and band_part. They work on batches (the last two dims are the
 matrix) and differentiate through the ops they are made of."""
 
 from ember._runtime import composite as _composite
+from ember import _creation, dtypes, _movement, _selection
+from ember._generated import ops
+from ember._strings import _dispatch
 
 
 def _matrix(value, op, min_rank=2):
-    import ember
-
-    x = ember.convert_to_tensor(value)
+    x = _creation.convert_to_tensor(value)
     if x.ndim < min_rank:
         raise ValueError(f"{op}: expected a tensor of rank {min_rank} or more, got shape {x.shape}")
     return x
@@ -23,37 +24,31 @@ def _only_main_diagonal(op, k):
 @_composite
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swaps the last two dims (``tf.linalg.matrix_transpose``)."""
-    import ember
-
     del name
     x = _matrix(a, "matrix_transpose")
     if conjugate and x.dtype.is_complex:
         raise NotImplementedError("matrix_transpose: conjugate=True on complex tensors is not supported yet")
     perm = list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2]
-    return ember.transpose(x, perm)
+    return _dispatch.transpose(x, perm)
 
 
 @_composite
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
     """Matrix-vector product over batches: a [..., M, N] times b [..., N]
     gives [..., M] (``tf.linalg.matvec``)."""
-    import ember
-
     del a_is_sparse, b_is_sparse, name
     a = _matrix(a, "matvec")
     b = _matrix(b, "matvec", min_rank=1)
     if adjoint_a and a.dtype.is_complex:
         raise NotImplementedError("matvec: adjoint_a on complex tensors is not supported yet")
-    product = ember.matmul(a, ember.expand_dims(b, -1), transpose_a=transpose_a or adjoint_a)
-    return ember.squeeze(product, [-1])
+    product = ops.matmul(a, _dispatch.expand_dims(b, -1), transpose_a=transpose_a or adjoint_a)
+    return _dispatch.squeeze(product, [-1])
 
 
 @_composite
 def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
     """Square matrices [..., N, N] with ``diagonal`` [..., N] on the main
     diagonal and zeros elsewhere (``tf.linalg.diag``, k=0)."""
-    import ember
-
     del name, align
     _only_main_diagonal("diag", k)
     d = _matrix(diagonal, "diag", min_rank=1)
@@ -61,8 +56,8 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
     if num_rows not in (-1, n) or num_cols not in (-1, n) or padding_value != 0:
         raise NotImplementedError("diag: num_rows, num_cols and padding_value other than the defaults are not "
                                   "supported yet")
-    mask = ember.cast(ember.eye(n), ember.bool)
-    return ember.where(mask, ember.expand_dims(d, -1), ember.zeros([], d.dtype))
+    mask = ops.cast(ops.eye(n), dtypes.bool)
+    return _selection.where(mask, _dispatch.expand_dims(d, -1), ops.zeros([], d.dtype))
 
 
 @_composite
@@ -70,25 +65,21 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     """The main diagonal of [..., M, N] matrices, [..., min(M, N)]
     (``tf.linalg.diag_part``, k=0). Off-diagonal infinities and NaNs do not
     leak into it."""
-    import ember
-
     del name, padding_value, align
     _only_main_diagonal("diag_part", k)
     x = _matrix(input, "diag_part")
     m, n = x.shape[-2], x.shape[-1]
     size = min(m, n)
     square = x[..., :size, :size]
-    mask = ember.cast(ember.eye(size), ember.bool)
-    return ember.reduce_sum(ember.where(mask, square, ember.zeros([], x.dtype)), axis=-1)
+    mask = ops.cast(ops.eye(size), dtypes.bool)
+    return ops.reduce_sum(_selection.where(mask, square, ops.zeros([], x.dtype)), axis=-1)
 
 
 @_composite
 def trace(x, name=None):
     """The sum of the main diagonal of [..., M, N] matrices (``tf.linalg.trace``)."""
-    import ember
-
     del name
-    return ember.reduce_sum(diag_part(x), axis=-1)
+    return ops.reduce_sum(diag_part(x), axis=-1)
 
 
 @_composite
@@ -97,16 +88,14 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     num_lower and j - i <= num_upper, a negative bound keeping that whole
     triangle; the rest is zero (``tf.linalg.band_part``). band_part(x, -1, 0)
     is the lower triangle, band_part(x, 0, 0) the diagonal."""
-    import ember
-
     del name
     x = _matrix(input, "band_part")
     lower, upper = int(num_lower), int(num_upper)
-    rows = ember.expand_dims(ember.range(x.shape[-2], dtype=ember.int64), -1)
-    cols = ember.expand_dims(ember.range(x.shape[-1], dtype=ember.int64), 0)
-    keep = ember.equal(rows - cols, rows - cols)  # all true, [M, N]
+    rows = _dispatch.expand_dims(_movement.range(x.shape[-2], dtype=dtypes.int64), -1)
+    cols = _dispatch.expand_dims(_movement.range(x.shape[-1], dtype=dtypes.int64), 0)
+    keep = _dispatch.equal(rows - cols, rows - cols)  # all true, [M, N]
     if lower >= 0:
-        keep = ember.logical_and(keep, ember.less_equal(rows - cols, lower))
+        keep = ops.logical_and(keep, ops.less_equal(rows - cols, lower))
     if upper >= 0:
-        keep = ember.logical_and(keep, ember.less_equal(cols - rows, upper))
-    return ember.where(keep, x, ember.zeros([], x.dtype))
+        keep = ops.logical_and(keep, ops.less_equal(cols - rows, upper))
+    return _selection.where(keep, x, ops.zeros([], x.dtype))

@@ -15,6 +15,7 @@ from ember._creation import convert_to_tensor
 from ember._runtime import composite
 from ember.dtypes import as_dtype, float32, float64, int32, int64
 from ember._tensor import Tensor
+from ember._strings import _dispatch
 
 # tf.range's inference order: the result is the highest dtype among the args.
 _RANGE_ORDER = (int32, int64, float32, float64)
@@ -216,15 +217,13 @@ def meshgrid(*args, **kwargs):
     ``indexing='xy'`` (the default) gives grids of shape (len(y), len(x), ...),
     ``'ij'`` gives (len(x), len(y), ...). Returns a list of N tensors.
     """
-    import ember
-
     indexing = kwargs.pop("indexing", "xy")
     kwargs.pop("name", None)
     if kwargs:
         raise TypeError(f"meshgrid: unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    tensors = [ember.reshape(ember.convert_to_tensor(a), [-1]) for a in args]
+    tensors = [_dispatch.reshape(convert_to_tensor(a), [-1]) for a in args]
     if not tensors:
         return []
     sizes = [t.shape[0] for t in tensors]
@@ -235,5 +234,5 @@ def meshgrid(*args, **kwargs):
         axis = (1 - i if i < 2 else i) if indexing == "xy" and len(tensors) > 1 else i
         shape = [1] * len(tensors)
         shape[axis] = -1
-        grids.append(ember.broadcast_to(ember.reshape(t, shape), sizes))
+        grids.append(_ops.broadcast_to(_dispatch.reshape(t, shape), sizes))
     return grids

@@ -15,6 +15,7 @@ import numpy as np
 from ember._checks import check_str, safe_repr
 from ember._generated import ops
 from ember._runtime import composite
+from ember import _creation, dtypes
 
 _TO_CHANNELS_LAST = [0, 2, 3, 4, 1]
 _TO_CHANNELS_FIRST = [0, 4, 1, 2, 3]
@@ -66,9 +67,7 @@ def _out_size(size, window, stride, padding, name, dim):
 
 
 def _channels_last(x, name):
-    import ember
-
-    x = ember.convert_to_tensor(x, dtype_hint=ember.float32)
+    x = _creation.convert_to_tensor(x, dtype_hint=dtypes.float32)
     if x.ndim != 5:
         raise ValueError(f"{name}: input must have rank 5 ([batch, depth, height, width, channels]), "
                          f"got shape {x.shape}")
@@ -122,8 +121,6 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
     (``NDHWC``; ``NCDHW`` puts channels second), filters [depth, height, width, in_channels /
     groups, out_channels]. strides and dilations are lists of 5 ints (1 for batch and channels;
     an int or 3 ints are accepted too); padding is 'SAME' or 'VALID'."""
-    import ember
-
     name = "conv3d"
     data_format = _data_format(data_format, name)
     channels_first = data_format == "NCDHW"
@@ -135,7 +132,7 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
         x = ops.transpose(x, _TO_CHANNELS_LAST)
     if not x.dtype.is_floating:
         raise TypeError(f"conv3d: input must have a floating dtype, got dtype {x.dtype.name}")
-    f = ember.convert_to_tensor(filters, dtype_hint=x.dtype)
+    f = _creation.convert_to_tensor(filters, dtype_hint=x.dtype)
     if f.ndim != 5:
         raise ValueError(f"conv3d: filters must have rank 5 ([depth, height, width, in, out]), got shape {f.shape}")
     if f.dtype != x.dtype:

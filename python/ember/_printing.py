@@ -11,6 +11,8 @@ from ember.function import current_trace
 from ember._tensor import Tensor
 from ember._strings._numbers import summarize_text
 from ember._strings._value import StringTensor
+from ember._generated import raw_ops
+from ember._variables import Variable
 
 
 def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001 - TF's name
@@ -36,7 +38,6 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
         raise TypeError(f"print: summarize must be an int, got {safe_repr(summarize)}")
     check_str(sep, "print", "sep")
     check_str(end, "print", "end")
-    from ember._variables import Variable
 
     parts, tensors = [], []
     for value in inputs:
@@ -51,7 +52,6 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     if not tensors and current_trace() is None:
         getattr(sys, stream).write(text)  # nothing to wait for: print now
         return None
-    from ember._generated import raw_ops
 
     outputs = raw_ops.print(tensors, text, stream, summarize)
     if current_trace() is None:

@@ -21,10 +21,10 @@ import numpy as np
 from ember import _C, nest
 from ember._tensor import Tensor
 from ember.dtypes import as_dtype
+from ember.function import HostCallbackInTrace, current_trace
 
 
 def _enter(what):
-    from ember.function import HostCallbackInTrace, current_trace
     if current_trace() is not None:
         raise HostCallbackInTrace(what)
 

@@ -28,7 +28,7 @@ from ember._generated.random import *  # noqa: F401,F403
 from ember._generated.random import __all__ as _OP_NAMES
 from ember._creation import convert_to_tensor
 from ember.dtypes import as_dtype, bfloat16, float16, float32, float64, int32, int64
-from ember.function import current_trace
+from ember._context import current_trace
 from ember._tensor import Tensor
 
 _MASK32 = 0xFFFFFFFF

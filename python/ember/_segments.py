@@ -16,7 +16,7 @@ import numpy as np
 from ember import errors
 from ember._creation import convert_to_tensor
 from ember._generated import ops
-from ember._indexing import _concrete_value
+from ember._selection import _concrete_value
 from ember._runtime import composite
 from ember._tensor import Tensor
 from ember.dtypes import as_dtype, int32

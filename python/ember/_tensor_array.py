@@ -30,16 +30,13 @@ or give the array a fixed size.
 
 import numpy as np
 
-from ember import _C
-from ember import errors
+from ember import _C, _creation, _movement, errors
+from ember._context import current_trace
+from ember._generated import ops
+from ember._strings import _dispatch
 from ember._tensor import Tensor
 from ember._tensor_shape import TensorShape
 from ember.dtypes import as_dtype, int32
-
-
-def _ops():
-    import ember
-    return ember
 
 
 def _symbolic(value):
@@ -86,7 +83,6 @@ class TensorArray:
                  handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
                  name=None):
         del tensor_array_name, handle, flow, colocate_with_first_write_call, name
-        from ember.function import current_trace
         self._dtype = as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._infer_shape = infer_shape
@@ -119,17 +115,16 @@ class TensorArray:
         if self._element_shape is None or any(d is None for d in self._element_shape):
             raise ValueError(f"TensorArray.{what}: an unwritten element needs a fully known element_shape, got "
                              f"{self._element_shape}; pass element_shape= or write the element first")
-        return _ops().zeros(self._element_shape, dtype=self._dtype)
+        return ops.zeros(self._element_shape, dtype=self._dtype)
 
     def _dense(self, what):
         """The buffer of shape [size] + element_shape (Note [TensorArray representation])."""
         if self._buffer is not None:
             return self._buffer
-        ops = _ops()
         if not self._items:
             zeros = self._zeros(what)
             return ops.zeros((0,) + tuple(zeros.shape), dtype=self._dtype)
-        return ops.stack([t if t is not None else self._zeros(what) for t in self._items])
+        return _dispatch.stack([t if t is not None else self._zeros(what) for t in self._items])
 
     def _components(self):
         """The tensors that stand for this array in a while_loop (its dense buffer)."""
@@ -164,7 +159,7 @@ class TensorArray:
 
     def _probe_value(self, rows):
         zeros = self._zeros("read")
-        return zeros if rows is None else _ops().zeros((rows,) + tuple(zeros.shape), dtype=self._dtype)
+        return zeros if rows is None else ops.zeros((rows,) + tuple(zeros.shape), dtype=self._dtype)
 
     def _component_invariants(self, components):
         """The while_loop shape invariants of _components(): a dynamic array may grow."""
@@ -193,10 +188,9 @@ class TensorArray:
     def size(self, name=None):
         """The number of elements, as an int32 scalar."""
         del name
-        ops = _ops()
         if self._buffer is not None:
-            return ops.shape(self._buffer)[0]
-        return ops.constant(len(self._items), dtype=int32)
+            return _dispatch.shape(self._buffer)[0]
+        return _creation.constant(len(self._items), dtype=int32)
 
     # --- writing ------------------------------------------------------------
 
@@ -231,12 +225,11 @@ class TensorArray:
         return self
 
     def _write_dense(self, index, value):
-        ops = _ops()
         buffer = self._dense("write")
         if self._dynamic_size:  # one row per write: see Note [TensorArray representation]
-            buffer = ops.concat([buffer, ops.zeros((1,) + tuple(buffer.shape[1:]), dtype=self._dtype)], 0)
-        at = ops.reshape(ops.cast(index, int32), [1, 1])
-        return self._copy(ops.tensor_scatter_nd_update(buffer, at, ops.expand_dims(value, 0)))
+            buffer = _dispatch.concat([buffer, ops.zeros((1,) + tuple(buffer.shape[1:]), dtype=self._dtype)], 0)
+        at = _dispatch.reshape(ops.cast(index, int32), [1, 1])
+        return self._copy(ops.tensor_scatter_nd_update(buffer, at, _dispatch.expand_dims(value, 0)))
 
     def unstack(self, value, name=None):
         """Writes value[i] at index i for each row of `value`."""
@@ -245,7 +238,7 @@ class TensorArray:
         self._element_shape = _merge(self._element_shape, value.shape[1:], "unstack")
         if self._buffer is not None or _symbolic(value):
             return self._copy(value)
-        rows = _ops().unstack(value) if value.shape[0] else []
+        rows = _dispatch.unstack(value) if value.shape[0] else []
         if len(rows) > len(self._items) and not self._dynamic_size and self._items:
             raise errors.OutOfRangeError(f"TensorArray.unstack: {len(rows)} rows for an array of size "
                                          f"{len(self._items)}")
@@ -257,9 +250,8 @@ class TensorArray:
         del name
         value = self._value(value, "scatter")
         if _symbolic(indices) or self._buffer is not None:
-            ops = _ops()
             self._element_shape = _merge(self._element_shape, value.shape[1:], "scatter")
-            at = ops.reshape(ops.cast(indices, int32), [-1, 1])
+            at = _dispatch.reshape(ops.cast(indices, int32), [-1, 1])
             return self._copy(ops.tensor_scatter_nd_update(self._dense("scatter"), at, value))
         for k, i in enumerate(np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices).ravel()):
             self.write(int(i), value[k])
@@ -269,7 +261,7 @@ class TensorArray:
         """Writes consecutive pieces of `value` (along axis 0) of the given lengths."""
         del name
         lengths = [int(n) for n in np.asarray(lengths.numpy() if isinstance(lengths, Tensor) else lengths)]
-        pieces = _ops().split(self._value(value, "split"), lengths, 0) if lengths else []
+        pieces = _movement.split(self._value(value, "split"), lengths, 0) if lengths else []
         for i, piece in enumerate(pieces):
             self.write(i, piece)
         return self
@@ -283,7 +275,7 @@ class TensorArray:
             return self._probe_value(None)
         i = _static_index(index, "read")
         if i is None or self._buffer is not None:
-            return _ops().gather(self._dense("read"), index if i is None else i)
+            return _dispatch.gather(self._dense("read"), index if i is None else i)
         if i >= len(self._items):
             raise errors.OutOfRangeError(f"TensorArray.read: index {i} is out of range for an array of size "
                                          f"{len(self._items)}")
@@ -309,7 +301,7 @@ class TensorArray:
     def gather(self, indices, name=None):
         """The elements at `indices`, stacked."""
         del name
-        return _ops().gather(self._dense("gather"), indices)
+        return _dispatch.gather(self._dense("gather"), indices)
 
     def concat(self, name=None):
         """All elements joined along their axis 0."""
@@ -318,11 +310,11 @@ class TensorArray:
             shape = tuple(self._buffer.shape)
             if len(shape) < 2:
                 raise ValueError("TensorArray.concat: elements must have rank >= 1")
-            return _ops().reshape(self._buffer, [-1] + list(shape[2:]))
+            return _dispatch.reshape(self._buffer, [-1] + list(shape[2:]))
         items = [t if t is not None else self._zeros("concat") for t in self._items]
         if not items:
-            return _ops().zeros((0,) + tuple(self._zeros("concat").shape[1:]), dtype=self._dtype)
-        return _ops().concat(items, 0)
+            return ops.zeros((0,) + tuple(self._zeros("concat").shape[1:]), dtype=self._dtype)
+        return _dispatch.concat(items, 0)
 
     def identity(self):
         return self

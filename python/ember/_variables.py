@@ -7,11 +7,11 @@ import threading
 import numpy as np
 
 
-from ember import _C, _tensor_repr
-from ember.autodiff import _tape as _autodiff_tape
+from ember import _C, _context, _tensor_repr
+from ember._context import current_trace as _current_trace
 from ember._creation import convert_to_tensor
+from ember._generated import ops
 from ember._name_scope import get_current_name_scope
-from ember.function import current_trace as _current_trace
 
 
 class Variable:
@@ -44,9 +44,7 @@ class Variable:
                                       "not supported")
         trainable = True if trainable is None else trainable
         if _current_trace() is not None:  # Note [Variables created in functions] in function.py
-            from ember.function import allow_variable_creation, init_scope
-            allow_variable_creation(initial_value)
-            with init_scope():
+            with _context.variable_creation_in_trace(initial_value):
                 self.__init__(initial_value, trainable=trainable, name=name, dtype=dtype, shape=shape)
             return
         if callable(initial_value):
@@ -63,7 +61,7 @@ class Variable:
         self._lock = threading.Lock()
         # A view, so the caller's tensor and the variable never share
         # identity; under a device scope, a copy onto that device.
-        self._eager_value = _ops().identity(value)
+        self._eager_value = ops.identity(value)
 
     # Note [Variables in traces]: ops read a variable through `_value` (the
     # C++ binding unwraps it so). Eagerly that is the tensor it holds. While
@@ -78,8 +76,8 @@ class Variable:
     def _value(self):
         trace = _current_trace()
         value = self._eager_value if trace is None else trace.read_variable(self)
-        if _autodiff_tape.active_tape_count:
-            _autodiff_tape.variable_read(self, value)
+        if _context.active_tape_count:  # Note [Layer hooks] in _context.py
+            _context.variable_read(self, value)
         return value
 
     def _set_value(self, value):
@@ -108,6 +106,10 @@ class Variable:
         return self._value
 
     def value(self):
+        return self._value
+
+    def _ember_value_(self):
+        """The value protocol (Note [Value protocol] in _creation.py): the current value."""
         return self._value
 
     def numpy(self):
@@ -162,16 +164,16 @@ class Variable:
             raise ValueError(f"assign: value of shape {new.shape} does not match the variable's "
                              f"shape {self.shape}")
         with self._lock, _unrecorded():
-            self._set_value(self._kept_on_error(_ops().identity(new)))
+            self._set_value(self._kept_on_error(ops.identity(new)))
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         """Adds ``delta`` (broadcast to the variable's shape) to the value."""
-        return self._update(_ops().add, delta, "assign_add", read_value)
+        return self._update(ops.add, delta, "assign_add", read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         """Subtracts ``delta`` (broadcast to the variable's shape) from the value."""
-        return self._update(_ops().subtract, delta, "assign_sub", read_value)
+        return self._update(ops.subtract, delta, "assign_sub", read_value)
 
     def _update(self, op, delta, what, read_value):
         with self._lock, _unrecorded():  # read-modify-write: one update at a time
@@ -226,14 +228,13 @@ class _VariableSlice(Variable):
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         del use_locking, name
-        return self._write(lambda old: _ops().add(old, delta), "assign_add", read_value)
+        return self._write(lambda old: ops.add(old, delta), "assign_add", read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         del use_locking, name
-        return self._write(lambda old: _ops().subtract(old, delta), "assign_sub", read_value)
+        return self._write(lambda old: ops.subtract(old, delta), "assign_sub", read_value)
 
     def _write(self, new_slice, what, read_value):
-        ops = _ops()
         var = self._variable
         coords = _slice_coordinates(var.shape, self._key, what)
         with var._lock, _unrecorded():  # read-modify-write of the whole value
@@ -304,19 +305,13 @@ def _is_int(k):
 def _unrecorded():
     """Assignments are not differentiable, as in TensorFlow: tapes do not record the ops
     that compute a variable's new value, so no gradient flows through it."""
-    if _autodiff_tape.active_tape_count:
-        return _autodiff_tape.recording_paused()
+    if _context.active_tape_count:
+        return _context.recording_paused()
     return contextlib.nullcontext()
 
 
 def _read(value):
     return value.read_value() if isinstance(value, Variable) else value
-
-
-def _ops():
-    from ember._generated import ops
-
-    return ops
 
 
 _C._set_variable_type(Variable)

@@ -104,18 +104,21 @@ def set_kernel_cache_capacity(capacity):
                                            maximum=2**62))
 
 
+# Settings of ember.function, which reads them at each call (they live here,
+# below it: docs/architecture.md, "Python package layers").
+_functions_eager = False
+_trace_cache_capacity = 128
+
+
 def run_functions_eagerly(enabled):
     """Run every ``@ember.function`` as plain Python, op by op, for debugging
     (``tf.config.run_functions_eagerly``)."""
-    from ember.function import run_functions_eagerly as set_eager  # the module, not ember.function the decorator
-
-    set_eager(enabled)
+    global _functions_eager
+    _functions_eager = bool(enabled)
 
 
 def functions_run_eagerly():
-    from ember.function import functions_run_eagerly as eager
-
-    return eager()
+    return _functions_eager
 
 
 def memory_stats(device="cpu:0", pinned=False):
@@ -175,16 +178,13 @@ def reset_peak_memory_stats(device="cpu:0"):
 def set_trace_cache_capacity(capacity):
     """Bounds how many traces each ``@ember.function`` keeps (128 by
     default); past that the oldest is dropped and retraced if called again.
-    ``Function.trace_cache_stats()`` reports a function's cache."""
-    from ember.function import set_trace_cache_capacity as set_capacity
-
-    set_capacity(capacity)
+    ``Function.trace_cache_stats()`` reports a function's cache (Note [Trace cache bound])."""
+    global _trace_cache_capacity
+    _trace_cache_capacity = _check_int(capacity, "set_trace_cache_capacity", "capacity", minimum=1)
 
 
 def get_trace_cache_capacity():
-    from ember.function import trace_cache_capacity
-
-    return trace_cache_capacity()
+    return _trace_cache_capacity
 
 
 class _Optimizer:

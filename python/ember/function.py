@@ -14,11 +14,13 @@ import threading
 from ember._checks import check_int, check_str, safe_repr
 import numpy as np
 
-from ember import _C, _autograph
+from ember import _C, _context, config
+from ember._context import HostCallbackInTrace
 from ember.autodiff import _tape as _autodiff_tape
 from ember._tensor_shape import TensorShape
 from ember.dtypes import as_dtype, float32, string
 from ember._tensor import Tensor
+from ember._variables import Variable, _VariableSlice
 
 _C._set_package_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
 
@@ -28,24 +30,29 @@ logger = logging.getLogger("ember.function")
 # argument that changed (tracing costs far more than a call).
 RETRACE_WARNING_THRESHOLD = 5
 
-_state = threading.local()
-_run_eagerly = False
+_state = _context.trace_state  # Note [Layer hooks] in _context.py
 
 
-def run_functions_eagerly(enabled):
-    """Run every ``@ember.function`` as plain Python, op by op (for debugging)."""
-    global _run_eagerly
-    _run_eagerly = bool(enabled)
+def _autograph_not_loaded(func, warn=True):
+    raise RuntimeError("ember.function: AutoGraph (ember/_autograph) is not loaded; import ember")
 
 
-def functions_run_eagerly():
-    return _run_eagerly
+# Note [AutoGraph] (ember/_autograph): AutoGraph sits above this module, since
+# the code it writes calls ember.cond and ember.while_loop, which trace with
+# this module's SubTrace. It installs its `convert` here when it is imported.
+_autograph_convert = _autograph_not_loaded
 
 
-class HostCallbackInTrace(BaseException):
-    """Raised by py_function / numpy_function while a function traces (Note
-    [py_function in functions]). A BaseException, so that a user's
-    `except Exception` in the traced code does not swallow it."""
+def set_autograph_converter(convert):
+    global _autograph_convert
+    _autograph_convert = convert
+
+
+# The settings live in ember.config, below this module.
+run_functions_eagerly = config.run_functions_eagerly
+functions_run_eagerly = config.functions_run_eagerly
+set_trace_cache_capacity = config.set_trace_cache_capacity
+trace_cache_capacity = config.get_trace_cache_capacity
 
 
 class VariableNeedsEagerRun(BaseException):
@@ -96,9 +103,7 @@ def allow_variable_creation(initial_value):
     trace.created_variables += 1
 
 
-def current_trace():
-    """The trace in progress on this thread, or None."""
-    return getattr(_state, "trace", None)
+current_trace = _context.current_trace
 
 
 @contextlib.contextmanager
@@ -120,6 +125,16 @@ def init_scope():
     finally:
         _C._resume_tracing()
         _state.trace = trace
+
+
+@contextlib.contextmanager
+def _variable_creation_in_trace(initial_value):
+    allow_variable_creation(initial_value)
+    with init_scope():
+        yield
+
+
+_context.variable_creation_in_trace = _variable_creation_in_trace
 
 
 class TensorSpec:
@@ -205,8 +220,6 @@ def _is_tensor_like(value):
 
 
 def _is_variable(value):
-    from ember._variables import Variable
-
     return isinstance(value, Variable)
 
 
@@ -259,8 +272,6 @@ def _raw_key(value, leaves):
 
 
 def _is_variable_slice(value):
-    from ember._variables import _VariableSlice
-
     return isinstance(value, _VariableSlice)
 
 
@@ -552,7 +563,7 @@ class ConcreteFunction:
             variables, updated = self._bound_variables(arg_variables)
         else:  # the common call, kept free of an extra Python call
             variables, updated = self._variables, self._updated
-        if _autodiff_tape.active_tape_count and self._python_function is not None and _autodiff_tape._thread_tapes():
+        if _context.active_tape_count and self._python_function is not None and _autodiff_tape._thread_tapes():
             return self._call_recorded(params, arg_variables, variables, updated)
         return self._call_plain(params, variables, updated)
 
@@ -608,12 +619,11 @@ class ConcreteFunction:
         num_bound = num_params + len(traced_arg_variables)
 
         def backward(*flat):
-            from ember.autodiff import GradientTape
             params, upstream = list(flat[:num_params]), list(flat[num_bound:])
             # The variables passed to this call stand in for those of the trace (Note [Variable arguments]).
             swap = {id(old): new for old, new in zip(traced_arg_variables, flat[num_params:num_bound])}
             variables = [swap.get(id(v), v) for v in self._variables if _is_variable(v)]
-            with GradientTape(watch_accessed_variables=False) as tape:
+            with _autodiff_tape.GradientTape(watch_accessed_variables=False) as tape:
                 tape.watch([p for p in params if p.dtype.is_floating])
                 if variables:
                     tape.watch(variables)
@@ -735,19 +745,6 @@ def _flatten_outputs(outputs):
     return walk(outputs), leaves
 
 
-_trace_cache_capacity = 128
-
-
-def set_trace_cache_capacity(capacity):
-    """Bounds each function's trace cache (Note [Trace cache bound])."""
-    global _trace_cache_capacity
-    _trace_cache_capacity = check_int(capacity, "set_trace_cache_capacity", "capacity", minimum=1)
-
-
-def trace_cache_capacity():
-    return _trace_cache_capacity
-
-
 class Function:
     """A Python function traced into graphs, one per input signature (``tf.function``)."""
 
@@ -760,7 +757,7 @@ class Function:
         # tf.function; only an explicit autograph=True warns when the source
         # cannot be converted.
         self._traced_function = (python_function if autograph is False
-                                 else _autograph.convert(python_function, warn=autograph is True))
+                                 else _autograph_convert(python_function, warn=autograph is True))
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         params = list(self._signature.parameters.values())
@@ -803,7 +800,7 @@ class Function:
         return _BoundMethod(self.__call__ if self._input_signature is None else self._call_method, instance)
 
     def __call__(self, *args, **kwargs):
-        if _run_eagerly or getattr(_state, "trace", None) is not None:
+        if config._functions_eager or getattr(_state, "trace", None) is not None:
             # Inside another trace the body is traced inline into the outer graph.
             return self._python_function(*args, **kwargs)
         if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
@@ -824,7 +821,7 @@ class Function:
 
     def _call_method(self, instance, *args, **kwargs):
         """A call through an instance of a method that has an input_signature."""
-        if _run_eagerly or getattr(_state, "trace", None) is not None:
+        if config._functions_eager or getattr(_state, "trace", None) is not None:
             return self._python_function(instance, *args, **kwargs)
         concrete, params, arg_variables = self._lookup(args, kwargs, trace_specs=False, instance=instance)
         if concrete is _EAGER:
@@ -934,11 +931,11 @@ class Function:
                 self._store(key, concrete)
                 if trace_key != key:
                     self._relaxed.append((_args_key(trace_key), concrete))
-                    del self._relaxed[:-_trace_cache_capacity]
+                    del self._relaxed[:-config._trace_cache_capacity]
         return concrete, params, arg_variables
 
     def _store(self, key, concrete):
-        while len(self._concrete) >= _trace_cache_capacity:
+        while len(self._concrete) >= config._trace_cache_capacity:
             del self._concrete[next(iter(self._concrete))]  # the oldest (Note [Trace cache bound])
             self._evictions += 1
         self._concrete[key] = concrete
@@ -946,7 +943,7 @@ class Function:
     def trace_cache_stats(self):
         """``{'size', 'capacity', 'traces', 'evictions'}`` of this function's trace cache."""
         with self._lock:
-            return {"size": len(self._concrete), "capacity": _trace_cache_capacity,
+            return {"size": len(self._concrete), "capacity": config._trace_cache_capacity,
                     "traces": self._tracing_count, "evictions": self._evictions}
 
     def _trace(self, names, call_args, call_kwargs, specs, key, allow_variables=False):

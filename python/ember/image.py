@@ -6,6 +6,7 @@ import numpy as _np
 from ember._checks import safe_repr as _safe_repr
 from ember._generated import ops as _ops
 from ember._runtime import composite as _composite
+from ember import _creation
 
 __all__ = ["ResizeMethod", "resize"]
 
@@ -56,8 +57,6 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     fits the image inside size instead. The other methods and antialias=True raise
     NotImplementedError.
     """
-    import ember
-
     del name
     if not isinstance(method, str):
         raise ValueError(f"resize: method must be a string such as 'bilinear', got {_safe_repr(method)}")
@@ -69,7 +68,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
         raise ValueError(f"resize: unknown method {_safe_repr(method)}")
     if antialias:
         raise NotImplementedError("resize: antialias=True is not implemented in ember")
-    images = ember.convert_to_tensor(images)
+    images = _creation.convert_to_tensor(images)
     if images.ndim not in (3, 4):
         raise ValueError(f"resize: images must have rank 3 or 4, got shape {images.shape}")
     size = _size_pair(size)

@@ -16,6 +16,7 @@ import numpy as _np
 from ember import _random
 from ember._creation import convert_to_tensor as _convert_to_tensor
 from ember.dtypes import as_dtype as _as_dtype, float32 as _float32
+from ember._generated.ops import broadcast_to as _broadcast_to, ones as _ones, zeros as _zeros
 
 # Keras' truncated-normal correction: the stddev of a unit normal truncated
 # to [-2, 2] is 0.87962566103423978, so dividing by it restores the scale.
@@ -73,14 +74,12 @@ def _float_dtype(dtype, who):
 
 class Zeros(Initializer):
     def __call__(self, shape, dtype=None):
-        from ember import zeros
-        return zeros(list(shape), dtype=_float32 if dtype is None else dtype)
+        return _zeros(list(shape), dtype=_float32 if dtype is None else dtype)
 
 
 class Ones(Initializer):
     def __call__(self, shape, dtype=None):
-        from ember import ones
-        return ones(list(shape), dtype=_float32 if dtype is None else dtype)
+        return _ones(list(shape), dtype=_float32 if dtype is None else dtype)
 
 
 class Constant(Initializer):
@@ -88,9 +87,8 @@ class Constant(Initializer):
         self.value = value
 
     def __call__(self, shape, dtype=None):
-        from ember import broadcast_to
         value = _convert_to_tensor(self.value, dtype=_float32 if dtype is None else dtype)
-        return broadcast_to(value, list(shape))
+        return _broadcast_to(value, list(shape))
 
     def get_config(self):
         return {"value": self.value}

@@ -9,6 +9,8 @@ from ember._segments import (  # noqa: F811
     unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n,
     unsorted_segment_sum)
 from ember._strings._dispatch import equal, not_equal  # noqa: F811 - they also compare string tensors
+from ember import _creation, dtypes as _dtypes
+from ember._generated import ops as _ops
 
 __all__ = sorted(set(_generated_all) | {"reduce_euclidean_norm", "bincount"})
 
@@ -20,13 +22,11 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     Integer inputs give an integer result, the root truncated toward zero,
     as in TensorFlow. Complex inputs are not supported yet.
     """
-    import ember
-
     del name
-    x = ember.convert_to_tensor(input_tensor)
+    x = _creation.convert_to_tensor(input_tensor)
     if x.dtype.is_integer:
-        as_float = ember.cast(x, ember.float64)
-        return ember.cast(ember.sqrt(ember.reduce_sum(as_float * as_float, axis=axis, keepdims=keepdims)), x.dtype)
+        as_float = _ops.cast(x, _dtypes.float64)
+        return _ops.cast(_ops.sqrt(_ops.reduce_sum(as_float * as_float, axis=axis, keepdims=keepdims)), x.dtype)
     if x.dtype.is_complex:
         raise TypeError("reduce_euclidean_norm: complex inputs are not supported yet")
-    return ember.sqrt(ember.reduce_sum(x * x, axis=axis, keepdims=keepdims))
+    return _ops.sqrt(_ops.reduce_sum(x * x, axis=axis, keepdims=keepdims))

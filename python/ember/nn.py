@@ -16,6 +16,8 @@ from ember._generated.nn import __all__ as _generated_all
 
 from ember._random import dropout  # noqa: E402,F401 - built from the random ops
 from ember._nn3d import avg_pool3d, conv3d, max_pool3d  # noqa: E402,F401 - built from the 2-D ops
+from ember import _creation, dtypes as _dtypes, _movement, _selection
+from ember._strings import _dispatch
 
 __all__ = sorted(set(_generated_all) | {"avg_pool", "avg_pool1d", "avg_pool3d", "batch_normalization", "conv1d",
                                          "conv3d", "depthwise_conv2d", "dropout", "embedding_lookup",
@@ -87,9 +89,7 @@ def _pool_window(value, n, channels_first, what):
 def _pool(op, input, ksize, strides, padding, data_format, name):  # noqa: A002
     """max_pool / avg_pool for any input rank: 4-D runs the 2-D op, 3-D (1-D pooling) runs it on
     a height-1 image, 5-D runs the 3-D pooling composite."""
-    import ember
-
-    input = ember.convert_to_tensor(input)  # noqa: A001
+    input = _creation.convert_to_tensor(input)  # noqa: A001
     rank = input.ndim
     if rank not in (3, 4, 5):
         raise ValueError(f"{name}: input must have rank 3, 4 or 5 (1-D, 2-D or 3-D pooling), got shape {input.shape}")
@@ -144,9 +144,7 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
 
 
 def _require_rank(x, rank, what):
-    import ember
-
-    x = ember.convert_to_tensor(x)
+    x = _creation.convert_to_tensor(x)
     if x.ndim != rank:
         raise ValueError(f"{what}: input must have rank {rank}, got shape {x.shape}")
     return x
@@ -160,13 +158,11 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     Computed as max(x, 0) - x * z + log(1 + exp(-|x|)), which never overflows; labels and
     logits must have the same shape. Differentiable in both.
     """
-    import ember
-
     del name
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits: both labels and logits must be given")
-    logits = ember.convert_to_tensor(logits, dtype_hint=ember.float32)
-    labels = ember.convert_to_tensor(labels, dtype_hint=logits.dtype)
+    logits = _creation.convert_to_tensor(logits, dtype_hint=_dtypes.float32)
+    labels = _creation.convert_to_tensor(labels, dtype_hint=logits.dtype)
     if labels.dtype != logits.dtype:
         raise TypeError(f"sigmoid_cross_entropy_with_logits: labels ({labels.dtype.name}) and logits "
                         f"({logits.dtype.name}) must have the same dtype")
@@ -174,11 +170,11 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
         raise ValueError(f"sigmoid_cross_entropy_with_logits: logits and labels must have the same shape, "
                          f"got {logits.shape} and {labels.shape}")
     # Like TensorFlow, select with where (not relu / abs) so the gradient at x = 0 is -z + 0.5.
-    zeros = ember.zeros_like(logits)
-    positive = ember.greater_equal(logits, zeros)
-    relu_logits = ember.where(positive, logits, zeros)
-    neg_abs_logits = ember.where(positive, -logits, logits)
-    return relu_logits - logits * labels + ember.math.log1p(ember.exp(neg_abs_logits))
+    zeros = _movement.zeros_like(logits)
+    positive = _ops.greater_equal(logits, zeros)
+    relu_logits = _selection.where(positive, logits, zeros)
+    neg_abs_logits = _selection.where(positive, -logits, logits)
+    return relu_logits - logits * labels + _ops.log1p(_ops.exp(neg_abs_logits))
 
 
 def scaled_dot_product_attention(query, key, value, mask=None, scale=None, name=None):
@@ -198,12 +194,10 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     Output channel c * channel_multiplier + m applies filter[..., c, m] to input channel c
     (a conv2d with one group per input channel).
     """
-    import ember
-
     del name
     data_format = _check_str(data_format or "NHWC", "depthwise_conv2d", "data_format")
-    input = ember.convert_to_tensor(input)  # noqa: A001
-    filter = ember.convert_to_tensor(filter, dtype_hint=input.dtype)  # noqa: A001
+    input = _creation.convert_to_tensor(input)  # noqa: A001
+    filter = _creation.convert_to_tensor(filter, dtype_hint=input.dtype)  # noqa: A001
     if filter.ndim != 4 or input.ndim != 4:
         raise ValueError(f"depthwise_conv2d: input and filter must be 4-D, got {input.shape} and {filter.shape}")
     channels = input.shape[1 if data_format.startswith("NC") else 3]
@@ -211,7 +205,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     if c != channels:
         raise ValueError(f"depthwise_conv2d: filter {filter.shape} must have the input's {channels} channels "
                          "in dim 2")
-    return conv2d(input, ember.reshape(filter, [h, w, 1, c * m]), strides, padding, data_format, dilations)
+    return conv2d(input, _dispatch.reshape(filter, [h, w, 1, c * m]), strides, padding, data_format, dilations)
 
 
 def _in_compute_dtype(x, *values):
@@ -221,19 +215,17 @@ def _in_compute_dtype(x, *values):
     float16 and bfloat16 compute in float32 and are rounded once at the end, as the kernels do
     (Note [Half compute]): x and the values are then cast to float32. Other dtypes are unchanged.
     """
-    import ember
-
-    x = ember.convert_to_tensor(x)
+    x = _creation.convert_to_tensor(x)
     dtype = x.dtype
-    if dtype not in (ember.float16, ember.bfloat16):
-        values = [None if v is None else ember.convert_to_tensor(v, dtype_hint=dtype) for v in values]
+    if dtype not in (_dtypes.float16, _dtypes.bfloat16):
+        values = [None if v is None else _creation.convert_to_tensor(v, dtype_hint=dtype) for v in values]
         return x, values, lambda y: y
 
     def widen(v):
-        t = ember.convert_to_tensor(v, dtype_hint=ember.float32)
-        return t if t.dtype == ember.float32 else ember.cast(t, ember.float32)
+        t = _creation.convert_to_tensor(v, dtype_hint=_dtypes.float32)
+        return t if t.dtype == _dtypes.float32 else _ops.cast(t, _dtypes.float32)
 
-    return widen(x), [None if v is None else widen(v) for v in values], lambda y: ember.cast(y, dtype)
+    return widen(x), [None if v is None else widen(v) for v in values], lambda y: _ops.cast(y, dtype)
 
 
 @_composite
@@ -242,11 +234,9 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
     offset and scale may be None. float16 and bfloat16 x compute in float32 and round once.
     """
-    import ember
-
     del name
     x, (mean, variance, offset, scale), narrow = _in_compute_dtype(x, mean, variance, offset, scale)
-    inv = 1.0 / ember.sqrt(variance + variance_epsilon)
+    inv = 1.0 / _ops.sqrt(variance + variance_epsilon)
     if scale is not None:
         inv = inv * scale
     shift = -(mean * inv) if offset is None else offset - mean * inv
@@ -265,12 +255,10 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     x computes in float32: y has x's dtype, the returned statistics are float32 (as TensorFlow's,
     whose scale, offset, mean and variance are float32 for half x).
     """
-    import ember
-
     del name
     if data_format not in ("NHWC", "NCHW"):
         raise ValueError(f"fused_batch_norm: data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
-    x = ember.convert_to_tensor(x)
+    x = _creation.convert_to_tensor(x)
     if x.ndim != 4:
         raise ValueError(f"fused_batch_norm: x must be 4-D, got shape {x.shape}")
     if not is_training and (mean is None or variance is None):
@@ -281,9 +269,9 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     c = x.shape[1 if channels_first else 3]
     if is_training:
         axes = [0, 2, 3] if channels_first else [0, 1, 2]
-        batch_mean = ember.reduce_mean(x, axis=axes)
-        centered = x - (ember.reshape(batch_mean, [c, 1, 1]) if channels_first else batch_mean)
-        batch_var = ember.reduce_mean(centered * centered, axis=axes)
+        batch_mean = _ops.reduce_mean(x, axis=axes)
+        centered = x - (_dispatch.reshape(batch_mean, [c, 1, 1]) if channels_first else batch_mean)
+        batch_var = _ops.reduce_mean(centered * centered, axis=axes)
         count = x.shape[0] * x.shape[2] * x.shape[3] if channels_first else x.shape[0] * x.shape[1] * x.shape[2]
         mean_used, var_used = batch_mean, batch_var
         out_var = batch_var * (count / max(count - 1, 1))
@@ -293,22 +281,20 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     for what, p in zip(("scale", "offset", "mean", "variance"), (*params[:2], mean_used, var_used)):
         if p.shape != (c,):
             raise ValueError(f"fused_batch_norm: {what} must have shape ({c},), got {p.shape}")
-    inv = params[0] / ember.sqrt(var_used + epsilon)
+    inv = params[0] / _ops.sqrt(var_used + epsilon)
     shift = params[1] - mean_used * inv
     if channels_first:
-        inv, shift = ember.reshape(inv, [c, 1, 1]), ember.reshape(shift, [c, 1, 1])
+        inv, shift = _dispatch.reshape(inv, [c, 1, 1]), _dispatch.reshape(shift, [c, 1, 1])
     return narrow(x * inv + shift), batch_mean, out_var
 
 
 @_composite
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """Looks up rows of params (a tensor) by ids: ember.gather(params, ids, axis=0)."""
-    import ember
-
     del name
     if max_norm is not None:
         raise NotImplementedError("embedding_lookup: max_norm is not supported")
-    return ember.gather(params, ids, axis=0)
+    return _dispatch.gather(params, ids, axis=0)
 
 
 @_composite
@@ -317,16 +303,14 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     ``(mean, variance)``. The variance is the mean squared deviation from a
     mean treated as a constant, as in TensorFlow. ``shift`` is accepted for
     TensorFlow's signature and unused."""
-    import ember
-
     del shift, name
-    x = ember.convert_to_tensor(x, dtype_hint=ember.float32)
+    x = _creation.convert_to_tensor(x, dtype_hint=_dtypes.float32)
     axes = [int(a) for a in axes] if isinstance(axes, (list, tuple)) else [int(axes)]
-    mean = ember.reduce_mean(x, axis=axes, keepdims=True)
-    variance = ember.reduce_mean(ember.squared_difference(x, ember.stop_gradient(mean)), axis=axes, keepdims=True)
+    mean = _ops.reduce_mean(x, axis=axes, keepdims=True)
+    variance = _ops.reduce_mean(_ops.squared_difference(x, _ops.stop_gradient(mean)), axis=axes, keepdims=True)
     if not keepdims:
-        mean = ember.squeeze(mean, axes)
-        variance = ember.squeeze(variance, axes)
+        mean = _dispatch.squeeze(mean, axes)
+        variance = _dispatch.squeeze(variance, axes)
     return mean, variance
 
 
@@ -335,8 +319,6 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     (``NWC``; ``NCW`` is [batch, in_channels, width]) with filters [width,
     in_channels, out_channels], run as conv2d over a height of 1. ``stride``
     and ``dilations`` are an int or a list of 1 or 3 ints."""
-    import ember
-
     del name
     if data_format not in ("NWC", "NCW"):
         raise ValueError(f"conv1d: data_format must be 'NWC' or 'NCW', got {data_format!r}")
@@ -354,17 +336,17 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     d = 1 if dilations is None else width_value(dilations, "dilations")
     if not isinstance(padding, str):
         raise ValueError(f"conv1d: padding must be 'SAME' or 'VALID', got {_safe_repr(padding)}")
-    x = ember.convert_to_tensor(input, dtype_hint=ember.float32)
+    x = _creation.convert_to_tensor(input, dtype_hint=_dtypes.float32)
     if x.ndim != 3:
         raise ValueError(f"conv1d: input must have rank 3 ([batch, width, channels]), got shape {x.shape}")
-    f = ember.convert_to_tensor(filters, dtype_hint=x.dtype)
+    f = _creation.convert_to_tensor(filters, dtype_hint=x.dtype)
     if f.ndim != 3:
         raise ValueError(f"conv1d: filters must have rank 3 ([width, in, out]), got shape {f.shape}")
     height_axis = 1 if data_format == "NWC" else 2
-    x2 = ember.expand_dims(x, height_axis)
-    f2 = ember.expand_dims(f, 0)
+    x2 = _dispatch.expand_dims(x, height_axis)
+    f2 = _dispatch.expand_dims(f, 0)
     if data_format == "NWC":
         y = conv2d(x2, f2, [1, 1, s, 1], padding, data_format="NHWC", dilations=[1, 1, d, 1])
     else:
         y = conv2d(x2, f2, [1, 1, 1, s], padding, data_format="NCHW", dilations=[1, 1, 1, d])
-    return ember.squeeze(y, [height_axis])
+    return _dispatch.squeeze(y, [height_axis])

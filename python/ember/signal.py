@@ -6,6 +6,7 @@ from ember._generated import ops as _ops
 from ember._runtime import composite as _composite
 from ember._generated.signal import *  # noqa: F401,F403
 from ember._generated.signal import __all__ as _generated_all
+from ember import _creation
 
 __all__ = sorted(set(_generated_all) | {"fft2d", "ifft2d", "irfft2d", "rfft2d"})
 
@@ -14,9 +15,7 @@ _MAX_LENGTH = 2 ** 31 - 1  # kissfft's int lengths (csrc/ops/shape_fns/signal.h)
 
 
 def _inner_two(x, what):
-    import ember
-
-    x = ember.convert_to_tensor(x)
+    x = _creation.convert_to_tensor(x)
     if x.ndim < 2:
         raise ValueError(f"{what}: input must have rank >= 2, got shape {x.shape}")
     return x

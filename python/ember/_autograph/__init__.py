@@ -29,6 +29,7 @@ import textwrap
 import types
 import warnings
 
+from ember.function import set_autograph_converter
 from ember._autograph import _operators
 from ember._autograph._transform import Converter
 
@@ -88,3 +89,6 @@ def _convert(func):
     functools.update_wrapper(converted, func)
     converted.__wrapped__ = func
     return converted
+
+
+set_autograph_converter(convert)

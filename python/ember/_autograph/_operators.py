@@ -9,6 +9,11 @@ import inspect
 
 from ember import _C
 from ember._tensor import Tensor
+from ember._control_flow import cond, while_loop
+from ember._generated.ops import cast
+from ember._movement import range as ember_range
+from ember._selection import where
+from ember._strings._dispatch import gather, shape
 
 
 class _Undefined:
@@ -72,7 +77,6 @@ def _checked_branch(fn, values, names, which):
 def if_stmt(test, true_fn, false_fn, values, names, local=()):
     if not _symbolic(test):
         return true_fn(*values) if test else false_fn(*values)
-    from ember._control_flow import cond
     # A variable first set in a branch and read nowhere outside the if is the
     # branch's own temporary (`local`, from _transform.py): not an output.
     keep = [k for k, (name, value) in enumerate(zip(names, values)) if not (value is UNDEFINED and name in local)]
@@ -100,7 +104,6 @@ class LazyRange:
 
     def bounds(self):
         """(start, limit, delta) as tensors, with ember.range's argument rules."""
-        from ember._movement import range as ember_range
         bound = inspect.signature(ember_range).bind(*self.args, **self.kwargs)
         start, limit, delta = (bound.arguments.get(k) for k in ("start", "limit", "delta"))
         if limit is None:  # range(n) counts from 0
@@ -110,8 +113,6 @@ class LazyRange:
 
 def _for_range(lazy, body, values, names, local):
     keep = _carried(values, names, local, "a for loop over ember.range of a tensor")
-    from ember._control_flow import while_loop
-    from ember import cast, where
     start, limit, delta = lazy.bounds()
     dtype = start.dtype if start.dtype == limit.dtype else limit.dtype
     start, limit, delta = (cast(v, dtype) for v in (start, limit, delta))
@@ -136,8 +137,6 @@ def for_stmt(iterable, body, values, names, local=()):
             values = body(item, *values)
         return values
     keep = _carried(values, names, local, "a for loop over a tensor")
-    from ember import gather, shape
-    from ember._control_flow import while_loop
     length = shape(iterable)[0]
 
     def more(i, *_):
@@ -160,7 +159,6 @@ def while_stmt(test_fn, body, values, names, local=()):
             return values
         values = body(*values)
     keep = _carried(values, names, local, "a while loop on a tensor")
-    from ember._control_flow import while_loop
 
     def more(*current):
         return test_fn(*_with_locals(values, keep, current))

@@ -2,8 +2,12 @@
 norm, and the decompositions and solvers, with TensorFlow's formulas (real
 dtypes: Ember has no conj op yet, so complex inputs raise)."""
 
+import numpy as np
+
+from ember._creation import constant
 from ember._generated import ops
-from ember._grads._util import unbroadcast
+from ember._grads._util import keep_dims, normalized_axes, reduction_grad_broadcast, unbroadcast
+from ember._matrix_composites import diag
 
 
 def matmul(op, grad):
@@ -48,7 +52,6 @@ def tensordot(op, grad):
 
 
 def norm(op, grad):
-    from ember._grads._util import keep_dims, normalized_axes, reduction_grad_broadcast
     x = op.inputs[0]
     ord_ = str(op.attrs["ord"]).lower()
     axes = normalized_axes(op.attrs["axis"], x.ndim)
@@ -93,14 +96,11 @@ def _scaled(matrices, per_matrix):
 
 
 def _diag(values):
-    from ember._matrix_composites import diag
     return diag(values)
 
 
 def _lower_mask(n, diagonal, dtype):
     """An [n, n] constant: ones below the diagonal, `diagonal` on it."""
-    import numpy as np
-    from ember import constant
     return constant((np.tril(np.ones((n, n)), -1) + diagonal * np.eye(n)).astype(dtype.as_numpy_dtype))
 
 

@@ -3,7 +3,7 @@
 import math
 
 from ember._generated import ops
-from ember._grads._util import normalized_axes, zeros_where_false
+from ember._grads._util import normalized_axes, unbroadcast, zeros_where_false
 
 
 def _positive(x):
@@ -219,7 +219,6 @@ def avg_pool2d_grad(op, grad):
 def scaled_dot_product_attention(op, grad):
     # Recomputes the probabilities p = softmax(s), s = q k^T * scale + mask,
     # then the usual chain: dv = p^T g, ds = p * (dp - sum(dp * p)), dp = g v^T.
-    from ember._grads._util import unbroadcast
     q, k, v, mask = op.inputs
     scale = op.attrs["scale"]
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale

@@ -8,7 +8,7 @@ inputs and run the NumPy version in _shape_ops.py.
 
 import numpy as np
 
-from ember import _indexing
+from ember import _selection
 from ember._generated import ops as _ops
 from ember.dtypes import as_dtype
 from ember._strings import _shape_ops
@@ -124,7 +124,7 @@ def concat(values, axis, name=None):
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """Gathers slices of ``params`` along ``axis`` at ``indices`` (``tf.gather``)."""
     try:
-        return _indexing.gather(params, indices, validate_indices, axis, batch_dims)
+        return _selection.gather(params, indices, validate_indices, axis, batch_dims)
     except TypeError:
         strings = _strings_or_none(params)
         if strings is None:

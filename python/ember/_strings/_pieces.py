@@ -7,6 +7,7 @@ from ember import _C, errors
 from ember._checks import safe_repr
 from ember._strings._shape_ops import as_strings
 from ember._strings._value import StringTensor, from_array, host_numeric
+from ember.ragged._ragged_tensor import RaggedTensor
 
 
 def _strings_array(pieces):
@@ -18,8 +19,6 @@ def _strings_array(pieces):
 def ragged_from_pieces(pieces, outer_shape, make_values):
     """The pieces of each element (row-major lists) as a tensor: for a scalar input, the one
     list as a dense vector; else a RaggedTensor of shape outer_shape + [None]."""
-    from ember.ragged._ragged_tensor import RaggedTensor
-
     if not outer_shape:
         return make_values(pieces[0])
     flat = [p for piece in pieces for p in piece]
@@ -135,8 +134,6 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
     """Encodes each innermost row of code points (an int32 tensor of rank >= 1, or a
     RaggedTensor) as one string in ``output_encoding``; the result drops that dimension."""
     del name
-    from ember.ragged._ragged_tensor import RaggedTensor
-
     codec = _codec(output_encoding, "unicode_encode")
     _check_errors(errors, replacement_char, "unicode_encode")
 

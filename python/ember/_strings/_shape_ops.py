@@ -170,3 +170,21 @@ def pad_strings(tensor, paddings, value):
     out = np.full([b + d + a for d, (b, a) in zip(tensor._array.shape, paddings)], value, dtype=object)
     out[tuple(slice(b, b + d) for d, (b, _) in zip(tensor._array.shape, paddings))] = tensor._array
     return from_array(out)
+
+
+# StringTensor's methods (Note [StringTensor methods] in _value.py).
+def _iter(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (_owned(row) for row in self._array)
+
+
+def _eq(self, other):
+    return compare(self, other, np.equal, "equal")
+
+
+def _ne(self, other):
+    return compare(self, other, np.not_equal, "not_equal")
+
+
+StringTensor.__iter__, StringTensor.__getitem__, StringTensor.__eq__, StringTensor.__ne__ = _iter, getitem, _eq, _ne

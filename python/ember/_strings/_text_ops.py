@@ -221,3 +221,11 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     expand = _rewriter(rewrite, compiled.groups, "regex_replace")
     count = 0 if replace_global else 1
     return map_bytes(lambda v: compiled.sub(expand, v, count=count), input, "regex_replace")
+
+
+# StringTensor's + (Note [StringTensor methods] in _value.py).
+def _radd(self, other):
+    return concat_elementwise(other, self)
+
+
+StringTensor.__add__, StringTensor.__radd__ = concat_elementwise, _radd

@@ -3,6 +3,9 @@
 import numpy as np
 
 from ember import _C
+from ember._context import HostCallbackInTrace
+from ember._tensor import Tensor
+from ember._tensor_repr import _numpy_options
 from ember._tensor_shape import TensorShape
 from ember.dtypes import string
 
@@ -57,12 +60,8 @@ def host_numeric(value, op):
 
     A traced (symbolic) tensor has no value: the trace stops and the function runs eagerly
     at each call, as for py_function (Note [String tensors in functions])."""
-    from ember._tensor import Tensor
-
     if isinstance(value, Tensor):
         if _C._is_symbolic(value):
-            from ember.function import HostCallbackInTrace
-
             raise HostCallbackInTrace(op)
         return value.numpy()
     return np.asarray(value)
@@ -129,42 +128,16 @@ class StringTensor:
             raise TypeError("len() of a 0-d tensor")
         return self._array.shape[0]
 
-    def __iter__(self):
-        if self._array.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        from ember._strings._shape_ops import _owned
-
-        return (_owned(row) for row in self._array)
-
-    def __getitem__(self, key):
-        from ember._strings import _shape_ops
-
-        return _shape_ops.getitem(self, key)
+    # Note [StringTensor methods]: __iter__, __getitem__, __eq__ and __ne__ are
+    # installed by _shape_ops.py, __add__ and __radd__ by _text_ops.py: they are
+    # those modules' ops, which take StringTensor (as the generated bindings
+    # install Tensor's operators). Element-wise == makes it unhashable, as Tensor.
+    __hash__ = None
 
     def __bool__(self):
         if self._array.size != 1:
             raise ValueError("The truth value of a string tensor with other than one element is ambiguous")
         return bool(self._array.reshape(-1)[0])
-
-    def __eq__(self, other):
-        from ember._strings import _shape_ops
-
-        return _shape_ops.compare(self, other, np.equal, "equal")
-
-    def __ne__(self, other):
-        from ember._strings import _shape_ops
-
-        return _shape_ops.compare(self, other, np.not_equal, "not_equal")
-
-    def __add__(self, other):
-        from ember._strings import _text_ops
-
-        return _text_ops.concat_elementwise(self, other)
-
-    def __radd__(self, other):
-        from ember._strings import _text_ops
-
-        return _text_ops.concat_elementwise(other, self)
 
     def __repr__(self):
         return (f"<ember.Tensor shape={self.shape} dtype=string device={self.device} "
@@ -179,8 +152,6 @@ class StringTensor:
         return str(self)
 
     def _text(self, separator):
-        from ember._tensor_repr import _numpy_options
-
         if self._array.ndim == 0:
             return repr(self._array[()])
         with np.printoptions(**_numpy_options()):
@@ -203,8 +174,6 @@ class StringTensor:
 
     def _from_arg_parts(self, parts):
         # Called only when a trace rebuilds its arguments: stop it (the function runs eagerly).
-        from ember.function import HostCallbackInTrace
-
         raise HostCallbackInTrace("a string tensor argument")
 
     def _components(self):

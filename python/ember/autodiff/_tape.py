@@ -18,9 +18,15 @@ import threading
 
 import numpy as np
 
-from ember import _C, nest
+from ember import _C, _context, nest
 from ember.autodiff import _registry as registry
+from ember._creation import constant, convert_to_tensor
+from ember.device import device
+from ember._generated.ops import add_n, zeros
+from ember._movement import ones_like, zeros_like
+from ember._strings._dispatch import reshape, stack
 from ember._tensor import Tensor
+from ember._variables import Variable
 
 
 class UnconnectedGradients(enum.Enum):
@@ -31,9 +37,8 @@ class UnconnectedGradients(enum.Enum):
 
 
 _state = threading.local()
-# Tapes between __enter__ and __exit__, over all threads: Variable reads
-# look at the thread's tapes only when it is non-zero.
-active_tape_count = 0
+# _context.active_tape_count: tapes between __enter__ and __exit__, over all
+# threads (Note [Layer hooks]); this lock guards it.
 _count_lock = threading.Lock()
 _custom_ids = itertools.count()
 
@@ -53,7 +58,6 @@ def variable_read(variable, value):
 
 
 def _is_variable(value):
-    from ember._variables import Variable
     return isinstance(value, Variable)
 
 
@@ -94,7 +98,6 @@ def _aggregate(partials):
         return None
     if len(partials) == 1:
         return partials[0]
-    from ember import add_n
     return add_n(partials)
 
 
@@ -114,7 +117,6 @@ def backward(entries, targets, target_grads, source_keys, custom_grads):
     ``targets`` and ``target_grads`` pair each target tensor with its
     incoming gradient; returns {source key: gradient or None}.
     """
-    from ember import zeros_like
     sources = set(source_keys)
     # Forward: the recorded values that depend on a source. Only the calls
     # that read one take part in the backward pass.
@@ -195,22 +197,20 @@ class GradientTape:
         return self._tape
 
     def _push(self):
-        global active_tape_count
         self._ensure_tape().push()
         _thread_tapes().append(self)
         self._recording = True
         with _count_lock:
-            active_tape_count += 1
+            _context.active_tape_count += 1
 
     def _pop(self):
-        global active_tape_count
         self._tape.pop()
         tapes = _thread_tapes()
         if self in tapes:
             tapes.remove(self)
         self._recording = False
         with _count_lock:
-            active_tape_count -= 1
+            _context.active_tape_count -= 1
 
     def watch(self, tensor):
         """Watches ``tensor`` (a Tensor, a Variable, or a nested structure of them)."""
@@ -301,7 +301,6 @@ class GradientTape:
                 self._tape.recording = was
 
     def _gradients(self, targets, target_grads, sources, unconnected, what, target_variables=()):
-        from ember import zeros_like
         source_keys = [self._source_keys(s, what) for s in sources]
         # A variable that is itself a target is its own source, read or not (TensorFlow
         # identifies both by the variable's handle): d v / d v is one.
@@ -360,7 +359,6 @@ class GradientTape:
                  parallel_iterations=None, experimental_use_pfor=True):
         """The Jacobian of ``target`` with respect to each source: shape target.shape + source.shape."""
         del parallel_iterations, experimental_use_pfor
-        from ember import reshape, stack, zeros
         unconnected = _unconnected(unconnected_gradients)
         self._consume("jacobian")
         target = _as_target(target)
@@ -395,7 +393,6 @@ class GradientTape:
         only on example i of the source.
         """
         del parallel_iterations, experimental_use_pfor
-        from ember import reshape, stack, zeros
         unconnected = _unconnected(unconnected_gradients)
         self._consume("batch_jacobian")
         target = _as_target(target)
@@ -439,15 +436,11 @@ def _as_target(value):
 
 
 def _constant_like(array, like):
-    from ember._creation import constant
-    from ember.device import device
     with device(like.device):
         return constant(array, dtype=like.dtype)
 
 
 def _initial_grad(target, weight):
-    from ember import ones_like
-    from ember._creation import convert_to_tensor
     if weight is None:
         return ones_like(target)
     w = weight if isinstance(weight, Tensor) else convert_to_tensor(weight, dtype=target.dtype)
@@ -480,3 +473,7 @@ def recording_paused():
     finally:
         for t, w in zip(tapes, was):
             t._tape.recording = w
+
+
+_context.variable_read = variable_read
+_context.recording_paused = recording_paused

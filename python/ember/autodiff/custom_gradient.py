@@ -5,6 +5,7 @@ import functools
 from ember import nest
 from ember.autodiff import _tape
 from ember._tensor import Tensor
+from ember._strings._dispatch import identity
 
 
 def custom_gradient(f=None):
@@ -22,7 +23,6 @@ def custom_gradient(f=None):
         if not _tape._thread_tapes():
             result, _ = f(*args, **kwargs)
             return result
-        from ember import identity
         with _tape.recording_paused():
             result, grad_fn = f(*args, **kwargs)
             # Fresh handles (views, no copy): an output that is one of the

@@ -83,8 +83,6 @@ class Dataset(abc.ABC):
         return self._spec
 
     def __iter__(self):
-        from ember.data import _iterator
-
         return _iterator.Iterator(self)
 
     def cardinality(self):
@@ -382,4 +380,6 @@ class UnaryDataset(Dataset):
         return self._input.element_spec
 
 
-from ember.data import _batching, _combinators, _files, _prefetch, _shuffle, _sources, _transforms  # noqa: E402
+# Dataset's methods build the datasets of these modules, which import this one: loaded last.
+from ember.data import (  # noqa: E402
+    _batching, _combinators, _files, _iterator, _prefetch, _shuffle, _sources, _transforms)

@@ -17,6 +17,7 @@ from ember.dtypes import string
 from ember.function import TensorSpec
 from ember.io._tfrecord import compression_of, open_for_reading, read_records
 from ember._strings._value import StringTensor, from_array
+from ember.io import gfile
 
 
 def scalar_string(value):
@@ -130,8 +131,6 @@ class TFRecordDataset(_FileDataset):
 
 def matching_files(file_pattern, func):
     """The sorted, distinct paths matching a glob or a list of globs; none is an error."""
-    from ember.io import gfile
-
     if isinstance(file_pattern, StringTensor):
         patterns = [file_pattern.numpy()] if file_pattern.ndim == 0 else list(file_pattern.numpy().reshape(-1))
     elif isinstance(file_pattern, (list, tuple)):

@@ -8,7 +8,9 @@ from ember._creation import convert_to_tensor
 from ember.data import _structure
 from ember.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from ember.dtypes import as_dtype, int64
-from ember.function import TensorSpec
+from ember.errors import InvalidArgumentError
+from ember.function import TensorSpec, shape_fits
+from ember._tensor import Tensor
 
 
 class TensorSliceDataset(Dataset):
@@ -192,10 +194,6 @@ def _shapes_up_to(types, shapes):
 
 def _conform(value, spec, path):
     """A generated value as a tensor of spec's dtype and a shape that fits spec."""
-    from ember.errors import InvalidArgumentError
-    from ember.function import shape_fits
-    from ember._tensor import Tensor
-
     where = f" (component {path})" if path else ""
     if isinstance(value, Tensor):
         tensor = value

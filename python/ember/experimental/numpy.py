@@ -24,7 +24,7 @@ pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 
 
 def _ops():
-    import ember
+    import ember  # the public namespace: the wrappers below look ops up in it by name, at call time
     return ember
 
 

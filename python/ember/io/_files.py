@@ -8,13 +8,12 @@ from ember import errors
 from ember._strings._shape_ops import as_strings
 from ember._strings._value import from_array
 from ember.io._tensor_proto import check_path
+from ember._context import HostCallbackInTrace, current_trace
 
 
 def _stop_trace(func):
     """File I/O happens at each call: inside a trace, stop it so the function runs eagerly
     (Note [py_function in functions]); reading at trace time would freeze the contents."""
-    from ember.function import HostCallbackInTrace, current_trace
-
     if current_trace() is not None:
         raise HostCallbackInTrace(func)
 

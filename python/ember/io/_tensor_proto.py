@@ -18,6 +18,7 @@ from ember._wire.protowire import ProtoError, read_varint, write_varint
 from ember.dtypes import as_dtype, string
 from ember._strings._shape_ops import as_strings
 from ember._strings._value import StringTensor, from_array, host_numeric
+from ember._creation import convert_to_tensor
 
 # TensorFlow's DataType enum (types.proto) for the dtypes ember has.
 _DT = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7, "complex64": 8,
@@ -36,8 +37,6 @@ def serialize_tensor(tensor, name=None):
     """The tensor as a scalar string tensor of TensorProto bytes (Note [Serialized tensor format])."""
     del name
     if not isinstance(tensor, StringTensor):
-        from ember._creation import convert_to_tensor
-
         tensor = convert_to_tensor(tensor)
     if isinstance(tensor, StringTensor):
         array, dtype = tensor._array, string

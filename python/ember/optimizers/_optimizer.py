@@ -3,17 +3,15 @@
 import numpy as np
 
 from ember import nest
+from ember.autodiff._tape import GradientTape
+from ember._creation import constant
+from ember.device import device
+from ember.function import init_scope
+from ember._generated import ops
+from ember._movement import zeros_like
 from ember.optimizers.schedules import LearningRateSchedule
-
-
-def _ops():
-    from ember._generated import ops
-    return ops
-
-
-def _variable_type():
-    from ember._variables import Variable
-    return Variable
+from ember._tensor import Tensor
+from ember._variables import Variable
 
 
 class Optimizer:
@@ -36,12 +34,12 @@ class Optimizer:
         self._learning_rate = learning_rate
         # A float learning rate also lives in a variable that the step reads, so
         # a traced step sees later changes (Note [Learning rate variable]).
-        self._lr_variable = None if callable(learning_rate) else _variable_type()(
+        self._lr_variable = None if callable(learning_rate) else Variable(
             np.array(learning_rate, np.float64), trainable=False, name=f"{name or type(self).__name__}/learning_rate")
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self.name = name or type(self).__name__
-        self.iterations = _variable_type()(np.array(0, np.int64), trainable=False, name=f"{self.name}/iterations")
+        self.iterations = Variable(np.array(0, np.int64), trainable=False, name=f"{self.name}/iterations")
         self._slots = {}  # id(variable) -> {slot name: Variable}
         self._slot_owners = {}  # id(variable) -> variable (keeps the id valid)
 
@@ -57,18 +55,15 @@ class Optimizer:
         self._learning_rate = value if callable(value) else float(value)
         if not callable(value):
             if self._lr_variable is None:
-                from ember.function import init_scope
                 with init_scope():
-                    self._lr_variable = _variable_type()(np.array(value, np.float64), trainable=False,
+                    self._lr_variable = Variable(np.array(value, np.float64), trainable=False,
                                                          name=f"{self.name}/learning_rate")
             else:
                 self._lr_variable.assign(np.array(value, np.float64))
 
     def _scalar(self, value, dtype):
-        from ember._tensor import Tensor
         if isinstance(value, Tensor):  # a schedule's value
-            return _ops().cast(value, dtype) if value.dtype != dtype else value
-        from ember._creation import constant
+            return ops.cast(value, dtype) if value.dtype != dtype else value
         return constant(np.asarray(value, dtype=dtype.as_numpy_dtype))
 
     def _lr(self, dtype):
@@ -77,25 +72,22 @@ class Optimizer:
         # `optimizer.learning_rate = x` (ReduceLROnPlateau) would change nothing.
         # The variable is read at every call of the traced step instead.
         if not callable(self._learning_rate) and self._lr_variable is not None:
-            return _ops().cast(self._lr_variable.read_value(), dtype)
+            return ops.cast(self._lr_variable.read_value(), dtype)
         return self._scalar(self.learning_rate, dtype)
 
     def _step(self, dtype):
         """The 1-based step number of the update being made, as a scalar of dtype."""
-        return _ops().cast(self.iterations.read_value() + 1, dtype)
+        return ops.cast(self.iterations.read_value() + 1, dtype)
 
     # --- Slots ---------------------------------------------------------------
     def add_slot(self, variable, name, initial=0.0):
         slots = self._slots.setdefault(id(variable), {})
         if name not in slots:
-            from ember import zeros_like
-            from ember.device import device
-            from ember.function import init_scope
             # Slots made on first use inside a traced step are made eagerly.
             with init_scope(), device(variable.device):
                 value = zeros_like(variable.read_value()) if initial == 0.0 else (
                     zeros_like(variable.read_value()) + initial)
-                slots[name] = _variable_type()(value, trainable=False, name=f"{variable.name}/{name}")
+                slots[name] = Variable(value, trainable=False, name=f"{variable.name}/{name}")
             self._slot_owners[id(variable)] = variable
         return slots[name]
 
@@ -119,7 +111,6 @@ class Optimizer:
 
     # --- Applying ----------------------------------------------------------
     def _clip(self, grads):
-        ops = _ops()
         if self.clipvalue is not None:
             return [None if g is None else ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
         if self.clipnorm is not None:
@@ -145,7 +136,6 @@ class Optimizer:
         Returns ``iterations`` after the step."""
         del name, skip_gradients_aggregation
         pairs = list(grads_and_vars)
-        Variable = _variable_type()
         for _, v in pairs:
             if not isinstance(v, Variable):
                 raise TypeError(f"{type(self).__name__}.apply_gradients: expected Variables, got {type(v).__name__}")
@@ -161,7 +151,7 @@ class Optimizer:
                 raise ValueError(f"{type(self).__name__}.apply_gradients: gradient of shape {g.shape} for "
                                  f"variable {v.name} of shape {v.shape}")
             if g.dtype != v.dtype:
-                g = _ops().cast(g, v.dtype)
+                g = ops.cast(g, v.dtype)
             self._create_slots(v)
             if v.dtype.name not in cache:
                 cache[v.dtype.name] = self._step_scalars(v.dtype)
@@ -177,7 +167,6 @@ class Optimizer:
 
     def minimize(self, loss, var_list, tape=None):
         """Computes the gradients of ``loss`` (a callable when no tape is given) and applies them."""
-        from ember.autodiff import GradientTape
         var_list = nest.flatten(var_list() if callable(var_list) and not isinstance(var_list, list) else var_list)
         if tape is None:
             if not callable(loss):
@@ -227,7 +216,7 @@ class SGD(Optimizer):
         return scalars
 
     def _update(self, v, g, s):
-        raw = _ops()
+        raw = ops
         lr = s["lr"]
         if self.weight_decay:
             self._decayed(v, lr)
@@ -260,7 +249,6 @@ class Adam(Optimizer):
             self.add_slot(variable, "vhat")
 
     def _step_scalars(self, dtype):
-        ops = _ops()
         scalars = super()._step_scalars(dtype)
         step = self._step(dtype)
         for name in ("beta_1", "beta_2", "epsilon"):
@@ -276,7 +264,7 @@ class Adam(Optimizer):
         m, vv = self.get_slot(v, "m"), self.get_slot(v, "v")
         if self.amsgrad:
             return self._update_amsgrad(v, g, s, m, vv)
-        new_var, new_m, new_v = _ops().apply_adam(
+        new_var, new_m, new_v = ops.apply_adam(
             v.read_value(), m.read_value(), vv.read_value(), g, s["lr"], s["beta_1"], s["beta_2"], s["epsilon"],
             s["beta_1_power"], s["beta_2_power"], s["weight_decay"])
         v.assign(new_var)
@@ -285,7 +273,6 @@ class Adam(Optimizer):
 
     def _update_amsgrad(self, v, g, s, m, vv):
         # The running maximum of v needs a slot the fused kernel lacks: ops.
-        ops = _ops()
         vhat = self.get_slot(v, "vhat")
         new_m = m.read_value() + (g - m.read_value()) * (1.0 - self.beta_1)
         new_v = vv.read_value() + (ops.square(g) - vv.read_value()) * (1.0 - self.beta_2)

@@ -7,23 +7,24 @@ every call); the result is a float or a float32 tensor accordingly.
 
 import math as _math
 
+from ember._creation import constant as _constant
+from ember._generated import ops as _ops
+from ember._tensor import Tensor as _Tensor
+
 
 def _is_tensor(step):
-    from ember._tensor import Tensor
-    return isinstance(step, Tensor)
+    return isinstance(step, _Tensor)
 
 
 def _float_step(step):
     if _is_tensor(step):
-        from ember._generated import ops
-        return ops.cast(step, "float32")
+        return _ops.cast(step, "float32")
     return float(step)
 
 
 def _floor(x):
     if _is_tensor(x):
-        from ember._generated import ops
-        return ops.floor(x)
+        return _ops.floor(x)
     return _math.floor(x)
 
 
@@ -53,8 +54,7 @@ class ExponentialDecay(LearningRateSchedule):
         if self.staircase:
             p = _floor(p)
         if _is_tensor(p):
-            from ember._generated import ops
-            return ops.pow(self.decay_rate, p) * self.initial_learning_rate
+            return _ops.pow(self.decay_rate, p) * self.initial_learning_rate
         return self.initial_learning_rate * self.decay_rate ** p
 
     def get_config(self):
@@ -72,11 +72,9 @@ class PiecewiseConstantDecay(LearningRateSchedule):
 
     def __call__(self, step):
         if _is_tensor(step):
-            from ember._generated import ops
-            from ember._creation import constant
-            result = constant(self.values[-1], dtype="float32")
+            result = _constant(self.values[-1], dtype="float32")
             for boundary, value in reversed(list(zip(self.boundaries, self.values))):
-                result = ops.where(ops.less_equal(step, boundary), constant(value, dtype="float32"), result)
+                result = _ops.where(_ops.less_equal(step, boundary), _constant(value, dtype="float32"), result)
             return result
         for boundary, value in zip(self.boundaries, self.values):
             if step <= boundary:
@@ -97,9 +95,8 @@ class CosineDecay(LearningRateSchedule):
 
     def __call__(self, step):
         if _is_tensor(step):
-            from ember._generated import ops
-            p = ops.minimum(_float_step(step), float(self.decay_steps)) / self.decay_steps
-            cosine = (ops.cos(p * _math.pi) + 1.0) * 0.5
+            p = _ops.minimum(_float_step(step), float(self.decay_steps)) / self.decay_steps
+            cosine = (_ops.cos(p * _math.pi) + 1.0) * 0.5
         else:
             p = min(float(step), self.decay_steps) / self.decay_steps
             cosine = 0.5 * (1 + _math.cos(_math.pi * p))

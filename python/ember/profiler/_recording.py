@@ -24,6 +24,7 @@ import threading
 
 from ember import _C
 from ember._checks import safe_repr
+from ember._runtime import sync
 
 _lock = threading.Lock()
 _session = None  # (output path or None, start ns) while recording
@@ -181,7 +182,6 @@ def stop(save=True):
             raise RuntimeError("profiler.stop: the profiler is not recording; call ember.profiler.start() first")
         path, start_ns = _session
     try:
-        from ember._runtime import sync
         sync()
     except Exception:  # noqa: BLE001 - a failed op's error was (or will be) reported where its value is read
         pass

@@ -10,20 +10,18 @@ to_list), so those ops run eagerly, not on symbolic row splits.
 
 import numpy as np
 
-from ember import _C, errors
+from ember import _C, _creation, errors
+from ember._generated import ops
 from ember._tensor import Tensor
 from ember._tensor_shape import TensorShape
 from ember.dtypes import int64
-
-
-def _ops():
-    import ember
-    return ember
+from ember._strings import _dispatch
+from ember._strings._value import StringTensor, from_array  # string values: split, bytes_split, unicode_decode
 
 
 def _int64(value, what):
     if isinstance(value, Tensor):
-        return value if value.dtype == int64 else _ops().cast(value, int64)
+        return value if value.dtype == int64 else ops.cast(value, int64)
     array = np.asarray(value)
     if array.size and array.dtype.kind not in "iu":
         raise TypeError(f"RaggedTensor: {what} must be integers, got {array.dtype}")
@@ -31,8 +29,6 @@ def _int64(value, what):
 
 
 def _tensor(value):
-    from ember._strings._value import StringTensor  # string values: split, bytes_split, unicode_decode
-
     if isinstance(value, (Tensor, RaggedTensor, StringTensor)):
         return value
     return _C.convert_to_tensor(value, None)
@@ -77,8 +73,7 @@ class RaggedTensor:
         del name
         lengths = _int64(row_lengths, "row_lengths")
         if _C._is_symbolic(lengths):
-            ops = _ops()
-            splits = ops.concat([ops.zeros([1], dtype=int64), ops.cumsum(lengths)], 0)
+            splits = _dispatch.concat([ops.zeros([1], dtype=int64), ops.cumsum(lengths)], 0)
         else:  # row splits are data that to_tensor reads: keep them concrete inside traces too
             splits = np.concatenate([[0], np.cumsum(lengths.numpy())]).astype(np.int64)
         return cls.from_row_splits(values, splits, validate=validate)
@@ -114,13 +109,13 @@ class RaggedTensor:
             lengths = np.full(rows, width)
         keep = np.arange(width)[None, :] < lengths[:, None]
         index = _C.convert_to_tensor(np.argwhere(keep).astype(np.int64), int64)
-        return cls.from_row_lengths(_ops().gather_nd(tensor, index), lengths.astype(np.int64))
+        return cls.from_row_lengths(ops.gather_nd(tensor, index), lengths.astype(np.int64))
 
     def bounding_shape(self, axis=None, name=None, out_type=int64):
         """The shape of the smallest dense tensor that holds every row."""
         del name
         dense = list(self.to_tensor().shape) if self._row_splits.shape[0] else [0]
-        shape = _ops().constant(np.array(dense, np.int64), dtype=out_type)
+        shape = _creation.constant(np.array(dense, np.int64), dtype=out_type)
         return shape if axis is None else shape[axis]
 
     # --- structure ----------------------------------------------------------
@@ -159,7 +154,7 @@ class RaggedTensor:
 
     def nrows(self, out_type=int64, name=None):
         del name
-        return _ops().cast(_ops().shape(self._row_splits)[0] - 1, out_type)
+        return ops.cast(_dispatch.shape(self._row_splits)[0] - 1, out_type)
 
     def row_lengths(self, axis=1, name=None):
         """The length of each row (axis 1), or of each inner row (a deeper ragged axis)."""
@@ -207,7 +202,6 @@ class RaggedTensor:
     def to_tensor(self, default_value=None, name=None, shape=None):
         """The dense tensor: each row padded with `default_value` (0) to the longest row."""
         del name
-        ops = _ops()
         values = self._values.to_tensor(default_value) if isinstance(self._values, RaggedTensor) else self._values
         splits = _splits(self)
         lengths = np.diff(splits)
@@ -228,7 +222,7 @@ class RaggedTensor:
         if not keep.any():
             return fill
         index = _C.convert_to_tensor(np.stack([rows[keep], cols[keep]], 1).astype(np.int64), int64)
-        kept = values if keep.all() else ops.gather(values, np.nonzero(keep)[0].astype(np.int64))
+        kept = values if keep.all() else _dispatch.gather(values, np.nonzero(keep)[0].astype(np.int64))
         return ops.tensor_scatter_nd_update(fill, index, kept)
 
     def to_list(self):
@@ -275,31 +269,31 @@ class RaggedTensor:
         return self.with_flat_values(op(a, b))
 
     def __add__(self, other):
-        return self._elementwise(other, _ops().add)
+        return self._elementwise(other, ops.add)
 
     def __radd__(self, other):
-        return self._elementwise(other, _ops().add, True)
+        return self._elementwise(other, ops.add, True)
 
     def __sub__(self, other):
-        return self._elementwise(other, _ops().subtract)
+        return self._elementwise(other, ops.subtract)
 
     def __rsub__(self, other):
-        return self._elementwise(other, _ops().subtract, True)
+        return self._elementwise(other, ops.subtract, True)
 
     def __mul__(self, other):
-        return self._elementwise(other, _ops().multiply)
+        return self._elementwise(other, ops.multiply)
 
     def __rmul__(self, other):
-        return self._elementwise(other, _ops().multiply, True)
+        return self._elementwise(other, ops.multiply, True)
 
     def __truediv__(self, other):
-        return self._elementwise(other, _ops().truediv)
+        return self._elementwise(other, ops.truediv)
 
     def __rtruediv__(self, other):
-        return self._elementwise(other, _ops().truediv, True)
+        return self._elementwise(other, ops.truediv, True)
 
     def __neg__(self):
-        return self.with_flat_values(_ops().negative(self.flat_values))
+        return self.with_flat_values(ops.negative(self.flat_values))
 
     def __repr__(self):
         try:
@@ -309,8 +303,6 @@ class RaggedTensor:
 
 
 def _strings_to_tensor(values, dims, rows, cols, keep, default_value):
-    from ember._strings._value import from_array
-
     if default_value is None:
         default_value = b""
     elif hasattr(default_value, "numpy"):

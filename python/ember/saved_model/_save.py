@@ -8,6 +8,7 @@ from ember._variables import Variable, _VariableSlice
 from ember.function import _EAGER, _UNBOUND, ConcreteFunction, Function, HostCallbackError
 from ember.saved_model import _format, _structure
 from ember.train import _object_graph as graph
+from ember._tensor import Tensor
 
 DEFAULT_SIGNATURE = "serving_default"
 
@@ -375,7 +376,6 @@ def _signature_concrete(value, name):
 
 def _output_names(structure, name):
     """The names of a signature's results: a dict's keys, else output_0, output_1, ..."""
-    from ember._tensor import Tensor
     if isinstance(structure, Tensor):
         return ["output_0"]
     if isinstance(structure, dict) and all(isinstance(v, Tensor) for v in structure.values()):

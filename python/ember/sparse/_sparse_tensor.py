@@ -12,20 +12,16 @@ from ember import _C
 from ember._tensor import Tensor
 from ember._tensor_shape import TensorShape
 from ember.dtypes import int64
+from ember._generated import ops
 
 
 def _as_int64(value, what):
     if isinstance(value, Tensor):
-        return value if value.dtype == int64 else _ops().cast(value, int64)
+        return value if value.dtype == int64 else ops.cast(value, int64)
     array = np.asarray(value)
     if array.size and array.dtype.kind not in "iu":
         raise TypeError(f"SparseTensor: {what} must be integers, got {array.dtype}")
     return _C.convert_to_tensor(array.astype(np.int64), int64)
-
-
-def _ops():
-    import ember
-    return ember
 
 
 class SparseTensor:
