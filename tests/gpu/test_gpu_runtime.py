@@ -37,8 +37,8 @@ def test_ops_go_to_the_gpu_unless_pinned():
 def test_an_op_without_a_gpu_kernel_runs_on_the_cpu():
     with ember.device("gpu:0"):
         x = ember.identity(ember.constant(np.arange(6, dtype=np.float32)))
-        y = ember.cumsum(x)  # no GPU kernel yet (docs/gpu_coverage.md)
-    np.testing.assert_array_equal(y.numpy(), np.cumsum(np.arange(6, dtype=np.float32)))
+        y = ember.sort(-x)  # no GPU kernel yet (docs/gpu_coverage.md)
+    np.testing.assert_array_equal(y.numpy(), np.sort(-np.arange(6, dtype=np.float32)))
 
 
 def test_freed_buffer_is_not_reused_under_a_queued_reader():
@@ -288,3 +288,31 @@ def test_cross_entropy_matches_the_cpu_and_reports_bad_labels():
         loss = ember.nn.sparse_softmax_cross_entropy_with_logits(ember.constant(bad), ember.constant(logits))
     with pytest.raises(ember.errors.InvalidArgumentError, match="label value of 10"):
         loss.numpy()
+
+
+def test_clip_add_n_scans_and_special_functions_match_the_cpu():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-0.9, 0.9, (33, 7)).astype(np.float32)
+    parts = [rng.standard_normal((33, 7)).astype(np.float32) for _ in range(11)]
+
+    def compute(device):
+        with ember.device(device):
+            t = ember.identity(ember.constant(x))
+            out = {
+                "clip": ember.clip_by_value(t, -0.5, ember.constant(np.linspace(0, 1, 7, dtype=np.float32))),
+                "add_n": ember.add_n([ember.constant(p) for p in parts]),
+                "int_add_n": ember.add_n([ember.constant(np.array([120, -7], np.int8))] * 3),
+            }
+            for name in ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh", "erf", "erfc"):
+                out[name] = getattr(ember.math, name)(t)
+            out["acosh"] = ember.math.acosh(t + 2.0)
+            out["truediv"] = ember.math.truediv(t, t + 3.0)
+            out["cumsum"] = ember.cumsum(t, axis=0, exclusive=True)
+            out["cumprod"] = ember.math.cumprod(t + 1.0, axis=1, reverse=True)
+            out["int_cumsum"] = ember.cumsum(ember.constant(np.full((3, 100), 100, np.int8)), axis=1)
+            return {k: (v.numpy(), v.device) for k, v in out.items()}
+
+    cpu, gpu = compute("cpu:0"), compute("gpu:0")
+    for name, (value, device) in gpu.items():
+        assert device.endswith("gpu:0"), name
+        np.testing.assert_allclose(value, cpu[name][0], rtol=2e-6, atol=1e-6, err_msg=name)

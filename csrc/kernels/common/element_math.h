@@ -189,6 +189,12 @@ struct Acosh {
 struct Atanh {
   template <typename T> EMBER_HOST_DEVICE T operator()(T x) const { return std::atanh(x); }
 };
+struct Erf {
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x) const { return std::erf(x); }
+};
+struct Erfc {
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x) const { return std::erfc(x); }
+};
 // log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|).
 struct Softplus {
   template <typename T> EMBER_HOST_DEVICE T operator()(T x) const {
@@ -296,6 +302,15 @@ struct Greater {
 };
 struct GreaterEqual {
   template <typename T> EMBER_HOST_DEVICE bool operator()(T x, T y) const { return x >= y; }
+};
+
+// clip_by_value in TensorFlow's order: min(t, hi) first, then max with
+// lo, so lo wins when lo > hi; a NaN t stays NaN.
+struct Clip {
+  template <typename T> EMBER_HOST_DEVICE T operator()(T t, T lo, T hi) const {
+    const T v = hi < t ? hi : t;
+    return v < lo ? lo : v;
+  }
 };
 
 // Activations (TensorFlow's definitions; the CPU's vector forms are in

@@ -1,5 +1,6 @@
 // This file registers the three-operand element-wise CPU kernels, where and
 // clip_by_value, which broadcast through NaryBroadcastPlan.
+#include "kernels/common/element_math.h"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/eigen.h"  // Eigen::half and bfloat16 for where and clip_by_value
 #include "kernels/cpu/parallel.h"
@@ -47,15 +48,8 @@ struct WhereFn {
   T operator()(bool condition, T x, T y) const { return condition ? x : y; }
 };
 
-// TF's order: min(t, hi) first, then max with lo, so lo wins when lo > hi.
-// A NaN t stays NaN.
-struct ClipFn {
-  template <typename T>
-  T operator()(T t, T lo, T hi) const {
-    T v = hi < t ? hi : t;
-    return v < lo ? lo : v;
-  }
-};
+// The shared scalar form (kernels/common/element_math.h), as on the GPU.
+using ClipFn = math::Clip;
 
 template <typename T>
 class WhereKernel final : public OpKernel {

@@ -103,6 +103,12 @@ void RegisterCudaTrainingKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // split: one strided copy per tensor, planned as on the CPU.
 void RegisterCudaCopyKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// clip_by_value (broadcasting) and add_n, for the real dtypes.
+void RegisterCudaNaryKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
+// cumsum and cumprod for the real dtypes, in the CPU's order.
+void RegisterCudaScanKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // Every family above, for the device type "gpu".
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaElementwiseKernels(registry, gpu);
@@ -120,6 +126,8 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaRandomKernels(registry, gpu);
   RegisterCudaTrainingKernels(registry, gpu);
   RegisterCudaCopyKernels(registry, gpu);
+  RegisterCudaNaryKernels(registry, gpu);
+  RegisterCudaScanKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

@@ -199,6 +199,17 @@ void RegisterCudaElementwiseKernels(KernelRegistry& r, DeviceTypeId gpu) {
   UnaryFloats<math::Log1p>(r, "log1p", gpu);
   UnaryFloats<math::Sin>(r, "sin", gpu);
   UnaryFloats<math::Cos>(r, "cos", gpu);
+  UnaryFloats<math::Tan>(r, "tan", gpu);
+  UnaryFloats<math::Asin>(r, "asin", gpu);
+  UnaryFloats<math::Acos>(r, "acos", gpu);
+  UnaryFloats<math::Atan>(r, "atan", gpu);
+  UnaryFloats<math::Sinh>(r, "sinh", gpu);
+  UnaryFloats<math::Cosh>(r, "cosh", gpu);
+  UnaryFloats<math::Asinh>(r, "asinh", gpu);
+  UnaryFloats<math::Acosh>(r, "acosh", gpu);
+  UnaryFloats<math::Atanh>(r, "atanh", gpu);
+  UnaryFloats<math::Erf>(r, "erf", gpu);
+  UnaryFloats<math::Erfc>(r, "erfc", gpu);
   Predicate<math::IsNanOf>(r, "is_nan", gpu);
   Predicate<math::IsInf>(r, "is_inf", gpu);
   Predicate<math::IsFinite>(r, "is_finite", gpu);
@@ -211,6 +222,7 @@ void RegisterCudaElementwiseKernels(KernelRegistry& r, DeviceTypeId gpu) {
   BinaryFloats<math::Multiply>(r, "multiply", gpu);
   BinaryIntegers<math::Multiply>(r, "multiply", gpu);
   BinaryFloats<math::Divide>(r, "divide", gpu);
+  BinaryFloats<math::Divide>(r, "truediv", gpu);  // integers were converted to floats before the op
   BinaryFloats<math::Maximum>(r, "maximum", gpu);
   BinaryIntegers<math::Maximum>(r, "maximum", gpu);
   BinaryFloats<math::Minimum>(r, "minimum", gpu);
