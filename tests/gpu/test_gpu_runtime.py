@@ -316,3 +316,19 @@ def test_clip_add_n_scans_and_special_functions_match_the_cpu():
     for name, (value, device) in gpu.items():
         assert device.endswith("gpu:0"), name
         np.testing.assert_allclose(value, cpu[name][0], rtol=2e-6, atol=1e-6, err_msg=name)
+
+
+def test_pooling_gradients_match_the_cpu():
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 4, (2, 9, 8, 3)).astype(np.float32)  # ties
+
+    def grads(device):
+        with ember.device(device):
+            t = ember.Variable(x)
+            with ember.GradientTape() as tape:
+                peaks = ember.nn.max_pool2d(t, 3, 2, "SAME") * 1.5
+                means = ember.nn.avg_pool2d(t, [2, 3], [1, 2], "VALID")
+                loss = ember.reduce_sum(peaks * peaks) + ember.reduce_sum(means * means)
+            return tape.gradient(loss, t).numpy()
+
+    np.testing.assert_allclose(grads("gpu:0"), grads("cpu:0"), rtol=1e-5, atol=1e-5)

@@ -111,6 +111,39 @@ class Conv2dKernel final : public OpKernel {
   mutable std::map<std::vector<int64_t>, std::unique_ptr<CudnnConv2d>> convs_;
 };
 
+WindowGeometry GeometryOf(const Window2D& w) {
+  WindowGeometry g;
+  g.nchw = w.nchw;
+  g.batch = w.batch;
+  g.in_h = w.in_h;
+  g.in_w = w.in_w;
+  g.channels = w.channels;
+  g.k_h = w.k_h;
+  g.k_w = w.k_w;
+  g.stride_h = w.stride_h;
+  g.stride_w = w.stride_w;
+  g.pad_top = w.pad_top;
+  g.pad_left = w.pad_left;
+  g.out_h = w.out_h;
+  g.out_w = w.out_w;
+  return g;
+}
+
+// A pooling's window over an input of shape `input`, from the op's attrs.
+template <typename Attrs>
+Status PoolGeometry(const Attrs& attrs, const Shape& input, WindowGeometry* g) {
+  bool nchw = false;
+  EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(attrs.data_format, &nchw));
+  int64_t kh, kw, sh, sw;
+  EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(attrs.ksize, nchw, "ksize", &kh, &kw));
+  EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(attrs.strides, nchw, "strides", &sh, &sw));
+  Window2D w;
+  EMBER_RETURN_IF_ERROR(
+      shape_fns::MakeWindow2D(input, nchw, kh, kw, sh, sw, 1, 1, attrs.padding, attrs.explicit_paddings, true, &w));
+  *g = GeometryOf(w);
+  return Status::OK();
+}
+
 template <typename T, bool kMax>
 class Pool2dKernel final : public OpKernel {
  public:
@@ -127,20 +160,7 @@ class Pool2dKernel final : public OpKernel {
     Window2D w;
     EMBER_RETURN_IF_ERROR(WindowOf(ctx, attrs_.data_format, kh, kw, attrs_.strides, std::nullopt, attrs_.padding,
                                    attrs_.explicit_paddings, true, &w));
-    WindowGeometry g;
-    g.nchw = w.nchw;
-    g.batch = w.batch;
-    g.in_h = w.in_h;
-    g.in_w = w.in_w;
-    g.channels = w.channels;
-    g.k_h = w.k_h;
-    g.k_w = w.k_w;
-    g.stride_h = w.stride_h;
-    g.stride_w = w.stride_w;
-    g.pad_top = w.pad_top;
-    g.pad_left = w.pad_left;
-    g.out_h = w.out_h;
-    g.out_w = w.out_w;
+    const WindowGeometry g = GeometryOf(w);
     return env.CheckLaunch(LaunchPool2d<T>(static_cast<const T*>(ctx.input(0).raw_data()),
                                            static_cast<T*>(output.raw_data()), g, kMax, StreamOf(env), env.max_blocks),
                            "launching the pooling");
@@ -150,8 +170,61 @@ class Pool2dKernel final : public OpKernel {
   MaxPool2dAttrs attrs_;  // avg_pool2d's attrs are the same list
 };
 
+// max_pool2d_grad (second input: the incoming gradient, output: the
+// input's shape) and max_pool2d_grad_grad (second input of the input's
+// shape, output: the pooling's), both reading the pooling's input.
+template <typename T, typename Attrs, bool kGradGrad>
+class MaxPoolGradKernel final : public OpKernel {
+ public:
+  explicit MaxPoolGradKernel(const KernelInit& init) : attrs_(init.attrs) {}
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    Tensor& out = ctx.output(0);
+    if (out.NumElements() == 0) return Status::OK();
+    WindowGeometry g;
+    EMBER_RETURN_IF_ERROR(PoolGeometry(attrs_, ctx.input(0).shape(), &g));
+    const T* x = static_cast<const T*>(ctx.input(0).raw_data());
+    const T* second = static_cast<const T*>(ctx.input(1).raw_data());
+    T* dst = static_cast<T*>(out.raw_data());
+    if constexpr (kGradGrad) {
+      return env.CheckLaunch(LaunchMaxPool2dGradGrad<T>(x, second, dst, g, StreamOf(env), env.max_blocks),
+                             "launching max_pool2d_grad_grad");
+    } else {
+      return env.CheckLaunch(LaunchPool2dGrad<T>(x, second, dst, g, true, StreamOf(env), env.max_blocks),
+                             "launching max_pool2d_grad");
+    }
+  }
+
+ private:
+  Attrs attrs_;
+};
+
+template <typename T>
+class AvgPoolGradKernel final : public OpKernel {
+ public:
+  explicit AvgPoolGradKernel(const KernelInit& init) : attrs_(init.attrs) {}
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    Tensor& out = ctx.output(0);
+    if (out.NumElements() == 0) return Status::OK();
+    WindowGeometry g;
+    EMBER_RETURN_IF_ERROR(PoolGeometry(attrs_, out.shape(), &g));
+    return env.CheckLaunch(LaunchPool2dGrad<T>(nullptr, static_cast<const T*>(ctx.input(0).raw_data()),
+                                               static_cast<T*>(out.raw_data()), g, false, StreamOf(env),
+                                               env.max_blocks),
+                           "launching avg_pool2d_grad");
+  }
+
+ private:
+  AvgPool2dGradAttrs attrs_;
+};
+
 template <typename T>
 void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
+  r.Register("max_pool2d_grad", gpu, {TypeOf<T>()}, &MakeKernel<MaxPoolGradKernel<T, MaxPool2dGradAttrs, false>>);
+  r.Register("max_pool2d_grad_grad", gpu, {TypeOf<T>()},
+             &MakeKernel<MaxPoolGradKernel<T, MaxPool2dGradGradAttrs, true>>);
+  r.Register("avg_pool2d_grad", gpu, {TypeOf<T>()}, &MakeKernel<AvgPoolGradKernel<T>>);
   r.Register("conv2d", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dKernel<T>>);
   r.Register("max_pool2d", gpu, {TypeOf<T>()}, &MakeKernel<Pool2dKernel<T, true>>);
   r.Register("avg_pool2d", gpu, {TypeOf<T>()}, &MakeKernel<Pool2dKernel<T, false>>);

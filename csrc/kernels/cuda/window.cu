@@ -37,7 +37,57 @@ __global__ void Pool2d(const T* __restrict__ in, T* __restrict__ out, WindowGeom
 
 LaunchConfig Grid(int64_t n, int64_t max_blocks) { return ForElements(n, kThreads, 1, max_blocks); }
 
+// A thread per input element gathers the windows that hold it (Note [GPU
+// pooling]), so no two threads add into one element.
+template <typename T>
+__global__ void Pool2dGrad(const T* __restrict__ x, const T* __restrict__ dy, T* __restrict__ dx, WindowGeometry g,
+                           bool max) {
+  using C = ComputeType<T>;
+  EMBER_GRID_STRIDE(i, g.batch * g.in_h * g.in_w * g.channels) { dx[i] = static_cast<T>(PoolGradElement<C>(x, dy, i, g, max)); }
+}
+
+// max_pool2d_grad_grad: each output pixel reads g at its window's maximum.
+template <typename T>
+__global__ void MaxPool2dGradGrad(const T* __restrict__ x, const T* __restrict__ grad, T* __restrict__ out,
+                                  WindowGeometry g) {
+  using C = ComputeType<T>;
+  EMBER_GRID_STRIDE(i, g.batch * g.out_h * g.out_w * g.channels) {
+    int64_t b, oy, ox, ch;
+    if (g.nchw) {
+      ox = i % g.out_w;
+      oy = (i / g.out_w) % g.out_h;
+      ch = (i / (g.out_w * g.out_h)) % g.channels;
+      b = i / (g.out_w * g.out_h * g.channels);
+    } else {
+      ch = i % g.channels;
+      ox = (i / g.channels) % g.out_w;
+      oy = (i / (g.channels * g.out_w)) % g.out_h;
+      b = i / (g.channels * g.out_w * g.out_h);
+    }
+    const int64_t at = PoolArgmax<C>(x, b, oy, ox, ch, g);
+    out[i] = at < 0 ? static_cast<T>(C(0)) : grad[at];
+  }
+}
+
 }  // namespace
+
+template <typename T>
+cudaError_t LaunchPool2dGrad(const T* x, const T* dy, T* dx, const WindowGeometry& g, bool max, cudaStream_t stream,
+                             int64_t max_blocks) {
+  const LaunchConfig config = Grid(g.batch * g.in_h * g.in_w * g.channels, max_blocks);
+  if (config.blocks == 0) return cudaSuccess;
+  Pool2dGrad<T><<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(x, dy, dx, g, max);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t LaunchMaxPool2dGradGrad(const T* x, const T* grad, T* out, const WindowGeometry& g, cudaStream_t stream,
+                                    int64_t max_blocks) {
+  const LaunchConfig config = Grid(g.batch * g.out_h * g.out_w * g.channels, max_blocks);
+  if (config.blocks == 0) return cudaSuccess;
+  MaxPool2dGradGrad<T><<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(x, grad, out, g);
+  return cudaGetLastError();
+}
 
 template <typename T>
 cudaError_t LaunchFilterToCudnn(const T* hwio, T* out, int64_t k_h, int64_t k_w, int64_t in, int64_t filters,
@@ -74,7 +124,10 @@ cudaError_t LaunchPool2d(const T* in, T* out, const WindowGeometry& g, bool max,
                                               int64_t);                                                             \
   template cudaError_t LaunchPad2d<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t, bool, int64_t, int64_t,    \
                                       int64_t, int64_t, T, cudaStream_t, int64_t);                                  \
-  template cudaError_t LaunchPool2d<T>(const T*, T*, const WindowGeometry&, bool, cudaStream_t, int64_t);
+  template cudaError_t LaunchPool2d<T>(const T*, T*, const WindowGeometry&, bool, cudaStream_t, int64_t);        \
+  template cudaError_t LaunchPool2dGrad<T>(const T*, const T*, T*, const WindowGeometry&, bool, cudaStream_t,      \
+                                           int64_t);                                                             \
+  template cudaError_t LaunchMaxPool2dGradGrad<T>(const T*, const T*, T*, const WindowGeometry&, cudaStream_t, int64_t);
 EMBER_WINDOW(float)
 EMBER_WINDOW(double)
 EMBER_WINDOW(__half)

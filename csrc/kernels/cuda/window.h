@@ -38,4 +38,16 @@ cudaError_t LaunchPad2d(const T* in, T* out, int64_t n, int64_t h, int64_t w, in
 template <typename T>
 cudaError_t LaunchPool2d(const T* in, T* out, const WindowGeometry& g, bool max, cudaStream_t stream, int64_t max_blocks);
 
+// The gradient of a pooling with respect to its input (x, the pooling's
+// input, is read only for max), a thread per input element summing the
+// windows that hold it in the CPU's order (window_body.h).
+template <typename T>
+cudaError_t LaunchPool2dGrad(const T* x, const T* dy, T* dx, const WindowGeometry& g, bool max, cudaStream_t stream,
+                             int64_t max_blocks);
+// max_pool2d_grad_grad: out (the pooling's output shape) reads `grad` (the
+// input's shape) at each window's maximum.
+template <typename T>
+cudaError_t LaunchMaxPool2dGradGrad(const T* x, const T* grad, T* out, const WindowGeometry& g, cudaStream_t stream,
+                                    int64_t max_blocks);
+
 }  // namespace ember::cuda

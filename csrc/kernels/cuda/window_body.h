@@ -86,4 +86,73 @@ EMBER_HOST_DEVICE C PoolElement(const T* in, int64_t i, const WindowGeometry& g,
   return max ? acc : acc / static_cast<C>(count);
 }
 
+// The offset of the first maximum (or the first NaN: max_pool2d passes
+// it on) of channel ch in output pixel (oy, ox)'s window of image b, as the
+// CPU's WindowArgmax scans it; -1 for a window holding no input.
+template <typename C, typename T>
+EMBER_HOST_DEVICE int64_t PoolArgmax(const T* in, int64_t b, int64_t oy, int64_t ox, int64_t ch,
+                                     const WindowGeometry& g) {
+  int64_t best = -1;
+  C best_value = C(0);
+  for (int64_t dy = 0; dy < g.k_h; ++dy) {
+    const int64_t y = oy * g.stride_h - g.pad_top + dy;
+    if (y < 0 || y >= g.in_h) continue;
+    for (int64_t dx = 0; dx < g.k_w; ++dx) {
+      const int64_t x = ox * g.stride_w - g.pad_left + dx;
+      if (x < 0 || x >= g.in_w) continue;
+      const int64_t at = g.nchw ? ((b * g.channels + ch) * g.in_h + y) * g.in_w + x
+                                : ((b * g.in_h + y) * g.in_w + x) * g.channels + ch;
+      const C v = static_cast<C>(in[at]);
+      if (v != v) return at;
+      if (best < 0 || v > best_value) {
+        best = at;
+        best_value = v;
+      }
+    }
+  }
+  return best;
+}
+
+// Element i of a pooling's gradient with respect to its input: the sum,
+// over the windows that hold it in (oy, ox) order as the CPU adds them, of
+// the window's incoming gradient where i is the window's maximum (max), or
+// of its share 1 / (valid elements) (average).
+template <typename C, typename T>
+EMBER_HOST_DEVICE C PoolGradElement(const T* x, const T* dy, int64_t i, const WindowGeometry& g, bool max) {
+  int64_t b, iy, ix, ch;
+  if (g.nchw) {
+    ix = i % g.in_w;
+    iy = (i / g.in_w) % g.in_h;
+    ch = (i / (g.in_w * g.in_h)) % g.channels;
+    b = i / (g.in_w * g.in_h * g.channels);
+  } else {
+    ch = i % g.channels;
+    ix = (i / g.channels) % g.in_w;
+    iy = (i / (g.channels * g.in_w)) % g.in_h;
+    b = i / (g.channels * g.in_w * g.in_h);
+  }
+  // Windows oy with oy * stride - pad <= iy < oy * stride - pad + k.
+  auto first_window = [](int64_t at, int64_t pad, int64_t k, int64_t stride) {
+    const int64_t lowest = at + pad - k + 1;
+    return lowest <= 0 ? int64_t{0} : (lowest + stride - 1) / stride;
+  };
+  const int64_t oy_end = (iy + g.pad_top) / g.stride_h + 1, ox_end = (ix + g.pad_left) / g.stride_w + 1;
+  C acc = C(0);
+  for (int64_t oy = first_window(iy, g.pad_top, g.k_h, g.stride_h); oy < oy_end && oy < g.out_h; ++oy) {
+    for (int64_t ox = first_window(ix, g.pad_left, g.k_w, g.stride_w); ox < ox_end && ox < g.out_w; ++ox) {
+      const int64_t out_at = g.nchw ? ((b * g.channels + ch) * g.out_h + oy) * g.out_w + ox
+                                    : ((b * g.out_h + oy) * g.out_w + ox) * g.channels + ch;
+      if (max) {
+        if (PoolArgmax<C>(x, b, oy, ox, ch, g) == i) acc += static_cast<C>(dy[out_at]);
+      } else {
+        const int64_t y0 = oy * g.stride_h - g.pad_top, x0 = ox * g.stride_w - g.pad_left;
+        const int64_t rows = (y0 + g.k_h < g.in_h ? y0 + g.k_h : g.in_h) - (y0 > 0 ? y0 : 0);
+        const int64_t cols = (x0 + g.k_w < g.in_w ? x0 + g.k_w : g.in_w) - (x0 > 0 ? x0 : 0);
+        acc += static_cast<C>(dy[out_at]) * (C(1) / static_cast<C>(rows * cols));
+      }
+    }
+  }
+  return acc;
+}
+
 }  // namespace ember::cuda

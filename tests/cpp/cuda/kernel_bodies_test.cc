@@ -19,6 +19,7 @@
 #include "kernels/cuda/indexing_body.h"
 #include "kernels/cuda/movement_body.h"
 #include "kernels/cuda/reduce_body.h"
+#include "kernels/cuda/window.h"
 #include "kernels/cuda/window_body.h"
 #include "ops/plans/copy_plan.h"
 #include "ops/plans/reduce_plan.h"
@@ -502,6 +503,79 @@ TEST(KernelBodiesTest, StridedCopiesMoveTheElementsTheOpsDefine) {
     }
   }
   EXPECT_EQ(stacked, (std::vector<int>{0, 1, 2, 10, 11, 12, 3, 4, 5, 13, 14, 15}));
+}
+
+// Pooling gradients gathered per input element, against the CPU's
+// scatter over windows (ForWindow/WindowArgmax in kernels/cpu/nn_grad.cc,
+// written out here), ties and NaN included, in both layouts, with padding
+// on one side.
+TEST(KernelBodiesTest, PoolGradientsGatherWhatTheWindowsScatter) {
+  for (bool nchw : {false, true}) {
+    WindowGeometry g;
+    g.nchw = nchw;
+    g.batch = 2, g.in_h = 5, g.in_w = 6, g.channels = 3;
+    g.k_h = 3, g.k_w = 2, g.stride_h = 2, g.stride_w = 1, g.pad_top = 1, g.pad_left = 0;
+    g.out_h = 3, g.out_w = 5;
+    const int64_t in_n = g.batch * g.in_h * g.in_w * g.channels, out_n = g.batch * g.out_h * g.out_w * g.channels;
+    std::mt19937 rng(5);
+    std::vector<float> x(in_n), dy(out_n);
+    for (auto& v : x) v = static_cast<float>(rng() % 4);  // many ties
+    x[7] = std::numeric_limits<float>::quiet_NaN();
+    for (auto& v : dy) v = static_cast<float>(rng() % 1000) / 7.0f;
+    auto in_at = [&](int64_t b, int64_t y, int64_t xx, int64_t ch) {
+      return nchw ? ((b * g.channels + ch) * g.in_h + y) * g.in_w + xx : ((b * g.in_h + y) * g.in_w + xx) * g.channels + ch;
+    };
+    auto out_at = [&](int64_t b, int64_t y, int64_t xx, int64_t ch) {
+      return nchw ? ((b * g.channels + ch) * g.out_h + y) * g.out_w + xx
+                  : ((b * g.out_h + y) * g.out_w + xx) * g.channels + ch;
+    };
+    for (bool max : {true, false}) {
+      std::vector<float> want(in_n, 0.0f);
+      for (int64_t b = 0; b < g.batch; ++b) {
+        for (int64_t oy = 0; oy < g.out_h; ++oy) {
+          for (int64_t ox = 0; ox < g.out_w; ++ox) {
+            const int64_t y0 = std::max<int64_t>(oy * g.stride_h - g.pad_top, 0);
+            const int64_t y1 = std::min<int64_t>(oy * g.stride_h - g.pad_top + g.k_h, g.in_h);
+            const int64_t x0 = std::max<int64_t>(ox * g.stride_w - g.pad_left, 0);
+            const int64_t x1 = std::min<int64_t>(ox * g.stride_w - g.pad_left + g.k_w, g.in_w);
+            for (int64_t ch = 0; ch < g.channels; ++ch) {
+              const float grad = dy[out_at(b, oy, ox, ch)];
+              if (!max) {
+                const float share = 1.0f / static_cast<float>((y1 - y0) * (x1 - x0));
+                for (int64_t iy = y0; iy < y1; ++iy) {
+                  for (int64_t ix = x0; ix < x1; ++ix) want[in_at(b, iy, ix, ch)] += grad * share;
+                }
+                continue;
+              }
+              int64_t best = -1;
+              float best_value = 0;
+              for (int64_t iy = y0; iy < y1 && !(best >= 0 && std::isnan(best_value)); ++iy) {
+                for (int64_t ix = x0; ix < x1; ++ix) {
+                  const float v = x[in_at(b, iy, ix, ch)];
+                  if (std::isnan(v)) {
+                    best = in_at(b, iy, ix, ch), best_value = v;
+                    break;
+                  }
+                  if (best < 0 || v > best_value) best = in_at(b, iy, ix, ch), best_value = v;
+                }
+              }
+              want[best] += grad;
+            }
+          }
+        }
+      }
+      // Max moves values exactly; an average's products may be fused into
+      // multiply-adds by one compiler and not the other.
+      for (int64_t i = 0; i < in_n; ++i) {
+        const float got = PoolGradElement<float>(x.data(), dy.data(), i, g, max);
+        if (max) {
+          ASSERT_EQ(got, want[i]) << (nchw ? "NCHW" : "NHWC") << " element " << i;
+        } else {
+          ASSERT_NEAR(got, want[i], 1e-6f * std::abs(want[i])) << (nchw ? "NCHW" : "NHWC") << " element " << i;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
