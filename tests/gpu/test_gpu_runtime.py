@@ -332,3 +332,24 @@ def test_pooling_gradients_match_the_cpu():
             return tape.gradient(loss, t).numpy()
 
     np.testing.assert_allclose(grads("gpu:0"), grads("cpu:0"), rtol=1e-5, atol=1e-5)
+
+
+def test_convolution_gradients_match_the_cpu():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 9, 10, 3)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 3, 5)).astype(np.float32)
+
+    def grads(device, strides, padding):
+        with ember.device(device):
+            t, k = ember.Variable(x), ember.Variable(f)
+            with ember.GradientTape() as tape:
+                y = ember.nn.conv2d(t, k, strides, padding)
+                loss = ember.reduce_sum(y * y)
+            dx, dk = tape.gradient(loss, [t, k])
+            up = ember.nn.conv2d_transpose(ember.constant(np.ones((2, 5, 5, 5), np.float32)), k, [2, 9, 10, 3], 2)
+            return dx.numpy(), dk.numpy(), up.numpy()
+
+    for strides, padding in ((1, "SAME"), (2, "SAME"), (2, "VALID")):  # stride 2 SAME pads one side more
+        for a, b in zip(grads("gpu:0", strides, padding), grads("cpu:0", strides, padding)):
+            # float32 convolutions may run in TF32 on the GPU (Note [Matmul precision on GPUs]).
+            np.testing.assert_allclose(a, b, rtol=3e-3, atol=3e-3 * np.abs(b).max())

@@ -16,7 +16,10 @@ namespace ember::cuda {
   X(SetConvolutionGroupCount) X(SetConvolutionMathType) X(GetConvolution2dForwardOutputDim)                     \
   X(CreatePoolingDescriptor) X(DestroyPoolingDescriptor) X(SetPooling2dDescriptor)                              \
   X(GetPooling2dForwardOutputDim) X(Create) X(Destroy) X(SetStream) X(GetConvolutionForwardAlgorithm_v7)       \
-  X(GetConvolutionForwardWorkspaceSize) X(ConvolutionForward)
+  X(GetConvolutionForwardWorkspaceSize) X(ConvolutionForward) X(GetConvolutionBackwardDataAlgorithm_v7)        \
+  X(GetConvolutionBackwardDataWorkspaceSize) X(ConvolutionBackwardData)                                         \
+  X(GetConvolutionBackwardFilterAlgorithm_v7) X(GetConvolutionBackwardFilterWorkspaceSize)                      \
+  X(ConvolutionBackwardFilter)
 
 struct CudnnApi {
 #define EMBER_CUDNN_MEMBER(name) decltype(&cudnn##name) name = nullptr;

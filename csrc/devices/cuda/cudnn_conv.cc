@@ -204,6 +204,113 @@ Status CudnnConv2d::Run(void* handle, const void* x, const void* w, void* y, voi
   return Status::OK();
 }
 
+Status CudnnConv2d::PrepareBackwardData(void* handle, size_t max_workspace) {
+  if (data_prepared_) return Status::OK();
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return FailedPrecondition(error);
+  auto h = static_cast<cudnnHandle_t>(handle);
+  auto x = static_cast<cudnnTensorDescriptor_t>(x_);
+  auto f = static_cast<cudnnFilterDescriptor_t>(w_);
+  auto cd = static_cast<cudnnConvolutionDescriptor_t>(conv_);
+  auto y = static_cast<cudnnTensorDescriptor_t>(y_);
+  constexpr int kCandidates = 8;
+  cudnnConvolutionBwdDataAlgoPerf_t perf[kCandidates];
+  int returned = 0;
+  EMBER_CUDNN_RETURN_IF_ERROR(
+      *api, api->GetConvolutionBackwardDataAlgorithm_v7(h, f, y, cd, x, kCandidates, &returned, perf),
+      "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    size_t bytes = 0;
+    if (api->GetConvolutionBackwardDataWorkspaceSize(h, f, y, cd, x, perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) {
+      continue;
+    }
+    if (bytes > max_workspace) continue;
+    data_algo_ = static_cast<int>(perf[i].algo);
+    data_workspace_bytes_ = bytes;
+    data_prepared_ = true;
+    return Status::OK();
+  }
+  return ResourceExhausted("cuDNN has no backward-data algorithm for this shape within " +
+                           std::to_string(max_workspace) + " bytes of workspace");
+}
+
+Status CudnnConv2d::PrepareBackwardFilter(void* handle, size_t max_workspace) {
+  if (filter_prepared_) return Status::OK();
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return FailedPrecondition(error);
+  auto h = static_cast<cudnnHandle_t>(handle);
+  auto x = static_cast<cudnnTensorDescriptor_t>(x_);
+  auto f = static_cast<cudnnFilterDescriptor_t>(w_);
+  auto cd = static_cast<cudnnConvolutionDescriptor_t>(conv_);
+  auto y = static_cast<cudnnTensorDescriptor_t>(y_);
+  constexpr int kCandidates = 8;
+  cudnnConvolutionBwdFilterAlgoPerf_t perf[kCandidates];
+  int returned = 0;
+  EMBER_CUDNN_RETURN_IF_ERROR(
+      *api, api->GetConvolutionBackwardFilterAlgorithm_v7(h, x, y, cd, f, kCandidates, &returned, perf),
+      "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    size_t bytes = 0;
+    if (api->GetConvolutionBackwardFilterWorkspaceSize(h, x, y, cd, f, perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) {
+      continue;
+    }
+    if (bytes > max_workspace) continue;
+    filter_algo_ = static_cast<int>(perf[i].algo);
+    filter_workspace_bytes_ = bytes;
+    filter_prepared_ = true;
+    return Status::OK();
+  }
+  return ResourceExhausted("cuDNN has no backward-filter algorithm for this shape within " +
+                           std::to_string(max_workspace) + " bytes of workspace");
+}
+
+Status CudnnConv2d::RunBackwardData(void* handle, const void* w, const void* dy, void* dx, void* workspace) const {
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return FailedPrecondition(error);
+  if (!data_prepared_) return Internal("CudnnConv2d::RunBackwardData before PrepareBackwardData");
+  const float one_f = 1.0f, zero_f = 0.0f;
+  const double one_d = 1.0, zero_d = 0.0;
+  const bool wide = dtype_ == DType::kFloat64;
+  EMBER_CUDNN_RETURN_IF_ERROR(
+      *api,
+      api->ConvolutionBackwardData(static_cast<cudnnHandle_t>(handle), wide ? static_cast<const void*>(&one_d) : &one_f,
+                                   static_cast<cudnnFilterDescriptor_t>(w_), w,
+                                   static_cast<cudnnTensorDescriptor_t>(y_), dy,
+                                   static_cast<cudnnConvolutionDescriptor_t>(conv_),
+                                   static_cast<cudnnConvolutionBwdDataAlgo_t>(data_algo_), workspace,
+                                   data_workspace_bytes_, wide ? static_cast<const void*>(&zero_d) : &zero_f,
+                                   static_cast<cudnnTensorDescriptor_t>(x_), dx),
+      "cudnnConvolutionBackwardData");
+  return Status::OK();
+}
+
+Status CudnnConv2d::RunBackwardFilter(void* handle, const void* x, const void* dy, void* dw, void* workspace) const {
+  std::string error;
+  const CudnnApi* api = GetCudnn(&error);
+  if (api == nullptr) return FailedPrecondition(error);
+  if (!filter_prepared_) return Internal("CudnnConv2d::RunBackwardFilter before PrepareBackwardFilter");
+  const float one_f = 1.0f, zero_f = 0.0f;
+  const double one_d = 1.0, zero_d = 0.0;
+  const bool wide = dtype_ == DType::kFloat64;
+  EMBER_CUDNN_RETURN_IF_ERROR(
+      *api,
+      api->ConvolutionBackwardFilter(static_cast<cudnnHandle_t>(handle),
+                                     wide ? static_cast<const void*>(&one_d) : &one_f,
+                                     static_cast<cudnnTensorDescriptor_t>(x_), x,
+                                     static_cast<cudnnTensorDescriptor_t>(y_), dy,
+                                     static_cast<cudnnConvolutionDescriptor_t>(conv_),
+                                     static_cast<cudnnConvolutionBwdFilterAlgo_t>(filter_algo_), workspace,
+                                     filter_workspace_bytes_, wide ? static_cast<const void*>(&zero_d) : &zero_f,
+                                     static_cast<cudnnFilterDescriptor_t>(w_), dw),
+      "cudnnConvolutionBackwardFilter");
+  return Status::OK();
+}
+
 Status CudnnConv2dGeometry(const shape_fns::Window2D& w, const Shape& filter, DType dtype, CudnnGeometry* g) {
   std::unique_ptr<CudnnConv2d> conv;
   EMBER_RETURN_IF_ERROR(CudnnConv2d::Create(w, filter, dtype, &conv));
@@ -272,6 +379,16 @@ Status CudnnConv2d::Create(const shape_fns::Window2D&, const Shape&, DType, std:
 CudnnConv2d::~CudnnConv2d() = default;
 Status CudnnConv2d::Prepare(void*, size_t) { return FailedPrecondition("this build found no cuDNN headers"); }
 Status CudnnConv2d::Run(void*, const void*, const void*, void*, void*) const {
+  return FailedPrecondition("this build found no cuDNN headers");
+}
+Status CudnnConv2d::PrepareBackwardData(void*, size_t) { return FailedPrecondition("this build found no cuDNN headers"); }
+Status CudnnConv2d::PrepareBackwardFilter(void*, size_t) {
+  return FailedPrecondition("this build found no cuDNN headers");
+}
+Status CudnnConv2d::RunBackwardData(void*, const void*, const void*, void*, void*) const {
+  return FailedPrecondition("this build found no cuDNN headers");
+}
+Status CudnnConv2d::RunBackwardFilter(void*, const void*, const void*, void*, void*) const {
   return FailedPrecondition("this build found no cuDNN headers");
 }
 Status CudnnConv2dGeometry(const shape_fns::Window2D&, const Shape&, DType, CudnnGeometry*) {

@@ -60,6 +60,17 @@ class CudnnConv2d {
   // y = conv(x, w): `x` already pre-padded, `w` in cuDNN's layout.
   Status Run(void* handle, const void* x, const void* w, void* y, void* workspace) const;
 
+  // The gradients over the same descriptors (conv2d_transpose and
+  // conv2d_backprop_filter): algorithms picked once, as Prepare does.
+  Status PrepareBackwardData(void* handle, size_t max_workspace);
+  Status PrepareBackwardFilter(void* handle, size_t max_workspace);
+  size_t backward_data_workspace_bytes() const { return data_workspace_bytes_; }
+  size_t backward_filter_workspace_bytes() const { return filter_workspace_bytes_; }
+  // dx (the pre-padded input's shape) = the gradient of conv(x, w) for dy.
+  Status RunBackwardData(void* handle, const void* w, const void* dy, void* dx, void* workspace) const;
+  // dw (cuDNN's filter layout) = the gradient for dy; `x` pre-padded.
+  Status RunBackwardFilter(void* handle, const void* x, const void* dy, void* dw, void* workspace) const;
+
  private:
   CudnnConv2d() = default;
   CudnnGeometry geometry_;
@@ -71,6 +82,12 @@ class CudnnConv2d {
   bool prepared_ = false;
   int algo_ = 0;
   size_t workspace_bytes_ = 0;
+  bool data_prepared_ = false;
+  int data_algo_ = 0;
+  size_t data_workspace_bytes_ = 0;
+  bool filter_prepared_ = false;
+  int filter_algo_ = 0;
+  size_t filter_workspace_bytes_ = 0;
 };
 
 // The output shape cuDNN derives for a conv2d (CudnnConv2d's geometry).

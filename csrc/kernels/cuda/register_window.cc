@@ -33,8 +33,57 @@ Status WindowOf(const KernelContext& ctx, const std::string& data_format, int64_
                                  pool, w);
 }
 
+// The forward convolution's window over `forward_input` (conv2d_transpose
+// and conv2d_backprop_filter describe their convolution this way, as the
+// CPU kernels do).
+Status ConvWindowFor(const Shape& forward_input, const std::string& data_format, int64_t k_h, int64_t k_w,
+                     const std::vector<int64_t>& strides, const std::optional<std::vector<int64_t>>& dilations,
+                     const std::string& padding, const std::vector<int64_t>& explicit_paddings, Window2D* w) {
+  bool nchw = false;
+  EMBER_RETURN_IF_ERROR(shape_fns::ParseDataFormat2D(data_format, &nchw));
+  int64_t sh, sw, dh = 1, dw = 1;
+  EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(strides, nchw, "strides", &sh, &sw));
+  if (dilations) EMBER_RETURN_IF_ERROR(shape_fns::SpatialPair(*dilations, nchw, "dilations", &dh, &dw));
+  return shape_fns::MakeWindow2D(forward_input, nchw, k_h, k_w, sh, sw, dh, dw, padding, explicit_paddings, false, w);
+}
+
 // cuDNN's workspace is capped here; an algorithm needing more is skipped.
 constexpr size_t kMaxConvWorkspace = size_t{256} << 20;
+
+// A kernel's cuDNN descriptors, made once per (input, filter) shape and
+// kept; each direction picks its algorithm on first use.
+class ConvCache {
+ public:
+  enum Direction { kForward, kBackwardData, kBackwardFilter };
+  Status Get(const Shape& input, const Shape& filter, DType dtype, const Window2D& w, void* handle, Direction direction,
+             CudnnConv2d** out) const {
+    std::vector<int64_t> key = input.ToVector();
+    for (int i = 0; i < filter.rank(); ++i) key.push_back(filter.dim(i));
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = convs_.find(key);
+    if (it == convs_.end()) {
+      std::unique_ptr<CudnnConv2d> made;
+      EMBER_RETURN_IF_ERROR(CudnnConv2d::Create(w, filter, dtype, &made));
+      it = convs_.emplace(std::move(key), std::move(made)).first;
+    }
+    CudnnConv2d* conv = it->second.get();
+    EMBER_RETURN_IF_ERROR(direction == kForward        ? conv->Prepare(handle, kMaxConvWorkspace)
+                          : direction == kBackwardData ? conv->PrepareBackwardData(handle, kMaxConvWorkspace)
+                                                       : conv->PrepareBackwardFilter(handle, kMaxConvWorkspace));
+    *out = conv;
+    return Status::OK();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::map<std::vector<int64_t>, std::unique_ptr<CudnnConv2d>> convs_;
+};
+
+// The size of `w`'s input once cuDNN's asymmetric part is pre-padded.
+int64_t PaddedElements(const Window2D& w, const CudnnGeometry& g) {
+  return w.batch * w.channels * (w.in_h + g.prepad_top + g.prepad_bottom) * (w.in_w + g.prepad_left + g.prepad_right);
+}
+bool NeedsPrepad(const CudnnGeometry& g) { return g.prepad_top + g.prepad_bottom + g.prepad_left + g.prepad_right > 0; }
 
 // The filters are re-laid out for cuDNN and the input padded where cuDNN's
 // symmetric padding cannot express the window, into scratch; the cuDNN
@@ -60,7 +109,7 @@ class Conv2dKernel final : public OpKernel {
     void* handle = nullptr;
     EMBER_RETURN_IF_ERROR(env.CudnnHandle(&handle));
     CudnnConv2d* conv = nullptr;
-    EMBER_RETURN_IF_ERROR(ConvFor(input.shape(), filters.shape(), input.dtype(), w, handle, &conv));
+    EMBER_RETURN_IF_ERROR(convs_.Get(input.shape(), filters.shape(), input.dtype(), w, handle, ConvCache::kForward, &conv));
     const CudnnGeometry& g = conv->geometry();
 
     Scratch filter(ctx, filters.NumBytes());
@@ -70,10 +119,8 @@ class Conv2dKernel final : public OpKernel {
                                filters.dim(0), filters.dim(1), filters.dim(2), filters.dim(3), w.nchw, StreamOf(env),
                                env.max_blocks),
         "re-laying out the filters"));
-    const bool prepad = g.prepad_top + g.prepad_bottom + g.prepad_left + g.prepad_right > 0;
-    const int64_t padded = w.batch * w.channels * (w.in_h + g.prepad_top + g.prepad_bottom) *
-                           (w.in_w + g.prepad_left + g.prepad_right);
-    Scratch padded_input(ctx, prepad ? static_cast<size_t>(padded) * sizeof(T) : 0);
+    const bool prepad = NeedsPrepad(g);
+    Scratch padded_input(ctx, prepad ? static_cast<size_t>(PaddedElements(w, g)) * sizeof(T) : 0);
     if (padded_input.failed()) return ResourceExhausted("out of GPU memory for conv2d's padded input");
     const void* x = input.raw_data();
     if (prepad) {
@@ -90,25 +137,124 @@ class Conv2dKernel final : public OpKernel {
   }
 
  private:
-  Status ConvFor(const Shape& input, const Shape& filter, DType dtype, const Window2D& w, void* handle,
-                 CudnnConv2d** out) const {
-    std::vector<int64_t> key = input.ToVector();
-    for (int i = 0; i < filter.rank(); ++i) key.push_back(filter.dim(i));
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = convs_.find(key);
-    if (it == convs_.end()) {
-      std::unique_ptr<CudnnConv2d> made;
-      EMBER_RETURN_IF_ERROR(CudnnConv2d::Create(w, filter, dtype, &made));
-      EMBER_RETURN_IF_ERROR(made->Prepare(handle, kMaxConvWorkspace));
-      it = convs_.emplace(std::move(key), std::move(made)).first;
+  Conv2dAttrs attrs_;
+  ConvCache convs_;
+};
+
+// conv2d_transpose: the data gradient of the convolution whose input has
+// `output_shape` (and the filters' HWIO [k_h, k_w, output channels, input
+// channels]); cuDNN writes it into the pre-padded input's shape, whose
+// interior is the result.
+template <typename T>
+class Conv2dTransposeKernel final : public OpKernel {
+ public:
+  explicit Conv2dTransposeKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    const Tensor& dy = ctx.input(0);
+    const Tensor& filters = ctx.input(1);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    if (dy.NumElements() == 0 || filters.NumElements() == 0) {
+      return env.CheckLaunch(env.api->MemsetAsync(output.raw_data(), 0, output.NumBytes(), env.stream),
+                             "clearing the output");
     }
-    *out = it->second.get();
-    return Status::OK();
+    Window2D w;
+    EMBER_RETURN_IF_ERROR(ConvWindowFor(output.shape(), attrs_.data_format, filters.dim(0), filters.dim(1),
+                                        attrs_.strides, attrs_.dilations, attrs_.padding, attrs_.explicit_paddings, &w));
+    void* handle = nullptr;
+    EMBER_RETURN_IF_ERROR(env.CudnnHandle(&handle));
+    CudnnConv2d* conv = nullptr;
+    EMBER_RETURN_IF_ERROR(
+        convs_.Get(output.shape(), filters.shape(), dy.dtype(), w, handle, ConvCache::kBackwardData, &conv));
+    const CudnnGeometry& g = conv->geometry();
+    if (g.output != dy.shape()) {
+      return Internal("cuDNN's convolution of " + output.shape().ToString() + " gives " + g.output.ToString() +
+                      ", not the input's " + dy.shape().ToString());
+    }
+    Scratch filter(ctx, filters.NumBytes());
+    if (filter.failed()) return ResourceExhausted("out of GPU memory for conv2d_transpose's filter copy");
+    EMBER_RETURN_IF_ERROR(env.CheckLaunch(
+        LaunchFilterToCudnn<T>(static_cast<const T*>(filters.raw_data()), static_cast<T*>(filter.get()),
+                               filters.dim(0), filters.dim(1), filters.dim(2), filters.dim(3), w.nchw, StreamOf(env),
+                               env.max_blocks),
+        "re-laying out the filters"));
+    const bool prepad = NeedsPrepad(g);
+    Scratch padded(ctx, prepad ? static_cast<size_t>(PaddedElements(w, g)) * sizeof(T) : 0);
+    if (padded.failed()) return ResourceExhausted("out of GPU memory for conv2d_transpose's padded result");
+    Scratch workspace(ctx, conv->backward_data_workspace_bytes());
+    if (workspace.failed()) return ResourceExhausted("out of GPU memory for conv2d_transpose's cuDNN workspace");
+    EMBER_RETURN_IF_ERROR(conv->RunBackwardData(handle, filter.get(), dy.raw_data(),
+                                                prepad ? padded.get() : output.raw_data(), workspace.get()));
+    if (!prepad) return Status::OK();
+    return env.CheckLaunch(LaunchCrop2d<T>(static_cast<const T*>(padded.get()), static_cast<T*>(output.raw_data()),
+                                           w.batch, w.in_h, w.in_w, w.channels, w.nchw, g.prepad_top, g.prepad_bottom,
+                                           g.prepad_left, g.prepad_right, StreamOf(env), env.max_blocks),
+                           "cropping the padding");
   }
 
-  Conv2dAttrs attrs_;
-  mutable std::mutex mu_;
-  mutable std::map<std::vector<int64_t>, std::unique_ptr<CudnnConv2d>> convs_;
+ private:
+  Conv2dTransposeAttrs attrs_;
+  ConvCache convs_;
+};
+
+// conv2d_backprop_filter: cuDNN's filter gradient (over the pre-padded
+// input), re-laid out to HWIO.
+template <typename T>
+class Conv2dBackpropFilterKernel final : public OpKernel {
+ public:
+  explicit Conv2dBackpropFilterKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    const Tensor& input = ctx.input(0);
+    const Tensor& dy = ctx.input(1);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    if (input.NumElements() == 0 || dy.NumElements() == 0) {
+      return env.CheckLaunch(env.api->MemsetAsync(output.raw_data(), 0, output.NumBytes(), env.stream),
+                             "clearing the output");
+    }
+    Window2D w;
+    EMBER_RETURN_IF_ERROR(ConvWindowFor(input.shape(), attrs_.data_format, output.dim(0), output.dim(1),
+                                        attrs_.strides, attrs_.dilations, attrs_.padding, attrs_.explicit_paddings, &w));
+    void* handle = nullptr;
+    EMBER_RETURN_IF_ERROR(env.CudnnHandle(&handle));
+    CudnnConv2d* conv = nullptr;
+    EMBER_RETURN_IF_ERROR(
+        convs_.Get(input.shape(), output.shape(), input.dtype(), w, handle, ConvCache::kBackwardFilter, &conv));
+    const CudnnGeometry& g = conv->geometry();
+    if (g.output != dy.shape()) {
+      return Internal("cuDNN's convolution of " + input.shape().ToString() + " gives " + g.output.ToString() +
+                      ", not out_backprop's " + dy.shape().ToString());
+    }
+    const bool prepad = NeedsPrepad(g);
+    Scratch padded(ctx, prepad ? static_cast<size_t>(PaddedElements(w, g)) * sizeof(T) : 0);
+    if (padded.failed()) return ResourceExhausted("out of GPU memory for conv2d_backprop_filter's padded input");
+    const void* x = input.raw_data();
+    if (prepad) {
+      EMBER_RETURN_IF_ERROR(env.CheckLaunch(
+          LaunchPad2d<T>(static_cast<const T*>(input.raw_data()), static_cast<T*>(padded.get()), w.batch, w.in_h,
+                         w.in_w, w.channels, w.nchw, g.prepad_top, g.prepad_bottom, g.prepad_left, g.prepad_right,
+                         T(0.0f), StreamOf(env), env.max_blocks),
+          "padding the input"));
+      x = padded.get();
+    }
+    Scratch filter(ctx, output.NumBytes());
+    if (filter.failed()) return ResourceExhausted("out of GPU memory for conv2d_backprop_filter's filter gradient");
+    Scratch workspace(ctx, conv->backward_filter_workspace_bytes());
+    if (workspace.failed()) return ResourceExhausted("out of GPU memory for conv2d_backprop_filter's workspace");
+    EMBER_RETURN_IF_ERROR(conv->RunBackwardFilter(handle, x, dy.raw_data(), filter.get(), workspace.get()));
+    return env.CheckLaunch(
+        LaunchFilterFromCudnn<T>(static_cast<const T*>(filter.get()), static_cast<T*>(output.raw_data()), output.dim(0),
+                                 output.dim(1), output.dim(2), output.dim(3), w.nchw, StreamOf(env), env.max_blocks),
+        "re-laying out the filter gradient");
+  }
+
+ private:
+  Conv2dBackpropFilterAttrs attrs_;
+  ConvCache convs_;
 };
 
 WindowGeometry GeometryOf(const Window2D& w) {
@@ -226,6 +372,8 @@ void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
              &MakeKernel<MaxPoolGradKernel<T, MaxPool2dGradGradAttrs, true>>);
   r.Register("avg_pool2d_grad", gpu, {TypeOf<T>()}, &MakeKernel<AvgPoolGradKernel<T>>);
   r.Register("conv2d", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dKernel<T>>);
+  r.Register("conv2d_transpose", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dTransposeKernel<T>>);
+  r.Register("conv2d_backprop_filter", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dBackpropFilterKernel<T>>);
   r.Register("max_pool2d", gpu, {TypeOf<T>()}, &MakeKernel<Pool2dKernel<T, true>>);
   r.Register("avg_pool2d", gpu, {TypeOf<T>()}, &MakeKernel<Pool2dKernel<T, false>>);
 }

@@ -19,6 +19,36 @@ __global__ void FilterToCudnn(const T* __restrict__ hwio, T* __restrict__ out, i
   EMBER_GRID_STRIDE(i, kh * kw * in * filters) { out[FilterToCudnnIndex(i, kh, kw, in, filters, nchw)] = hwio[i]; }
 }
 
+// The inverse of FilterToCudnn: cuDNN's layout back to HWIO.
+template <typename T>
+__global__ void FilterFromCudnn(const T* __restrict__ cudnn, T* __restrict__ hwio, int64_t kh, int64_t kw, int64_t in,
+                                int64_t filters, bool nchw) {
+  EMBER_GRID_STRIDE(i, kh * kw * in * filters) { hwio[i] = cudnn[FilterToCudnnIndex(i, kh, kw, in, filters, nchw)]; }
+}
+
+// The inverse of Pad2d: the [n, h, w, c] (or [n, c, h, w]) interior of a
+// batch padded by `top` rows and `left` columns (padded_h x padded_w).
+template <typename T>
+__global__ void Crop2d(const T* __restrict__ padded, T* __restrict__ out, int64_t n, int64_t h, int64_t w, int64_t c,
+                       bool nchw, int64_t top, int64_t left, int64_t padded_h, int64_t padded_w) {
+  EMBER_GRID_STRIDE(i, n * h * w * c) {
+    int64_t b, y, x, ch;
+    if (nchw) {
+      x = i % w;
+      y = (i / w) % h;
+      ch = (i / (w * h)) % c;
+      b = i / (w * h * c);
+      out[i] = padded[((b * c + ch) * padded_h + y + top) * padded_w + x + left];
+    } else {
+      ch = i % c;
+      x = (i / c) % w;
+      y = (i / (c * w)) % h;
+      b = i / (c * w * h);
+      out[i] = padded[((b * padded_h + y + top) * padded_w + x + left) * c + ch];
+    }
+  }
+}
+
 template <typename T>
 __global__ void Pad2d(const T* __restrict__ in, T* __restrict__ out, int64_t n, int64_t h, int64_t w, int64_t c,
                       bool nchw, int64_t top, int64_t left, int64_t out_h, int64_t out_w, T fill) {
@@ -100,6 +130,26 @@ cudaError_t LaunchFilterToCudnn(const T* hwio, T* out, int64_t k_h, int64_t k_w,
 }
 
 template <typename T>
+cudaError_t LaunchFilterFromCudnn(const T* cudnn, T* hwio, int64_t k_h, int64_t k_w, int64_t in, int64_t filters,
+                                  bool nchw, cudaStream_t stream, int64_t max_blocks) {
+  const LaunchConfig config = Grid(k_h * k_w * in * filters, max_blocks);
+  if (config.blocks == 0) return cudaSuccess;
+  FilterFromCudnn<T><<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(cudnn, hwio, k_h, k_w, in,
+                                                                                         filters, nchw);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t LaunchCrop2d(const T* padded, T* out, int64_t n, int64_t h, int64_t w, int64_t c, bool nchw, int64_t top,
+                         int64_t bottom, int64_t left, int64_t right, cudaStream_t stream, int64_t max_blocks) {
+  const LaunchConfig config = Grid(n * h * w * c, max_blocks);
+  if (config.blocks == 0) return cudaSuccess;
+  Crop2d<T><<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(padded, out, n, h, w, c, nchw, top,
+                                                                                left, h + top + bottom, w + left + right);
+  return cudaGetLastError();
+}
+
+template <typename T>
 cudaError_t LaunchPad2d(const T* in, T* out, int64_t n, int64_t h, int64_t w, int64_t c, bool nchw, int64_t top,
                         int64_t bottom, int64_t left, int64_t right, T fill, cudaStream_t stream, int64_t max_blocks) {
   const int64_t out_h = h + top + bottom, out_w = w + left + right;
@@ -122,6 +172,10 @@ cudaError_t LaunchPool2d(const T* in, T* out, const WindowGeometry& g, bool max,
 #define EMBER_WINDOW(T)                                                                                           \
   template cudaError_t LaunchFilterToCudnn<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t, bool, cudaStream_t, \
                                               int64_t);                                                             \
+  template cudaError_t LaunchFilterFromCudnn<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t, bool, cudaStream_t, \
+                                                int64_t);                                                             \
+  template cudaError_t LaunchCrop2d<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t, bool, int64_t, int64_t,    \
+                                       int64_t, int64_t, cudaStream_t, int64_t);                                     \
   template cudaError_t LaunchPad2d<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t, bool, int64_t, int64_t,    \
                                       int64_t, int64_t, T, cudaStream_t, int64_t);                                  \
   template cudaError_t LaunchPool2d<T>(const T*, T*, const WindowGeometry&, bool, cudaStream_t, int64_t);        \

@@ -24,6 +24,17 @@ template <typename T>
 cudaError_t LaunchFilterToCudnn(const T* hwio, T* out, int64_t k_h, int64_t k_w, int64_t in, int64_t filters,
                                 bool nchw, cudaStream_t stream, int64_t max_blocks);
 
+// The inverse: cuDNN's layout back to HWIO (a filter gradient).
+template <typename T>
+cudaError_t LaunchFilterFromCudnn(const T* cudnn, T* hwio, int64_t k_h, int64_t k_w, int64_t in, int64_t filters,
+                                  bool nchw, cudaStream_t stream, int64_t max_blocks);
+
+// The [n, h, w, c] (or [n, c, h, w]) interior of a batch padded by `top`,
+// `bottom`, `left`, `right` (the inverse of LaunchPad2d).
+template <typename T>
+cudaError_t LaunchCrop2d(const T* padded, T* out, int64_t n, int64_t h, int64_t w, int64_t c, bool nchw, int64_t top,
+                         int64_t bottom, int64_t left, int64_t right, cudaStream_t stream, int64_t max_blocks);
+
 // Copies a [n, h, w, c] (or [n, c, h, w]) batch into one padded by `top`,
 // `bottom`, `left`, `right` rows and columns of `fill`.
 template <typename T>
