@@ -155,6 +155,42 @@ CudnnConv2d::~CudnnConv2d() {
   if (x_ != nullptr) api->DestroyTensorDescriptor(static_cast<cudnnTensorDescriptor_t>(x_));
 }
 
+namespace {
+
+// The first of cuDNN's ranked algorithms that ran its heuristic
+// successfully and whose workspace (size_of(algo, &bytes)) fits.
+template <typename Perf, typename SizeOf>
+bool FirstFitting(const Perf* perf, int returned, size_t max_workspace, SizeOf size_of, int* algo, size_t* bytes) {
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    size_t needed = 0;
+    if (size_of(perf[i].algo, &needed) != CUDNN_STATUS_SUCCESS || needed > max_workspace) continue;
+    *algo = static_cast<int>(perf[i].algo);
+    *bytes = needed;
+    return true;
+  }
+  return false;
+}
+
+Status NoAlgorithm(const char* direction, size_t max_workspace) {
+  return ResourceExhausted(std::string("cuDNN has no ") + direction + " algorithm for this shape within " +
+                           std::to_string(max_workspace) + " bytes of workspace");
+}
+
+// cuDNN's alpha = 1 and beta = 0, as doubles for double data only.
+struct Scaling {
+  explicit Scaling(DType dtype) : wide(dtype == DType::kFloat64) {}
+  const void* one() const { return wide ? static_cast<const void*>(&one_d) : &one_f; }
+  const void* zero() const { return wide ? static_cast<const void*>(&zero_d) : &zero_f; }
+  bool wide;
+  float one_f = 1.0f, zero_f = 0.0f;
+  double one_d = 1.0, zero_d = 0.0;
+};
+
+constexpr int kAlgorithmCandidates = 8;
+
+}  // namespace
+
 Status CudnnConv2d::Prepare(void* handle, size_t max_workspace) {
   if (prepared_) return Status::OK();
   std::string error;
@@ -165,23 +201,19 @@ Status CudnnConv2d::Prepare(void* handle, size_t max_workspace) {
   auto f = static_cast<cudnnFilterDescriptor_t>(w_);
   auto cd = static_cast<cudnnConvolutionDescriptor_t>(conv_);
   auto y = static_cast<cudnnTensorDescriptor_t>(y_);
-  constexpr int kCandidates = 8;
-  cudnnConvolutionFwdAlgoPerf_t perf[kCandidates];
+  cudnnConvolutionFwdAlgoPerf_t perf[kAlgorithmCandidates];
   int returned = 0;
-  EMBER_CUDNN_RETURN_IF_ERROR(*api, api->GetConvolutionForwardAlgorithm_v7(h, x, f, cd, y, kCandidates, &returned, perf),
-                              "cudnnGetConvolutionForwardAlgorithm_v7");
-  for (int i = 0; i < returned; ++i) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-    size_t bytes = 0;
-    if (api->GetConvolutionForwardWorkspaceSize(h, x, f, cd, y, perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
-    if (bytes > max_workspace) continue;
-    algo_ = static_cast<int>(perf[i].algo);
-    workspace_bytes_ = bytes;
-    prepared_ = true;
-    return Status::OK();
+  EMBER_CUDNN_RETURN_IF_ERROR(
+      *api, api->GetConvolutionForwardAlgorithm_v7(h, x, f, cd, y, kAlgorithmCandidates, &returned, perf),
+      "cudnnGetConvolutionForwardAlgorithm_v7");
+  auto size_of = [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
+    return api->GetConvolutionForwardWorkspaceSize(h, x, f, cd, y, algo, bytes);
+  };
+  if (!FirstFitting(perf, returned, max_workspace, size_of, &algo_, &workspace_bytes_)) {
+    return NoAlgorithm("convolution", max_workspace);
   }
-  return ResourceExhausted("cuDNN has no convolution algorithm for this shape within " +
-                           std::to_string(max_workspace) + " bytes of workspace");
+  prepared_ = true;
+  return Status::OK();
 }
 
 Status CudnnConv2d::Run(void* handle, const void* x, const void* w, void* y, void* workspace) const {
@@ -189,16 +221,13 @@ Status CudnnConv2d::Run(void* handle, const void* x, const void* w, void* y, voi
   const CudnnApi* api = GetCudnn(&error);
   if (api == nullptr) return FailedPrecondition(error);
   if (!prepared_) return Internal("CudnnConv2d::Run before Prepare");
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const double one_d = 1.0, zero_d = 0.0;
-  const bool wide = dtype_ == DType::kFloat64;  // cuDNN's scaling factors are double only for double data
+  const Scaling scale(dtype_);
   EMBER_CUDNN_RETURN_IF_ERROR(
       *api,
-      api->ConvolutionForward(static_cast<cudnnHandle_t>(handle), wide ? static_cast<const void*>(&one_d) : &one_f,
-                              static_cast<cudnnTensorDescriptor_t>(x_), x, static_cast<cudnnFilterDescriptor_t>(w_), w,
+      api->ConvolutionForward(static_cast<cudnnHandle_t>(handle), scale.one(), static_cast<cudnnTensorDescriptor_t>(x_),
+                              x, static_cast<cudnnFilterDescriptor_t>(w_), w,
                               static_cast<cudnnConvolutionDescriptor_t>(conv_),
-                              static_cast<cudnnConvolutionFwdAlgo_t>(algo_), workspace, workspace_bytes_,
-                              wide ? static_cast<const void*>(&zero_d) : &zero_f,
+                              static_cast<cudnnConvolutionFwdAlgo_t>(algo_), workspace, workspace_bytes_, scale.zero(),
                               static_cast<cudnnTensorDescriptor_t>(y_), y),
       "cudnnConvolutionForward");
   return Status::OK();
@@ -214,26 +243,19 @@ Status CudnnConv2d::PrepareBackwardData(void* handle, size_t max_workspace) {
   auto f = static_cast<cudnnFilterDescriptor_t>(w_);
   auto cd = static_cast<cudnnConvolutionDescriptor_t>(conv_);
   auto y = static_cast<cudnnTensorDescriptor_t>(y_);
-  constexpr int kCandidates = 8;
-  cudnnConvolutionBwdDataAlgoPerf_t perf[kCandidates];
+  cudnnConvolutionBwdDataAlgoPerf_t perf[kAlgorithmCandidates];
   int returned = 0;
   EMBER_CUDNN_RETURN_IF_ERROR(
-      *api, api->GetConvolutionBackwardDataAlgorithm_v7(h, f, y, cd, x, kCandidates, &returned, perf),
+      *api, api->GetConvolutionBackwardDataAlgorithm_v7(h, f, y, cd, x, kAlgorithmCandidates, &returned, perf),
       "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-  for (int i = 0; i < returned; ++i) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-    size_t bytes = 0;
-    if (api->GetConvolutionBackwardDataWorkspaceSize(h, f, y, cd, x, perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) {
-      continue;
-    }
-    if (bytes > max_workspace) continue;
-    data_algo_ = static_cast<int>(perf[i].algo);
-    data_workspace_bytes_ = bytes;
-    data_prepared_ = true;
-    return Status::OK();
+  auto size_of = [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
+    return api->GetConvolutionBackwardDataWorkspaceSize(h, f, y, cd, x, algo, bytes);
+  };
+  if (!FirstFitting(perf, returned, max_workspace, size_of, &data_algo_, &data_workspace_bytes_)) {
+    return NoAlgorithm("backward-data", max_workspace);
   }
-  return ResourceExhausted("cuDNN has no backward-data algorithm for this shape within " +
-                           std::to_string(max_workspace) + " bytes of workspace");
+  data_prepared_ = true;
+  return Status::OK();
 }
 
 Status CudnnConv2d::PrepareBackwardFilter(void* handle, size_t max_workspace) {
@@ -246,26 +268,19 @@ Status CudnnConv2d::PrepareBackwardFilter(void* handle, size_t max_workspace) {
   auto f = static_cast<cudnnFilterDescriptor_t>(w_);
   auto cd = static_cast<cudnnConvolutionDescriptor_t>(conv_);
   auto y = static_cast<cudnnTensorDescriptor_t>(y_);
-  constexpr int kCandidates = 8;
-  cudnnConvolutionBwdFilterAlgoPerf_t perf[kCandidates];
+  cudnnConvolutionBwdFilterAlgoPerf_t perf[kAlgorithmCandidates];
   int returned = 0;
   EMBER_CUDNN_RETURN_IF_ERROR(
-      *api, api->GetConvolutionBackwardFilterAlgorithm_v7(h, x, y, cd, f, kCandidates, &returned, perf),
+      *api, api->GetConvolutionBackwardFilterAlgorithm_v7(h, x, y, cd, f, kAlgorithmCandidates, &returned, perf),
       "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-  for (int i = 0; i < returned; ++i) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-    size_t bytes = 0;
-    if (api->GetConvolutionBackwardFilterWorkspaceSize(h, x, y, cd, f, perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) {
-      continue;
-    }
-    if (bytes > max_workspace) continue;
-    filter_algo_ = static_cast<int>(perf[i].algo);
-    filter_workspace_bytes_ = bytes;
-    filter_prepared_ = true;
-    return Status::OK();
+  auto size_of = [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
+    return api->GetConvolutionBackwardFilterWorkspaceSize(h, x, y, cd, f, algo, bytes);
+  };
+  if (!FirstFitting(perf, returned, max_workspace, size_of, &filter_algo_, &filter_workspace_bytes_)) {
+    return NoAlgorithm("backward-filter", max_workspace);
   }
-  return ResourceExhausted("cuDNN has no backward-filter algorithm for this shape within " +
-                           std::to_string(max_workspace) + " bytes of workspace");
+  filter_prepared_ = true;
+  return Status::OK();
 }
 
 Status CudnnConv2d::RunBackwardData(void* handle, const void* w, const void* dy, void* dx, void* workspace) const {
@@ -273,18 +288,14 @@ Status CudnnConv2d::RunBackwardData(void* handle, const void* w, const void* dy,
   const CudnnApi* api = GetCudnn(&error);
   if (api == nullptr) return FailedPrecondition(error);
   if (!data_prepared_) return Internal("CudnnConv2d::RunBackwardData before PrepareBackwardData");
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const double one_d = 1.0, zero_d = 0.0;
-  const bool wide = dtype_ == DType::kFloat64;
+  const Scaling scale(dtype_);
   EMBER_CUDNN_RETURN_IF_ERROR(
       *api,
-      api->ConvolutionBackwardData(static_cast<cudnnHandle_t>(handle), wide ? static_cast<const void*>(&one_d) : &one_f,
-                                   static_cast<cudnnFilterDescriptor_t>(w_), w,
-                                   static_cast<cudnnTensorDescriptor_t>(y_), dy,
-                                   static_cast<cudnnConvolutionDescriptor_t>(conv_),
+      api->ConvolutionBackwardData(static_cast<cudnnHandle_t>(handle), scale.one(),
+                                   static_cast<cudnnFilterDescriptor_t>(w_), w, static_cast<cudnnTensorDescriptor_t>(y_),
+                                   dy, static_cast<cudnnConvolutionDescriptor_t>(conv_),
                                    static_cast<cudnnConvolutionBwdDataAlgo_t>(data_algo_), workspace,
-                                   data_workspace_bytes_, wide ? static_cast<const void*>(&zero_d) : &zero_f,
-                                   static_cast<cudnnTensorDescriptor_t>(x_), dx),
+                                   data_workspace_bytes_, scale.zero(), static_cast<cudnnTensorDescriptor_t>(x_), dx),
       "cudnnConvolutionBackwardData");
   return Status::OK();
 }
@@ -294,19 +305,16 @@ Status CudnnConv2d::RunBackwardFilter(void* handle, const void* x, const void* d
   const CudnnApi* api = GetCudnn(&error);
   if (api == nullptr) return FailedPrecondition(error);
   if (!filter_prepared_) return Internal("CudnnConv2d::RunBackwardFilter before PrepareBackwardFilter");
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const double one_d = 1.0, zero_d = 0.0;
-  const bool wide = dtype_ == DType::kFloat64;
+  const Scaling scale(dtype_);
   EMBER_CUDNN_RETURN_IF_ERROR(
       *api,
-      api->ConvolutionBackwardFilter(static_cast<cudnnHandle_t>(handle),
-                                     wide ? static_cast<const void*>(&one_d) : &one_f,
+      api->ConvolutionBackwardFilter(static_cast<cudnnHandle_t>(handle), scale.one(),
                                      static_cast<cudnnTensorDescriptor_t>(x_), x,
                                      static_cast<cudnnTensorDescriptor_t>(y_), dy,
                                      static_cast<cudnnConvolutionDescriptor_t>(conv_),
                                      static_cast<cudnnConvolutionBwdFilterAlgo_t>(filter_algo_), workspace,
-                                     filter_workspace_bytes_, wide ? static_cast<const void*>(&zero_d) : &zero_f,
-                                     static_cast<cudnnFilterDescriptor_t>(w_), dw),
+                                     filter_workspace_bytes_, scale.zero(), static_cast<cudnnFilterDescriptor_t>(w_),
+                                     dw),
       "cudnnConvolutionBackwardFilter");
   return Status::OK();
 }

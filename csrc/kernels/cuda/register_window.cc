@@ -2,6 +2,7 @@
 // geometry]) and pooling (Note [GPU pooling]) kernels' host side and
 // registers them for the float types.
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "devices/cuda/cudnn_conv.h"
@@ -85,6 +86,35 @@ int64_t PaddedElements(const Window2D& w, const CudnnGeometry& g) {
 }
 bool NeedsPrepad(const CudnnGeometry& g) { return g.prepad_top + g.prepad_bottom + g.prepad_left + g.prepad_right > 0; }
 
+// `input` with the padding cuDNN cannot express added, in scratch, or
+// `input` itself where there is none.
+template <typename T>
+Status PrepaddedInput(const KernelContext& ctx, const Tensor& input, const Window2D& w, const CudnnGeometry& g,
+                      std::unique_ptr<Scratch>* scratch, const void** x) {
+  *x = input.raw_data();
+  if (!NeedsPrepad(g)) return Status::OK();
+  *scratch = std::make_unique<Scratch>(ctx, static_cast<size_t>(PaddedElements(w, g)) * sizeof(T));
+  if ((*scratch)->failed()) return ResourceExhausted("out of GPU memory for the padded input");
+  const CudaKernelEnv& env = EnvOf(ctx);
+  *x = (*scratch)->get();
+  return env.CheckLaunch(LaunchPad2d<T>(static_cast<const T*>(input.raw_data()), static_cast<T*>((*scratch)->get()),
+                                        w.batch, w.in_h, w.in_w, w.channels, w.nchw, g.prepad_top, g.prepad_bottom,
+                                        g.prepad_left, g.prepad_right, T(0.0f), StreamOf(env), env.max_blocks),
+                         "padding the input");
+}
+
+// The HWIO `filters` in cuDNN's layout, in `scratch`.
+template <typename T>
+Status CudnnFilters(const KernelContext& ctx, const Tensor& filters, bool nchw, std::unique_ptr<Scratch>* scratch) {
+  *scratch = std::make_unique<Scratch>(ctx, filters.NumBytes());
+  if ((*scratch)->failed()) return ResourceExhausted("out of GPU memory for the filters' copy");
+  const CudaKernelEnv& env = EnvOf(ctx);
+  return env.CheckLaunch(LaunchFilterToCudnn<T>(static_cast<const T*>(filters.raw_data()),
+                                                static_cast<T*>((*scratch)->get()), filters.dim(0), filters.dim(1),
+                                                filters.dim(2), filters.dim(3), nchw, StreamOf(env), env.max_blocks),
+                         "re-laying out the filters");
+}
+
 // The filters are re-laid out for cuDNN and the input padded where cuDNN's
 // symmetric padding cannot express the window, into scratch; the cuDNN
 // descriptors and algorithm are made once per input shape and kept.
@@ -112,28 +142,13 @@ class Conv2dKernel final : public OpKernel {
     EMBER_RETURN_IF_ERROR(convs_.Get(input.shape(), filters.shape(), input.dtype(), w, handle, ConvCache::kForward, &conv));
     const CudnnGeometry& g = conv->geometry();
 
-    Scratch filter(ctx, filters.NumBytes());
-    if (filter.failed()) return ResourceExhausted("out of GPU memory for conv2d's filter copy");
-    EMBER_RETURN_IF_ERROR(env.CheckLaunch(
-        LaunchFilterToCudnn<T>(static_cast<const T*>(filters.raw_data()), static_cast<T*>(filter.get()),
-                               filters.dim(0), filters.dim(1), filters.dim(2), filters.dim(3), w.nchw, StreamOf(env),
-                               env.max_blocks),
-        "re-laying out the filters"));
-    const bool prepad = NeedsPrepad(g);
-    Scratch padded_input(ctx, prepad ? static_cast<size_t>(PaddedElements(w, g)) * sizeof(T) : 0);
-    if (padded_input.failed()) return ResourceExhausted("out of GPU memory for conv2d's padded input");
-    const void* x = input.raw_data();
-    if (prepad) {
-      EMBER_RETURN_IF_ERROR(env.CheckLaunch(
-          LaunchPad2d<T>(static_cast<const T*>(input.raw_data()), static_cast<T*>(padded_input.get()), w.batch,
-                         w.in_h, w.in_w, w.channels, w.nchw, g.prepad_top, g.prepad_bottom, g.prepad_left,
-                         g.prepad_right, T(0.0f), StreamOf(env), env.max_blocks),
-          "padding the input"));
-      x = padded_input.get();
-    }
+    std::unique_ptr<Scratch> filter, padded;
+    EMBER_RETURN_IF_ERROR(CudnnFilters<T>(ctx, filters, w.nchw, &filter));
+    const void* x = nullptr;
+    EMBER_RETURN_IF_ERROR(PrepaddedInput<T>(ctx, input, w, g, &padded, &x));
     Scratch workspace(ctx, conv->workspace_bytes());
     if (workspace.failed()) return ResourceExhausted("out of GPU memory for conv2d's cuDNN workspace");
-    return conv->Run(handle, x, filter.get(), output.raw_data(), workspace.get());
+    return conv->Run(handle, x, filter->get(), output.raw_data(), workspace.get());
   }
 
  private:
@@ -173,19 +188,14 @@ class Conv2dTransposeKernel final : public OpKernel {
       return Internal("cuDNN's convolution of " + output.shape().ToString() + " gives " + g.output.ToString() +
                       ", not the input's " + dy.shape().ToString());
     }
-    Scratch filter(ctx, filters.NumBytes());
-    if (filter.failed()) return ResourceExhausted("out of GPU memory for conv2d_transpose's filter copy");
-    EMBER_RETURN_IF_ERROR(env.CheckLaunch(
-        LaunchFilterToCudnn<T>(static_cast<const T*>(filters.raw_data()), static_cast<T*>(filter.get()),
-                               filters.dim(0), filters.dim(1), filters.dim(2), filters.dim(3), w.nchw, StreamOf(env),
-                               env.max_blocks),
-        "re-laying out the filters"));
+    std::unique_ptr<Scratch> filter;
+    EMBER_RETURN_IF_ERROR(CudnnFilters<T>(ctx, filters, w.nchw, &filter));
     const bool prepad = NeedsPrepad(g);
     Scratch padded(ctx, prepad ? static_cast<size_t>(PaddedElements(w, g)) * sizeof(T) : 0);
     if (padded.failed()) return ResourceExhausted("out of GPU memory for conv2d_transpose's padded result");
     Scratch workspace(ctx, conv->backward_data_workspace_bytes());
     if (workspace.failed()) return ResourceExhausted("out of GPU memory for conv2d_transpose's cuDNN workspace");
-    EMBER_RETURN_IF_ERROR(conv->RunBackwardData(handle, filter.get(), dy.raw_data(),
+    EMBER_RETURN_IF_ERROR(conv->RunBackwardData(handle, filter->get(), dy.raw_data(),
                                                 prepad ? padded.get() : output.raw_data(), workspace.get()));
     if (!prepad) return Status::OK();
     return env.CheckLaunch(LaunchCrop2d<T>(static_cast<const T*>(padded.get()), static_cast<T*>(output.raw_data()),
@@ -229,18 +239,9 @@ class Conv2dBackpropFilterKernel final : public OpKernel {
       return Internal("cuDNN's convolution of " + input.shape().ToString() + " gives " + g.output.ToString() +
                       ", not out_backprop's " + dy.shape().ToString());
     }
-    const bool prepad = NeedsPrepad(g);
-    Scratch padded(ctx, prepad ? static_cast<size_t>(PaddedElements(w, g)) * sizeof(T) : 0);
-    if (padded.failed()) return ResourceExhausted("out of GPU memory for conv2d_backprop_filter's padded input");
-    const void* x = input.raw_data();
-    if (prepad) {
-      EMBER_RETURN_IF_ERROR(env.CheckLaunch(
-          LaunchPad2d<T>(static_cast<const T*>(input.raw_data()), static_cast<T*>(padded.get()), w.batch, w.in_h,
-                         w.in_w, w.channels, w.nchw, g.prepad_top, g.prepad_bottom, g.prepad_left, g.prepad_right,
-                         T(0.0f), StreamOf(env), env.max_blocks),
-          "padding the input"));
-      x = padded.get();
-    }
+    std::unique_ptr<Scratch> padded;
+    const void* x = nullptr;
+    EMBER_RETURN_IF_ERROR(PrepaddedInput<T>(ctx, input, w, g, &padded, &x));
     Scratch filter(ctx, output.NumBytes());
     if (filter.failed()) return ResourceExhausted("out of GPU memory for conv2d_backprop_filter's filter gradient");
     Scratch workspace(ctx, conv->backward_filter_workspace_bytes());

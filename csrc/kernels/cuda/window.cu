@@ -32,20 +32,9 @@ template <typename T>
 __global__ void Crop2d(const T* __restrict__ padded, T* __restrict__ out, int64_t n, int64_t h, int64_t w, int64_t c,
                        bool nchw, int64_t top, int64_t left, int64_t padded_h, int64_t padded_w) {
   EMBER_GRID_STRIDE(i, n * h * w * c) {
-    int64_t b, y, x, ch;
-    if (nchw) {
-      x = i % w;
-      y = (i / w) % h;
-      ch = (i / (w * h)) % c;
-      b = i / (w * h * c);
-      out[i] = padded[((b * c + ch) * padded_h + y + top) * padded_w + x + left];
-    } else {
-      ch = i % c;
-      x = (i / c) % w;
-      y = (i / (c * w)) % h;
-      b = i / (c * w * h);
-      out[i] = padded[((b * padded_h + y + top) * padded_w + x + left) * c + ch];
-    }
+    const Pixel p = PixelOf(i, nchw, h, w, c);
+    out[i] = nchw ? padded[((p.b * c + p.ch) * padded_h + p.y + top) * padded_w + p.x + left]
+                  : padded[((p.b * padded_h + p.y + top) * padded_w + p.x + left) * c + p.ch];
   }
 }
 
@@ -82,19 +71,8 @@ __global__ void MaxPool2dGradGrad(const T* __restrict__ x, const T* __restrict__
                                   WindowGeometry g) {
   using C = ComputeType<T>;
   EMBER_GRID_STRIDE(i, g.batch * g.out_h * g.out_w * g.channels) {
-    int64_t b, oy, ox, ch;
-    if (g.nchw) {
-      ox = i % g.out_w;
-      oy = (i / g.out_w) % g.out_h;
-      ch = (i / (g.out_w * g.out_h)) % g.channels;
-      b = i / (g.out_w * g.out_h * g.channels);
-    } else {
-      ch = i % g.channels;
-      ox = (i / g.channels) % g.out_w;
-      oy = (i / (g.channels * g.out_w)) % g.out_h;
-      b = i / (g.channels * g.out_w * g.out_h);
-    }
-    const int64_t at = PoolArgmax<C>(x, b, oy, ox, ch, g);
+    const Pixel p = PixelOf(i, g.nchw, g.out_h, g.out_w, g.channels);
+    const int64_t at = PoolArgmax<C>(x, p.b, p.y, p.x, p.ch, g);
     out[i] = at < 0 ? static_cast<T>(C(0)) : grad[at];
   }
 }

@@ -30,23 +30,21 @@ EMBER_HOST_DEVICE inline int64_t FilterToCudnnIndex(int64_t i, int64_t kh, int64
   return nchw ? ((k * in + c) * kh + r) * kw + s : ((k * kh + r) * kw + s) * in + c;
 }
 
+// Element i of an [n, h, w, c] (or [n, c, h, w]) batch as (b, y, x, ch).
+struct Pixel {
+  int64_t b, y, x, ch;
+};
+EMBER_HOST_DEVICE inline Pixel PixelOf(int64_t i, bool nchw, int64_t h, int64_t w, int64_t c) {
+  if (nchw) return Pixel{i / (w * h * c), (i / w) % h, i % w, (i / (w * h)) % c};
+  return Pixel{i / (c * w * h), (i / (c * w)) % h, (i / c) % w, i % c};
+}
+
 // The source index of element i of a batch padded to [n, out_h, out_w, c]
 // (or [n, c, out_h, out_w]) from [n, h, w, c], or -1 where it is padding.
 EMBER_HOST_DEVICE inline int64_t PadSourceIndex(int64_t i, int64_t h, int64_t w, int64_t c, bool nchw, int64_t top,
                                                int64_t left, int64_t out_h, int64_t out_w) {
-  int64_t b, y, x, ch;
-  if (nchw) {
-    x = i % out_w;
-    y = (i / out_w) % out_h;
-    ch = (i / (out_w * out_h)) % c;
-    b = i / (out_w * out_h * c);
-  } else {
-    ch = i % c;
-    x = (i / c) % out_w;
-    y = (i / (c * out_w)) % out_h;
-    b = i / (c * out_w * out_h);
-  }
-  const int64_t sy = y - top, sx = x - left;
+  const Pixel p = PixelOf(i, nchw, out_h, out_w, c);
+  const int64_t b = p.b, ch = p.ch, sy = p.y - top, sx = p.x - left;
   if (sy < 0 || sy >= h || sx < 0 || sx >= w) return -1;
   return nchw ? ((b * c + ch) * h + sy) * w + sx : ((b * h + sy) * w + sx) * c + ch;
 }
@@ -54,18 +52,8 @@ EMBER_HOST_DEVICE inline int64_t PadSourceIndex(int64_t i, int64_t h, int64_t w,
 // Output element i of a pooling (Note [GPU pooling]), computed in C.
 template <typename C, typename T>
 EMBER_HOST_DEVICE C PoolElement(const T* in, int64_t i, const WindowGeometry& g, bool max) {
-  int64_t b, oy, ox, ch;
-  if (g.nchw) {
-    ox = i % g.out_w;
-    oy = (i / g.out_w) % g.out_h;
-    ch = (i / (g.out_w * g.out_h)) % g.channels;
-    b = i / (g.out_w * g.out_h * g.channels);
-  } else {
-    ch = i % g.channels;
-    ox = (i / g.channels) % g.out_w;
-    oy = (i / (g.channels * g.out_w)) % g.out_h;
-    b = i / (g.channels * g.out_w * g.out_h);
-  }
+  const Pixel p = PixelOf(i, g.nchw, g.out_h, g.out_w, g.channels);
+  const int64_t b = p.b, oy = p.y, ox = p.x, ch = p.ch;
   C acc = C(0);
   int64_t count = 0;
   for (int64_t dy = 0; dy < g.k_h; ++dy) {
@@ -119,18 +107,8 @@ EMBER_HOST_DEVICE int64_t PoolArgmax(const T* in, int64_t b, int64_t oy, int64_t
 // of its share 1 / (valid elements) (average).
 template <typename C, typename T>
 EMBER_HOST_DEVICE C PoolGradElement(const T* x, const T* dy, int64_t i, const WindowGeometry& g, bool max) {
-  int64_t b, iy, ix, ch;
-  if (g.nchw) {
-    ix = i % g.in_w;
-    iy = (i / g.in_w) % g.in_h;
-    ch = (i / (g.in_w * g.in_h)) % g.channels;
-    b = i / (g.in_w * g.in_h * g.channels);
-  } else {
-    ch = i % g.channels;
-    ix = (i / g.channels) % g.in_w;
-    iy = (i / (g.channels * g.in_w)) % g.in_h;
-    b = i / (g.channels * g.in_w * g.in_h);
-  }
+  const Pixel p = PixelOf(i, g.nchw, g.in_h, g.in_w, g.channels);
+  const int64_t b = p.b, iy = p.y, ix = p.x, ch = p.ch;
   // Windows oy with oy * stride - pad <= iy < oy * stride - pad + k.
   auto first_window = [](int64_t at, int64_t pad, int64_t k, int64_t stride) {
     const int64_t lowest = at + pad - k + 1;
