@@ -32,7 +32,10 @@ namespace ember {
 // [Deferred errors in handles] in runtime/tensor_handle.h): reading any of
 // them raises the error, ember.sync() raises it in async mode, and a
 // function call raises it at its end, naming the node. The device stays
-// usable: the bad data was never read out of bounds.
+// usable: the bad data was never read out of bounds. A word goes back to
+// its device when the last verdict over it is gone; the launch's KernelRun
+// holds one, and a GPU stream holds the run until the kernel finished, so
+// a word is never handed out again while a kernel may still write it.
 // A device's supply of error words. Thread-safe.
 class DeviceErrorWords {
  public:
