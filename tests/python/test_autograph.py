@@ -222,11 +222,48 @@ def test_loop_variable_needs_a_value_before_a_tensor_loop():
         f(ember.constant(3))
 
 
-def test_early_return_is_left_as_python():
+# Note [Early returns]: one trace serves both signs, so the return is
+# chosen in the graph.
+def test_early_return_from_an_if_picks_the_value_at_run_time():
     @ember.function(autograph=True)
     def f(x):
         if ember.reduce_sum(x) > 0:
-            return x
+            return x * 2.0
+        return -x
+
+    np.testing.assert_array_equal(f(_f32(1, 2)).numpy(), [2, 4])
+    np.testing.assert_array_equal(f(_f32(-3, 1)).numpy(), [3, -1])
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_nested_early_returns_and_code_after_them():
+    @ember.function(autograph=True)
+    def f(x, fast):
+        y = x + 1.0
+        if fast:  # a Python value: decided at trace time
+            return y
+        if ember.reduce_sum(x) > 10.0:
+            z = y * 3.0
+            if ember.reduce_sum(x) > 100.0:
+                return z + 1.0
+        else:
+            z = y
+        return z * 2.0
+
+    for v in (1.0, 50.0, 500.0):
+        y = v + 1
+        z = y * 3 if v > 10 else y
+        want = z + 1 if v > 100 else z * 2
+        np.testing.assert_allclose(f(_f32(v), False).numpy(), [want])
+        np.testing.assert_allclose(f(_f32(v), True).numpy(), [y])
+
+
+def test_early_return_inside_a_loop_is_left_as_python():
+    @ember.function(autograph=True)
+    def f(x):
+        for _ in range(3):
+            if ember.reduce_sum(x) > 0:
+                return x
         return -x
 
     with pytest.raises(errors.OperatorNotAllowedInGraphError, match=r"test_autograph.py:\d+"):

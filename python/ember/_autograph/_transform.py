@@ -11,12 +11,15 @@ and return values are the variables the statement assigns:
                                  (y,) = _ag.if_stmt(x > 0, _ag_if_true_0, _ag_if_false_0,
                                                     (_ag.ld(lambda: y),))
 
-A statement whose body leaves it early (return, break, continue, yield) or
-declares global/nonlocal names is left as Python: under a traced condition
-that still raises OperatorNotAllowedInGraphError, naming the line.
+Early returns from `if` statements are folded first (Note [Early returns]).
+A statement whose body still leaves it early (a return inside a loop,
+break, continue, yield) or declares global/nonlocal names is left as
+Python: under a traced condition that still raises
+OperatorNotAllowedInGraphError, naming the line.
 """
 
 import ast
+import copy
 import sys
 
 _ESCAPES = (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)
@@ -112,6 +115,81 @@ def _assign_from(names, call):
     return ast.Assign(targets=[_tuple(names, store=True)], value=call)
 
 
+# Note [Early returns]
+# `if x > 0: return a` followed by more code cannot become an if_stmt as
+# written: a branch function cannot return from the function around it.
+# As TensorFlow's AutoGraph does, the body is first rewritten so that every
+# path sets one return variable and the function returns it once, at the
+# end: the code after an `if` that returns on some path moves into that
+# if's branches that fall through (copied where both do), and each final
+# `return v` becomes `_ember_return_value = v` (falling off the end sets
+# None). The ifs then carry the return variable like any other. Done only
+# when every return sits in the function's own block or in if branches
+# inside it; a return inside a loop, `with` or `try` leaves the function
+# as written.
+_RETURN_VALUE = "_ember_return_value"
+
+
+def _has_return(nodes):
+    return any(isinstance(n, ast.Return) for n in _walk_same_scope(nodes))
+
+
+def _returns_only_in_ifs(statements):
+    for s in statements:
+        if isinstance(s, ast.If):
+            if not (_returns_only_in_ifs(s.body) and _returns_only_in_ifs(s.orelse)):
+                return False
+        elif not isinstance(s, ast.Return) and _has_return([s]):
+            return False
+    return True
+
+
+def _always_returns(statements):
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return isinstance(last, ast.Return)
+
+
+def _fold_returns(statements):
+    """The block with nothing after a return, and what follows an if that
+    returns on some path moved into its branches that fall through."""
+    out = []
+    for i, s in enumerate(statements):
+        out.append(s)
+        if isinstance(s, ast.Return):
+            break
+        if isinstance(s, ast.If) and _has_return(s.body + s.orelse):
+            rest = statements[i + 1:]
+            s.body = _fold_returns(s.body + ([] if _always_returns(s.body) else copy.deepcopy(rest)))
+            s.orelse = _fold_returns(s.orelse + ([] if _always_returns(s.orelse) else copy.deepcopy(rest)))
+            break
+    return out
+
+
+def _assign_return(statements):
+    """A folded block whose final return (or end) sets the return variable."""
+    last = statements[-1] if statements else None
+    if isinstance(last, ast.If) and _has_return(last.body + last.orelse):
+        last.body, last.orelse = _assign_return(last.body), _assign_return(last.orelse)
+        return statements
+    if isinstance(last, ast.Return):
+        value = last.value if last.value is not None else ast.Constant(value=None)
+        return statements[:-1] + [ast.Assign(targets=[_name(_RETURN_VALUE, store=True)], value=value)]
+    return statements + [ast.Assign(targets=[_name(_RETURN_VALUE, store=True)], value=ast.Constant(value=None))]
+
+
+def fold_early_returns(fdef):
+    """Note [Early returns]: True if `fdef`'s body was rewritten."""
+    early = any(isinstance(s, ast.If) and _has_return(s.body + s.orelse) for s in fdef.body)
+    if not early or not _returns_only_in_ifs(fdef.body):
+        return False
+    fdef.body = _assign_return(_fold_returns(fdef.body)) + [ast.Return(value=_name(_RETURN_VALUE))]
+    return True
+
+
 class Converter(ast.NodeTransformer):
     """Rewrites the control flow of one function's body (not nested functions')."""
 
@@ -135,6 +213,7 @@ class Converter(ast.NodeTransformer):
         # whole function, nested scopes included), so that a variable the loop
         # only uses as a temporary need not have a value before it
         # (_operators._carried).
+        fold_early_returns(fdef)
         loads = _load_counts(fdef)
         self._read_outside = {}
         for node in ast.walk(fdef):
