@@ -310,6 +310,10 @@ def test_clip_add_n_scans_and_special_functions_match_the_cpu():
             out["cumsum"] = ember.cumsum(t, axis=0, exclusive=True)
             out["cumprod"] = ember.math.cumprod(t + 1.0, axis=1, reverse=True)
             out["int_cumsum"] = ember.cumsum(ember.constant(np.full((3, 100), 100, np.int8)), axis=1)
+            flags = ember.identity(ember.constant(x > 0))
+            out["all"] = ember.reduce_all(flags, axis=0)
+            out["any"] = ember.reduce_any(flags, axis=1)
+            out["all_of_nothing"] = ember.reduce_all(ember.identity(ember.constant(np.zeros((0, 4), bool))), axis=0)
             return {k: (v.numpy(), v.device) for k, v in out.items()}
 
     cpu, gpu = compute("cpu:0"), compute("gpu:0")

@@ -89,5 +89,6 @@ EMBER_REDUCE(__half)
 EMBER_REDUCE(__nv_bfloat16)
 EMBER_REDUCE(int32_t)
 EMBER_REDUCE(int64_t)
+EMBER_REDUCE(uint8_t)  // reduce_all and reduce_any, over bool's bytes
 
 }  // namespace ember::cuda

@@ -10,6 +10,22 @@
 namespace ember::cuda {
 namespace {
 
+// The indexing of a reduction of input 0 over `axis` (the shape
+// function's plan, Note [Kernel plans], else worked out here).
+Status IndexingFor(const KernelContext& ctx, const std::optional<std::vector<int64_t>>& axis, ReduceIndexing* ix) {
+  const Tensor& input = ctx.input(0);
+  ReducePlan made;
+  const ReducePlan* plan = ctx.plan<ReducePlan>();
+  if (plan == nullptr) {
+    std::vector<bool> reduced_axes;
+    EMBER_RETURN_IF_ERROR(shape_fns::NormalizeAxes(axis, input.rank(), &reduced_axes));
+    made = MakeReducePlan(input.shape(), reduced_axes);
+    plan = &made;
+  }
+  EMBER_RETURN_IF_ERROR(MakeReduceIndexing(input.shape(), *plan, ix));
+  return Status::OK();
+}
+
 template <typename T, typename Attrs, ReduceOp kOp>
 class ReduceKernel final : public OpKernel {
  public:
@@ -19,20 +35,41 @@ class ReduceKernel final : public OpKernel {
     const CudaKernelEnv& env = EnvOf(ctx);
     const Tensor& input = ctx.input(0);
     Tensor& output = ctx.output(0);
-    ReducePlan made;
-    const ReducePlan* plan = ctx.plan<ReducePlan>();
-    if (plan == nullptr) {
-      std::vector<bool> reduced_axes;
-      EMBER_RETURN_IF_ERROR(shape_fns::NormalizeAxes(axis_, input.rank(), &reduced_axes));
-      made = MakeReducePlan(input.shape(), reduced_axes);
-      plan = &made;
-    }
     ReduceIndexing ix;
-    EMBER_RETURN_IF_ERROR(MakeReduceIndexing(input.shape(), *plan, &ix));
+    EMBER_RETURN_IF_ERROR(IndexingFor(ctx, axis_, &ix));
     ix.num_outputs = output.NumElements();
     return env.CheckLaunch(LaunchReduce<T>(kOp, static_cast<const T*>(input.raw_data()),
                                            static_cast<T*>(output.raw_data()), ix,
                                            StreamOf(env), env.max_blocks),
+                           "launching the reduction");
+  }
+
+ private:
+  std::optional<std::vector<int64_t>> axis_;
+};
+
+// reduce_all and reduce_any: the minimum and maximum of bool's bytes (0
+// or 1); a reduction of nothing is true for all, false for any.
+template <typename Attrs, bool kAll>
+class BoolReduceKernel final : public OpKernel {
+ public:
+  explicit BoolReduceKernel(const KernelInit& init) : axis_(Attrs(init.attrs).axis) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    Tensor& output = ctx.output(0);
+    if (output.NumElements() == 0) return Status::OK();
+    ReduceIndexing ix;
+    EMBER_RETURN_IF_ERROR(IndexingFor(ctx, axis_, &ix));
+    ix.num_outputs = output.NumElements();
+    if (ix.num_reduced == 0) {
+      return env.CheckLaunch(env.api->MemsetAsync(output.raw_data(), kAll ? 1 : 0, output.NumBytes(), env.stream),
+                             "filling the empty reduction");
+    }
+    return env.CheckLaunch(LaunchReduce<uint8_t>(kAll ? ReduceOp::kMin : ReduceOp::kMax,
+                                                 static_cast<const uint8_t*>(ctx.input(0).raw_data()),
+                                                 static_cast<uint8_t*>(output.raw_data()), ix, StreamOf(env),
+                                                 env.max_blocks),
                            "launching the reduction");
   }
 
@@ -58,6 +95,8 @@ void RegisterCudaReduceKernels(KernelRegistry& r, DeviceTypeId gpu) {
   Register<ReduceProdAttrs, ReduceOp::kProd>(r, "reduce_prod", gpu);
   Register<ReduceMaxAttrs, ReduceOp::kMax>(r, "reduce_max", gpu);
   Register<ReduceMinAttrs, ReduceOp::kMin>(r, "reduce_min", gpu);
+  r.Register("reduce_all", gpu, {DType::kBool}, &MakeKernel<BoolReduceKernel<ReduceAllAttrs, true>>);
+  r.Register("reduce_any", gpu, {DType::kBool}, &MakeKernel<BoolReduceKernel<ReduceAnyAttrs, false>>);
 }
 
 }  // namespace ember::cuda
