@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -81,11 +82,17 @@ TEST(SimStreamTest, OnCompletedCallsBackOnceAfterTheTicket) {
   SimStream stream("test", /*latency_us=*/1000, 0);
   std::atomic<bool> ran{false};
   std::atomic<int> calls{0};
+  // The stream is held until the callback is registered, so the ticket
+  // cannot pass first however slowly this thread runs (under ASan).
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  stream.Post([released] { released.wait(); }, WorkKind::kMarker);
   const uint64_t ticket = stream.Post([&] { ran.store(true); });
   stream.OnCompleted(ticket, [&] {
     EXPECT_TRUE(ran.load());
     calls.fetch_add(1);
   });
+  release.set_value();
   stream.Drain();
   // The callback runs on the stream thread right after the count moved.
   for (int i = 0; i < 1000 && calls.load() == 0; ++i) std::this_thread::sleep_for(microseconds(100));
