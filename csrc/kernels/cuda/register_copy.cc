@@ -2,6 +2,7 @@
 // strided copy per tensor (slice, strided_slice, reverse, broadcast_to,
 // tile, stack, unstack, split) over the plans the CPU kernels use
 // (ops/plans/copy_plan.h), and registers them for every dtype.
+#include "kernels/cuda/copy_indexing.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/movement.h"
 #include "ops/attrs/movement.gen.h"
@@ -12,25 +13,13 @@ namespace {
 
 // Launches `plan` from src to dst, elements moved by size.
 Status LaunchCopy(const KernelContext& ctx, const Tensor& src, Tensor& dst, const CopyPlan& plan) {
-  for (int64_t d : plan.dims) {
-    if (d <= 0) return Status::OK();
-  }
-  const CopyPlan c = CollapseCopyPlan(plan);
-  if (c.dims.size() > static_cast<size_t>(kMaxMovementDims)) {
+  StridedCopyIndexing ix;
+  int64_t n = 0;
+  if (!StridedCopyIndexingFor(plan, &ix, &n)) {
     return Unimplemented("a strided copy of more than " + std::to_string(kMaxMovementDims) +
                          " dims that cannot be merged runs on the CPU only");
   }
-  StridedCopyIndexing ix;
-  ix.rank = static_cast<int>(c.dims.size());
-  int64_t n = 1;
-  for (int k = 0; k < ix.rank; ++k) {
-    ix.dims[k] = c.dims[k];
-    ix.src_strides[k] = c.src_strides[k];
-    ix.dst_strides[k] = c.dst_strides[k];
-    n *= c.dims[k];
-  }
-  ix.src_offset = c.src_offset;
-  ix.dst_offset = c.dst_offset;
+  if (n == 0) return Status::OK();
   const CudaKernelEnv& env = EnvOf(ctx);
   return BySize(src.dtype(), [&](auto u) {
     using U = decltype(u);

@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/cuda/copy_indexing.h"
 #include "kernels/cuda/elementwise_body.h"
 #include "kernels/cuda/fused_code.h"
 #include "kernels/cuda/indexing_body.h"
@@ -454,18 +455,9 @@ TEST(KernelBodiesTest, FusedSlotsAreReusedAndLongProgramsRunByInstruction) {
 // and stacking two [2, 3] tensors along axis 1.
 TEST(KernelBodiesTest, StridedCopiesMoveTheElementsTheOpsDefine) {
   auto run = [](const CopyPlan& plan, const std::vector<int>& src, size_t out_size) {
-    const CopyPlan c = CollapseCopyPlan(plan);
     StridedCopyIndexing ix;
-    ix.rank = static_cast<int>(c.dims.size());
-    int64_t n = 1;
-    for (int k = 0; k < ix.rank; ++k) {
-      ix.dims[k] = c.dims[k];
-      ix.src_strides[k] = c.src_strides[k];
-      ix.dst_strides[k] = c.dst_strides[k];
-      n *= c.dims[k];
-    }
-    ix.src_offset = c.src_offset;
-    ix.dst_offset = c.dst_offset;
+    int64_t n = 0;
+    EXPECT_TRUE(StridedCopyIndexingFor(plan, &ix, &n));
     std::vector<int> out(out_size, -1);
     for (int64_t i = 0; i < n; ++i) {
       int64_t from, to;
