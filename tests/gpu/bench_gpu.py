@@ -118,6 +118,7 @@ def main():
     parser.add_argument("--torch-device", default="cuda")
     parser.add_argument("--json", default=None)
     parser.add_argument("--smoke", action="store_true", help="MLP only, few rounds")
+    parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (about a minute per model)")
     args = parser.parse_args()
     try:
         import torch
@@ -150,7 +151,7 @@ def main():
             row["max_abs_difference"] = float(np.max(np.abs(want - got))) if want.size else 0.0
             row["torch_eager_ms"] = median_ms(t_eager, rounds, inner)
             row["eager_ratio"] = row["ember_eager_ms"] / row["torch_eager_ms"]
-            if compare_compiled:
+            if compare_compiled and not args.no_compile:
                 try:
                     row["torch_compile_ms"] = median_ms(t_compiled, rounds, inner)
                     row["function_ratio"] = row["ember_function_ms"] / row["torch_compile_ms"]

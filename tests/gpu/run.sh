@@ -30,11 +30,13 @@ PY=${PYTHON:-python3}
 status=0
 
 note() { echo "$*" | tee -a "$SUMMARY"; }
-# step NAME COMMAND...: runs COMMAND with its output in REPORT/NAME.log.
+# step NAME COMMAND...: runs COMMAND with its output in REPORT/NAME.log,
+# stopped after EMBER_GPU_STEP_LIMIT seconds (default 1800) so that one
+# slow step leaves the lease's minutes to the others.
 step() {
   local name=$1; shift
   local start=$SECONDS
-  if "$@" > "$REPORT/$name.log" 2>&1; then
+  if timeout --kill-after=10 "${EMBER_GPU_STEP_LIMIT:-1800}" "$@" > "$REPORT/$name.log" 2>&1; then
     note "PASS $name ($((SECONDS - start)) s)"
   else
     note "FAIL $name ($((SECONDS - start)) s): see $name.log"; status=1
@@ -47,9 +49,21 @@ if compgen -G ".whl/*.whl" > /dev/null; then
   "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
+# The lent machines keep cuDNN (and may keep cuBLAS) in PyTorch's nvidia-*
+# wheels rather than under /usr/local/cuda: the build finds cudnn_version.h
+# through CMAKE_INCLUDE_PATH and Ember's lazy loader (Note [Lazily loaded
+# CUDA libraries]) the libraries through LD_LIBRARY_PATH.
+for d in $("$PY" -c "import nvidia; print(' '.join(nvidia.__path__))" 2>/dev/null); do
+  for inc in $(find "$d" -name cudnn_version.h -printf '%h\n' 2>/dev/null); do
+    export CMAKE_INCLUDE_PATH=$inc${CMAKE_INCLUDE_PATH:+:$CMAKE_INCLUDE_PATH}
+  done
+  for lib in $(find "$d" \( -name 'libcudnn.so.*' -o -name 'libcublasLt.so.*' \) -printf '%h\n' 2>/dev/null | sort -u); do
+    export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  done
+done
 has_cuda() { "$PY" -c "import ember, sys; sys.exit(0 if ember.config.build_info().get('is_cuda_build') else 1)" 2>/dev/null; }
 if [ "${EMBER_GPU_SKIP_BUILD:-0}" != 1 ] && ! has_cuda; then
-  step build "$PY" -m pip install --no-build-isolation --no-deps -v . \
+  EMBER_GPU_STEP_LIMIT=1800 step build "$PY" -m pip install --no-build-isolation --no-deps -v . \
     --config-settings=cmake.define.EMBER_ENABLE_CUDA=ON --config-settings=build-dir=build/gpu
 fi
 step build_info "$PY" -c "import ember, json; print(json.dumps(ember.config.build_info(), indent=1))"
@@ -67,15 +81,19 @@ export PYTHONUNBUFFERED=1
 # device calls, each under the tool's 10 minutes; the machine stays warm between them).
 part=${EMBER_GPU_PART:-all}
 if [ "$part" = bench ]; then
-  step benchmarks "$PY" tests/gpu/bench_gpu.py --json "$REPORT/bench.json"
+  step benchmarks "$PY" tests/gpu/bench_gpu.py --json "$REPORT/bench.json" ${EMBER_GPU_BENCH_ARGS:-}
   exit $status
 fi
 step gpu_runtime "$PY" -m pytest -q -p no:cacheprovider tests/gpu/test_gpu_runtime.py
 step sample_ops "$PY" tests/gpu/sample_ops.py
 # pytest-xdist (on the lent machines) spreads the op database over 8 processes.
 xdist=$("$PY" -c "import xdist" 2>/dev/null && echo "-n 8")
+# The sanitizer runs beside the op database (it is CPU-bound in its own
+# process); a failure of either shows in the summary.
+step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 --leak-check no "$PY" tests/gpu/sample_ops.py &
 step ops_on_gpu0 env EMBER_TEST_DEVICE=gpu:0 "$PY" -m pytest -q -p no:cacheprovider --maxfail=50 $xdist \
   tests/python/test_ops.py
-step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 --leak-check no "$PY" tests/gpu/sample_ops.py
-[ "$part" = tests ] || step benchmarks "$PY" tests/gpu/bench_gpu.py --json "$REPORT/bench.json"
+wait
+grep -q '^FAIL' "$SUMMARY" && status=1
+[ "$part" = tests ] || step benchmarks "$PY" tests/gpu/bench_gpu.py --json "$REPORT/bench.json" ${EMBER_GPU_BENCH_ARGS:-}
 exit $status
