@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/device.h"
+#include "graph/executor.h"
 #include "graph/function_library.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_fns/shape_fns.h"
@@ -96,7 +97,13 @@ class WhileKernel final : public OpKernel {
         }
       }
     }
-    for (int i = 0; i < num_vars_; ++i) ctx.set_output(i, std::move(vars[i]));
+    // The body leaves its results where its nodes ran (a GPU under a device
+    // scope); the loop's outputs are the loop's device's (Note [Strict
+    // device memory]), so the last values come back once, not per iteration.
+    for (int i = 0; i < num_vars_; ++i) {
+      EMBER_RETURN_IF_ERROR(MoveToDevice(ctx.device(), &vars[i]));
+      ctx.set_output(i, std::move(vars[i]));
+    }
     return Status::OK();
   }
 

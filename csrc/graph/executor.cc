@@ -59,6 +59,19 @@ Status WithNode(const Node& node, const Status& s) {
   return s.WithPrefix(std::string(node.op->name) + where + ": ");
 }
 
+// Copies `value` from `from` to `to`, when they differ, and waits.
+Status CopyValue(Device* from, Device* to, Tensor* value) {
+  if (!NeedsCopy(from, to)) return Status::OK();
+  RefPtr<Buffer> buffer = AllocateCopyDestination(from, to, value->NumBytes());
+  if (!buffer) return ResourceExhausted("out of memory on " + to->name());
+  Tensor dst(value->dtype(), value->shape(), std::move(buffer));
+  Event done;
+  EMBER_RETURN_IF_ERROR(CopyTensor(from, to, *value, dst, Event{}, &done));
+  done.Synchronize();
+  *value = std::move(dst);
+  return Status::OK();
+}
+
 }  // namespace
 
 struct GraphExecutor::NodeInfo {
@@ -470,15 +483,7 @@ void GraphExecutor::SynchronizePosts(const RunState& state) const {
 // Results the caller wants on another device are copied there; the wait
 // is the caller's, which already waits for the whole graph.
 Status GraphExecutor::CopyResult(Device* from, Device* to, Tensor* value) const {
-  if (!NeedsCopy(from, to)) return Status::OK();
-  RefPtr<Buffer> buffer = AllocateCopyDestination(from, to, value->NumBytes());
-  if (!buffer) return ResourceExhausted("out of memory on " + to->name());
-  Tensor dst(value->dtype(), value->shape(), std::move(buffer));
-  Event done;
-  EMBER_RETURN_IF_ERROR(CopyTensor(from, to, *value, dst, Event{}, &done));
-  done.Synchronize();
-  *value = std::move(dst);
-  return Status::OK();
+  return CopyValue(from, to, value);
 }
 
 // The device whose memory holds `value`: `expected` when its allocator
@@ -492,6 +497,8 @@ Device* DeviceHolding(const Tensor& value, Device* expected) {
   }
   return DeviceManager::Global().cpu();  // foreign or host memory
 }
+
+Status MoveToDevice(Device* to, Tensor* value) { return CopyValue(DeviceHolding(*value, to), to, value); }
 
 Status InferGraphShapes(const Graph& graph, const std::vector<Shape>& arg_shapes,
                         std::vector<Shape>* output_shapes) {

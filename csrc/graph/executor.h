@@ -79,6 +79,10 @@ class GraphExecutor {
 // it).
 Device* DeviceHolding(const Tensor& value, Device* expected);
 
+// Copies `value` to `to` unless its memory is already there (or host
+// memory a host-memory `to` reads in place), and waits for the copy.
+Status MoveToDevice(Device* to, Tensor* value);
+
 // The output shapes of `graph` for arguments of `arg_shapes`, by running
 // each node's shape function in order: how a graph traced with unknown
 // dims learns the concrete shapes of one call.

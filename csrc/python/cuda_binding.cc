@@ -97,6 +97,9 @@ py::dict GemmLayouts(const std::vector<int64_t>& a, const std::vector<int64_t>& 
 void RegisterCudaBindings(py::module_& m) {
   m.def("_cudnn_geometry", &CudnnGeometry);
   m.def("_cublaslt_layouts", &GemmLayouts);
+  // ember.config.experimental.enable_tensor_float_32_execution.
+  m.def("_set_tensor_float_32", &cuda::SetTensorFloat32Allowed);
+  m.def("_tensor_float_32", &cuda::TensorFloat32Allowed);
 }
 
 }  // namespace ember::python

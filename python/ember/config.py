@@ -234,6 +234,42 @@ class _Optimizer:
 
 optimizer = _Optimizer()
 
+# What TensorFloat-32 does when no GPU library is compiled in: nothing,
+# but the setting reads back as set.
+_tf32_without_cuda = [True]
+
+
+class _Experimental:
+    """``ember.config.experimental``: TensorFlow's ``tf.config.experimental``
+    settings that Ember has."""
+
+    @staticmethod
+    def enable_tensor_float_32_execution(enabled):
+        """Lets float32 matmuls and convolutions on a GPU round their inputs
+        to TensorFloat-32 (10 mantissa bits, float32 accumulation; on by
+        default, as in TensorFlow). Off, they compute in full float32, about
+        1e-6 relative rather than 1e-3 (Note [Matmul precision on GPUs]).
+        Applies to ops run afterwards; a function traced earlier reads it
+        when its kernels run."""
+        if not isinstance(enabled, bool):
+            raise TypeError("enable_tensor_float_32_execution: enabled must be a bool, got "
+                            f"{type(enabled).__name__}")
+        if hasattr(_C, "_set_tensor_float_32"):
+            _C._set_tensor_float_32(enabled)
+        _tf32_without_cuda[0] = enabled
+
+    @staticmethod
+    def tensor_float_32_execution_enabled():
+        return _C._tensor_float_32() if hasattr(_C, "_tensor_float_32") else _tf32_without_cuda[0]
+
+    get_memory_info = staticmethod(get_memory_info)
+    set_device_policy = staticmethod(set_device_policy)
+    get_device_policy = staticmethod(get_device_policy)
+    reset_memory_stats = staticmethod(reset_peak_memory_stats)
+
+
+experimental = _Experimental()
+
 
 def build_info():
     """How this build of Ember was made, as a dict (in the spirit of

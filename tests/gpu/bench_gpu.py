@@ -119,6 +119,8 @@ def main():
     parser.add_argument("--json", default=None)
     parser.add_argument("--smoke", action="store_true", help="MLP only, few rounds")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (about a minute per model)")
+    parser.add_argument("--case", default=None, help="only the case of this name")
+    parser.add_argument("--rounds", type=int, default=15, help="timed rounds per runner (median reported)")
     args = parser.parse_args()
     try:
         import torch
@@ -126,9 +128,11 @@ def main():
             torch = None
     except ImportError:
         torch = None
-    rounds, inner = (3, 2) if args.smoke else (15, 10)
+    rounds, inner = (3, 2) if args.smoke else (args.rounds, 10)
     rows = []
     for name, model, batch, dtype, tol, compare_compiled in (SMOKE if args.smoke else CASES):
+        if args.case is not None and args.case != name:
+            continue
         rng = np.random.default_rng(0)
         params = model.init(rng)
         x = model.example_input(rng, batch=batch)

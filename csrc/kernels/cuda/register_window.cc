@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 
+#include "devices/cuda/cublaslt_matmul.h"
 #include "devices/cuda/cudnn_conv.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/dtype_map.h"
@@ -60,6 +61,7 @@ class ConvCache {
              CudnnConv2d** out) const {
     std::vector<int64_t> key = input.ToVector();
     for (int i = 0; i < filter.rank(); ++i) key.push_back(filter.dim(i));
+    key.push_back(TensorFloat32Allowed() ? 1 : 0);  // the descriptors' math type follows it
     std::lock_guard<std::mutex> lock(mu_);
     auto it = convs_.find(key);
     if (it == convs_.end()) {
@@ -373,8 +375,12 @@ void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
              &MakeKernel<MaxPoolGradKernel<T, MaxPool2dGradGradAttrs, true>>);
   r.Register("avg_pool2d_grad", gpu, {TypeOf<T>()}, &MakeKernel<AvgPoolGradKernel<T>>);
   r.Register("conv2d", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dKernel<T>>);
-  r.Register("conv2d_transpose", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dTransposeKernel<T>>);
-  r.Register("conv2d_backprop_filter", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dBackpropFilterKernel<T>>);
+  // cuDNN 9 (on an H200) offers no backward algorithm for float64 in
+  // Ember's NHWC layout: those run on the CPU (soft placement).
+  if (TypeOf<T>() != DType::kFloat64) {
+    r.Register("conv2d_transpose", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dTransposeKernel<T>>);
+    r.Register("conv2d_backprop_filter", gpu, {TypeOf<T>()}, &MakeKernel<Conv2dBackpropFilterKernel<T>>);
+  }
   r.Register("max_pool2d", gpu, {TypeOf<T>()}, &MakeKernel<Pool2dKernel<T, true>>);
   r.Register("avg_pool2d", gpu, {TypeOf<T>()}, &MakeKernel<Pool2dKernel<T, false>>);
 }
