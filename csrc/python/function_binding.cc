@@ -262,7 +262,11 @@ py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, in
     throw py::value_error("ember.function: an argument is nested more than " + std::to_string(kMaxNesting) +
                           " lists or tuples deep");
   }
-  static const py::str kTensor("T"), kList("L"), kTuple("U"), kListName("list"), kTupleName("tuple");
+  // Leaked on purpose: a static py::str would be released by exit(), after
+  // the interpreter is gone (a crash at exit under Python 3.12).
+  static const py::handle kTensor = py::str("T").release(), kList = py::str("L").release(),
+                          kTuple = py::str("U").release(), kListName = py::str("list").release(),
+                          kTupleName = py::str("tuple").release();
   if (IsTensor(value.ptr())) {
     const TensorHandle* h = HandleOf(value.ptr());
     py::tuple dims(h->shape().rank());

@@ -34,8 +34,14 @@ Status Evaluate(const FunctionBody& body, const Node& node, std::vector<Tensor>*
   for (size_t o = 0; o < mini.node(id).outputs.size(); ++o) {
     mini.mutable_outputs().push_back(Endpoint{id, static_cast<int>(o)});
   }
+  // A constant on another device than the node (a host constant feeding a
+  // GPU node) reaches it through a transfer, as at call time: a kernel
+  // never reads another device's memory (Note [Strict device memory]).
+  FunctionBody with_transfers;
+  with_transfers.graph = std::move(mini);
+  EMBER_RETURN_IF_ERROR(InsertTransfers(with_transfers));
   std::unique_ptr<GraphExecutor> executor;
-  EMBER_RETURN_IF_ERROR(GraphExecutor::Create(mini, &executor));
+  EMBER_RETURN_IF_ERROR(GraphExecutor::Create(with_transfers.graph, &executor));
   return executor->Run(args, results);
 }
 
