@@ -15,7 +15,36 @@ bool RunsOnHost(const OpDef& op) {
   return op.id == OpId::kCallFunction || op.id == OpId::kWhileLoop || op.id == OpId::kCond;
 }
 
+namespace {
+
+// Note [Kernel inputs on their device]
+// A kernel on a device without host memory (a GPU, the simulated
+// accelerator) reads its inputs from that device's memory, except those
+// its op declares host-memory or metadata inputs. The runtime's copy stage
+// and graph partitioning put every other input there; an input found
+// elsewhere is a runtime bug (a graph pass or a control-flow kernel that
+// skipped a copy), which on a GPU would be an illegal address that kills
+// the device. It fails here instead, as an internal error naming the op
+// and the input, before anything is launched: a pointer comparison per
+// input, on devices without host memory only.
+Status CheckInputsOnDevice(const KernelRun& run) {
+  const Allocator* own = run.device->allocator();
+  for (size_t i = 0; i < run.inputs.size(); ++i) {
+    const uint32_t bit = i < 32 ? 1u << i : 0u;
+    if ((run.op->host_memory_inputs & bit) != 0 || (run.op->metadata_inputs & bit) != 0) continue;
+    const Tensor& in = run.inputs[i];
+    if (!in.buffer() || in.NumBytes() == 0 || in.buffer()->allocator() == own) continue;
+    return Internal("input " + std::to_string(i) + " of a kernel on " + run.device->name() + " is in " +
+                    in.buffer()->allocator()->Name() +
+                    " memory, not the device's (Note [Kernel inputs on their device])");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status RunKernelNow(KernelRun& run) {
+  if (!run.device->host_memory()) EMBER_RETURN_IF_ERROR(CheckInputsOnDevice(run));
   KernelContext ctx(*run.op, run.device, run.attrs, &run.inputs, &run.outputs, run.arg_starts_or_null(),
                     run.shared_plan != nullptr ? run.shared_plan : run.plan.get());
   ctx.set_deferred_error_sink(&run.deferred);

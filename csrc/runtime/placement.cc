@@ -1,6 +1,7 @@
 // This file implements PlaceOp.
 #include "runtime/placement.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "ops/op_kernel.h"
@@ -37,18 +38,19 @@ Status PlaceByRules(const OpDef& op, uint64_t type_key, TensorHandle* const* inp
     }
     Log(op, scoped, "device scope has no kernel; trying other devices");
   }
-  Device* from_input = nullptr;
+  // Rule 2: the device of highest priority with a kernel; among devices of
+  // that priority, an input's (the first input's), so data stays where it
+  // lives between equals. The common cases (every input on the CPU of a
+  // CPU-only process, or on the GPU) take the first loop.
+  int top = 0;
+  for (Device* device : DeviceManager::Global().devices()) top = std::max(top, device->placement_priority());
   for (int i = 0; i < num_inputs; ++i) {
     Device* device = inputs[i]->device();
-    if (device != from_input && HasKernel(op, type_key, device) &&
-        (from_input == nullptr || device->placement_priority() > from_input->placement_priority())) {
-      from_input = device;
+    if (device->placement_priority() == top && HasKernel(op, type_key, device)) {
+      *out = device;
+      Log(op, device, "input device");
+      return Status::OK();
     }
-  }
-  if (from_input != nullptr) {
-    *out = from_input;
-    Log(op, from_input, "input device");
-    return Status::OK();
   }
   Device* best = nullptr;
   for (Device* device : DeviceManager::Global().devices()) {
@@ -58,6 +60,15 @@ Status PlaceByRules(const OpDef& op, uint64_t type_key, TensorHandle* const* inp
     }
   }
   if (best == nullptr) return NotFound("no device has a kernel for these dtypes");
+  for (int i = 0; i < num_inputs; ++i) {
+    Device* device = inputs[i]->device();
+    if (device != best && device->placement_priority() == best->placement_priority() &&
+        HasKernel(op, type_key, device)) {
+      *out = device;
+      Log(op, device, "input device");
+      return Status::OK();
+    }
+  }
   *out = best;
   Log(op, best, "best device with a kernel");
   return Status::OK();
@@ -65,7 +76,7 @@ Status PlaceByRules(const OpDef& op, uint64_t type_key, TensorHandle* const* inp
 
 }  // namespace
 
-// Rule 5's inputs: at most this many elements each, integers, in host
+// Rule 4's inputs: at most this many elements each, integers, in host
 // memory, at least one of them a shape value.
 constexpr int64_t kShapeValueElements = 64;
 
@@ -87,7 +98,7 @@ Status PlaceOp(const OpDef& op, uint64_t type_key, TensorHandle* const* inputs, 
   *shape_value_outputs = false;
   EMBER_RETURN_IF_ERROR(PlaceByRules(op, type_key, inputs, num_inputs, resource_device, out));
   if ((*out)->host_memory() || resource_device != nullptr) return Status::OK();
-  // Note [Host-memory outputs]: rules 4 and 5 move the op to the host.
+  // Note [Host-memory outputs]: rules 3 and 4 move the op to the host.
   const char* reason = op.host_memory_outputs != 0                  ? "host-memory outputs"
                        : IsShapeArithmetic(inputs, num_inputs) ? "shape arithmetic"
                                                                : nullptr;

@@ -11,6 +11,9 @@
 #include <thread>
 
 #include "core/device_access.h"
+#include "ops/op_def.h"
+#include "ops/op_ids.gen.h"
+#include "runtime/kernel_run.h"
 #include "runtime/tensor_handle.h"
 
 namespace ember {
@@ -51,6 +54,20 @@ TEST_F(SimDeviceTest, WorkOnTheDeviceStreamsMayTouchIt) {
   });
   device_.stream()->Drain();
   EXPECT_TRUE(wrote.load());
+}
+
+// Note [Kernel inputs on their device]: an input in host memory reaching a
+// device kernel (a GPU would read it as an illegal address) is refused
+// before the kernel runs.
+TEST_F(SimDeviceTest, AKernelNeverReadsAnotherDevicesMemory) {
+  KernelRun run;
+  run.op = &GetOpDef(OpId::kAdd);
+  run.device = &device_;
+  run.inputs = {DeviceTensor(4), Tensor(DType::kFloat32, Shape({4}), Buffer::Allocate(HostAllocator(), 16))};
+  const Status s = RunKernelNow(run);  // refused before the (absent) kernel would run
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_NE(s.message().find("input 1 of a kernel on"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("Kernel inputs on their device"), std::string::npos) << s.message();
 }
 
 TEST_F(SimDeviceTest, CopiesRoundTripThroughTheCopyStreams) {

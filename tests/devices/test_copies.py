@@ -112,6 +112,24 @@ def test_placement_log_shows_implicit_copies():
     assert "[3.]" in proc.stdout
 
 
+def test_unpinned_ops_go_to_the_accelerator():
+    # Note [Placement rules], rule 2, as TensorFlow places ops: the device of
+    # highest priority with a kernel, even when the inputs are on the CPU.
+    h = ember.constant(np.arange(1, 5, dtype=np.float32))
+    assert h.device == "cpu:0"
+    assert ember.exp(h).device == "sim:0"
+    np.testing.assert_allclose(ember.exp(h).numpy(), np.exp(np.arange(1, 5, dtype=np.float32)), rtol=1e-6)
+    with ember.device("cpu:0"):
+        assert ember.exp(h).device == "cpu:0"
+    with ember.device("sim:1"):
+        s1 = ember.identity(h)
+    assert ember.exp(s1).device == "sim:1"  # among devices of equal priority, the input's
+    assert (s1 + ember.exp(h)).device == "sim:1"  # the first input's on a tie
+    n = ember.shape(s1)  # host-memory outputs and shape arithmetic stay on the host
+    assert n.device == "cpu:0"
+    assert (n * 2).device == "cpu:0"
+
+
 def test_device_names_follow_tensorflow():
     assert ember.device("/device:SIM:1").__enter__ is not None
     with ember.device("/SIM:1"):

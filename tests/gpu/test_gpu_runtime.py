@@ -28,16 +28,16 @@ def test_copies_round_trip():
 
 
 def test_ops_go_to_the_gpu_unless_pinned():
-    # Placement rules (docs/devices.md): an op with no input goes to the
-    # device of highest priority, and ops follow their inputs' devices.
-    x = ember.zeros([4], ember.float32)
-    assert x.device.endswith("gpu:0")
-    assert ember.exp(x).device.endswith("gpu:0")
+    # Note [Placement rules], as TensorFlow: with a GPU present an op goes
+    # there, even with its inputs on the CPU, unless a scope pins it.
+    host = ember.constant(np.ones(4, np.float32))
+    assert host.device.endswith("cpu:0")
+    assert ember.exp(host).device.endswith("gpu:0")
+    assert ember.zeros([4], ember.float32).device.endswith("gpu:0")
     with ember.device("cpu:0"):
-        assert ember.exp(x).device.endswith("cpu:0")
-    host = ember.constant(np.ones(4, np.float32))  # host data stays on the CPU until an op is pinned
-    assert ember.exp(host).device.endswith("cpu:0")
-    assert (host + x).device.endswith("gpu:0")  # the input of higher priority wins
+        assert ember.exp(host).device.endswith("cpu:0")
+    n = ember.shape(host)  # shape arithmetic stays on the host
+    assert (n * 2).device.endswith("cpu:0")
 
 
 def test_an_op_without_a_gpu_kernel_runs_on_the_cpu():

@@ -146,7 +146,14 @@ def test_shape_known_before_value(mode, op_name, dtype, index):
         assert isinstance(shape, tuple)
         assert shape == want.shape
         assert ndim == want.ndim
-        assert device == ("cpu:0" if i in host_outputs and not _DEVICE.startswith("cpu") else _DEVICE)
+        want_device = "cpu:0" if i in host_outputs and not _DEVICE.startswith("cpu") else _DEVICE
+        if _DEVICE.startswith("gpu"):
+            # An op without a GPU kernel for these dtypes runs on the CPU
+            # (soft placement, docs/gpu_coverage.md); test_matches_reference
+            # checks its values there.
+            assert device in (want_device, "cpu:0")
+        else:
+            assert device == want_device
     ember.sync()
 
 

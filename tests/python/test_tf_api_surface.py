@@ -149,6 +149,8 @@ TF_SIGNATURES = {
     'cond': ['pred', 'true_fn', 'false_fn', 'name'],
     'config.LogicalDevice': ['name', 'device_type'],
     'config.PhysicalDevice': ['name', 'device_type'],
+    'config.experimental.enable_tensor_float_32_execution': ['enabled'],
+    'config.experimental.tensor_float_32_execution_enabled': [],
     'config.functions_run_eagerly': [],
     'config.list_logical_devices': ['device_type'],
     'config.list_physical_devices': ['device_type'],
@@ -531,8 +533,8 @@ TF_NAMES = {
     'autodiff': ['GradientTape'],
     'bitwise': ['bitwise_and', 'bitwise_or', 'bitwise_xor'],
     'config': [
-        'LogicalDevice', 'PhysicalDevice', 'functions_run_eagerly', 'list_logical_devices', 'list_physical_devices',
-        'optimizer', 'run_functions_eagerly'
+        'LogicalDevice', 'PhysicalDevice', 'experimental', 'functions_run_eagerly', 'list_logical_devices',
+        'list_physical_devices', 'optimizer', 'run_functions_eagerly'
     ],
     'data': ['AUTOTUNE', 'Dataset', 'DatasetSpec', 'INFINITE_CARDINALITY', 'Iterator', 'TFRecordDataset',
              'TextLineDataset', 'UNKNOWN_CARDINALITY', 'experimental'],
