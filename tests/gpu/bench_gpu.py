@@ -4,9 +4,11 @@ against PyTorch on the same GPU, eager and compiled (@ember.function,
 torch.compile), in one process, median of interleaved rounds. Each round
 ends when the result is ready (ember.sync(), torch.cuda.synchronize()), so
 the time is what a program waiting for the result sees; each case's
-outputs are compared across the two frameworks before it is timed.
+outputs are compared across the two frameworks before it is timed. Each
+case runs in its own process (a device fault in one leaves the others).
 
-    python tests/gpu/bench_gpu.py [--json FILE] [--smoke]
+    python tests/gpu/bench_gpu.py [--json FILE] [--smoke] [--no-compile] [--rounds N] [--case NAME]
+    python tests/gpu/bench_gpu.py --check-only --case "resnet50 b1"   # once, no timing (for compute-sanitizer)
     python tests/gpu/bench_gpu.py --device cpu:0 --torch-device cpu --smoke   # a dry run without a GPU
 
 GPU-busy fraction is not measured yet (it needs a profiler pass)."""
@@ -15,6 +17,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -112,61 +115,97 @@ def torch_runners(torch, model, params, x, dtype, device):
     return eager, compiled, read
 
 
-def main():
+def parse_args(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="gpu:0")
     parser.add_argument("--torch-device", default="cuda")
     parser.add_argument("--json", default=None)
     parser.add_argument("--smoke", action="store_true", help="MLP only, few rounds")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (about a minute per model)")
-    parser.add_argument("--case", default=None, help="only the case of this name")
+    parser.add_argument("--case", default=None, help="only the case of this name, in this process")
     parser.add_argument("--rounds", type=int, default=15, help="timed rounds per runner (median reported)")
-    args = parser.parse_args()
-    try:
-        import torch
-        if args.torch_device.startswith("cuda") and not torch.cuda.is_available():
-            torch = None
-    except ImportError:
-        torch = None
+    parser.add_argument("--check-only", action="store_true",
+                        help="run each case eagerly and as a function once and compare; no timing, no PyTorch "
+                             "(what tests/gpu/run.sh runs under compute-sanitizer)")
+    return parser.parse_args(argv)
+
+
+def run_case(args, case, torch):
+    """One case's row: its timings and comparisons, or the error it met."""
+    name, model, batch, dtype, tol, compare_compiled = case
     rounds, inner = (3, 2) if args.smoke else (args.rounds, 10)
-    rows = []
-    for name, model, batch, dtype, tol, compare_compiled in (SMOKE if args.smoke else CASES):
-        if args.case is not None and args.case != name:
-            continue
-        rng = np.random.default_rng(0)
-        params = model.init(rng)
-        x = model.example_input(rng, batch=batch)
-        row = {"case": name, "device": args.device}
-        try:
-            eager, function, read = ember_runners(model, params, x, dtype, args.device)
-            want = read(eager())
+    rng = np.random.default_rng(0)
+    params = model.init(rng)
+    x = model.example_input(rng, batch=batch)
+    row = {"case": name, "device": args.device}
+    try:
+        eager, function, read = ember_runners(model, params, x, dtype, args.device)
+        want = read(eager())
+        if not args.check_only:
             row["ember_eager_ms"] = median_ms(eager, rounds, inner)
             row["ember_function_ms"] = median_ms(function, rounds, inner)
-            row["function_matches_eager"] = bool(np.allclose(read(function()), want, rtol=tol, atol=tol))
-        except Exception as e:  # a case that fails is reported, and the others still run
-            row["ember_error"] = f"{type(e).__name__}: {e}"
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+        row["function_matches_eager"] = bool(np.allclose(read(function()), want, rtol=tol, atol=tol))
+    except Exception as e:  # reported in the row
+        row["ember_error"] = f"{type(e).__name__}: {e}"
+        return row
+    if torch is None or args.check_only:
+        return row
+    t_eager, t_compiled, t_read = torch_runners(torch, model, params, x, dtype, args.torch_device)
+    got = t_read(t_eager())
+    row["matches_torch"] = bool(np.allclose(want, got, rtol=tol, atol=tol))
+    row["max_abs_difference"] = float(np.max(np.abs(want - got))) if want.size else 0.0
+    row["torch_eager_ms"] = median_ms(t_eager, rounds, inner)
+    row["eager_ratio"] = row["ember_eager_ms"] / row["torch_eager_ms"]
+    if compare_compiled and not args.no_compile:
+        try:
+            row["torch_compile_ms"] = median_ms(t_compiled, rounds, inner)
+            row["function_ratio"] = row["ember_function_ms"] / row["torch_compile_ms"]
+        except Exception as e:
+            row["torch_compile_error"] = f"{type(e).__name__}: {e}"[:300]
+    return row
+
+
+def run_isolated(case_name):
+    """Runs one case in a child process, so that a device fault in it (a
+    sticky CUDA error fails every later GPU call of its process) leaves the
+    other cases' numbers intact."""
+    argv = [a for a in sys.argv[1:]]
+    if "--json" in argv:
+        i = argv.index("--json")
+        del argv[i:i + 2]
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), *argv, "--case", case_name],
+                          capture_output=True, text=True)
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    if rows:
+        return rows[0]
+    tail = (proc.stderr or proc.stdout)[-300:]
+    return {"case": case_name, "ember_error": f"the case's process exited with {proc.returncode}: {tail}"}
+
+
+def main():
+    args = parse_args()
+    torch = None
+    if not args.check_only:
+        try:
+            import torch
+            if args.torch_device.startswith("cuda") and not torch.cuda.is_available():
+                torch = None
+        except ImportError:
+            torch = None
+    cases = SMOKE if args.smoke else CASES
+    rows = []
+    for case in cases:
+        if args.case is not None and args.case != case[0]:
             continue
-        if torch is not None:
-            t_eager, t_compiled, t_read = torch_runners(torch, model, params, x, dtype, args.torch_device)
-            got = t_read(t_eager())
-            row["matches_torch"] = bool(np.allclose(want, got, rtol=tol, atol=tol))
-            row["max_abs_difference"] = float(np.max(np.abs(want - got))) if want.size else 0.0
-            row["torch_eager_ms"] = median_ms(t_eager, rounds, inner)
-            row["eager_ratio"] = row["ember_eager_ms"] / row["torch_eager_ms"]
-            if compare_compiled and not args.no_compile:
-                try:
-                    row["torch_compile_ms"] = median_ms(t_compiled, rounds, inner)
-                    row["function_ratio"] = row["ember_function_ms"] / row["torch_compile_ms"]
-                except Exception as e:
-                    row["torch_compile_error"] = f"{type(e).__name__}: {e}"[:300]
+        row = run_case(args, case, torch) if args.case is not None or args.smoke else run_isolated(case[0])
         rows.append(row)
         print(json.dumps(row), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"build_info": ember.config.build_info(), "rows": rows}, f, indent=1, default=str)
-    return 0 if all("ember_error" not in r and r.get("matches_torch", True) for r in rows) else 1
+    ok = all("ember_error" not in r and r.get("matches_torch", True) and r.get("function_matches_eager", True)
+             for r in rows)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
