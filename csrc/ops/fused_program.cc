@@ -198,10 +198,22 @@ Status FusedProgram::Parse(const std::string& text, const std::vector<int64_t>& 
   return Status::OK();
 }
 
+bool IsChannelVector(const Shape& arg, const Shape& out) {
+  const int rank = out.rank();
+  if (rank < 2 || arg.rank() < 1 || arg.rank() > rank || !arg.IsFullyKnown()) return false;
+  const int64_t channels = out.dim(rank - 1);
+  if (channels <= 1 || arg.dim(arg.rank() - 1) != channels) return false;
+  for (int d = 0; d + 1 < arg.rank(); ++d) {
+    if (arg.dim(d) != 1) return false;
+  }
+  return true;
+}
+
 namespace shape_fns {
 
 // Every output has the arguments' broadcast shape; each argument must have
-// that shape or one element (the kernel reads nothing else).
+// that shape, one element, or be a channel vector of it (the kernels read
+// nothing else).
 Status FusedElementwise(ShapeContext& ctx) {
   const int n = ctx.num_inputs();
   FusedProgram program;
@@ -223,10 +235,10 @@ Status FusedElementwise(ShapeContext& ctx) {
   for (int i = 0; i < n; ++i) {
     const Shape& s = ctx.input_shape(i);
     const bool one = s.IsFullyKnown() && s.NumElements() == 1;
-    if (!one && s != out) {
+    if (!one && s != out && !IsChannelVector(s, out)) {
       return InvalidArgument("args[" + std::to_string(i) + "] has shape " + s.ToString() +
                              "; each argument must have the output shape " + out.ToString() +
-                             " or exactly one element");
+                             ", exactly one element, or only its last dim");
     }
   }
   ctx.set_num_outputs(static_cast<int>(program.outputs.size()));

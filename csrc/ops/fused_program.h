@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/shape.h"
 #include "core/status.h"
 
 namespace ember {
@@ -21,9 +22,12 @@ namespace ember {
 // and writes its outputs once instead of k times, and a chain of tiny ops
 // pays one node's scheduling instead of k. Each instruction runs the same
 // Eigen functor as the op's own kernel, so results match the unfused graph.
-// Operands are either whole runs (the output's shape) or single elements,
-// broadcast; anything else stays unfused. Only the optimizer and tests
-// write programs; the shape function checks them like any attr.
+// Operands are whole runs (the output's shape), single elements, or
+// channel vectors: the output's last dim alone ([C] or [1, ..., 1, C]),
+// repeated along every other dim, as batch normalization's scale and
+// shift and a bias are in NHWC; anything else stays unfused. Only the
+// optimizer and tests write programs; the shape function checks them
+// like any attr.
 enum class FusedOp : uint8_t {
   // Unary.
   kNegative, kAbs, kRelu, kExp, kLog, kSqrt, kTanh, kSigmoid, kSign, kSquare, kReciprocal, kRsqrt,
@@ -44,6 +48,11 @@ struct FusedOpInfo {
   FusedParam param;
   double cycles;  // rough per-element cost, for ParallelFor
 };
+
+// True if `arg` is a channel vector of `out` (Note [Element-wise fusion]):
+// fully known, every dim 1 but its last, which is out's last dim (known and
+// above 1), and of rank at most out's (at least 2).
+bool IsChannelVector(const Shape& arg, const Shape& out);
 
 // The fusible op named `name` (an op_defs/ name; truediv reads as divide),
 // or null.

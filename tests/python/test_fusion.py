@@ -125,12 +125,46 @@ def test_unknown_dims_fuse_only_when_they_are_one_value():
     np.testing.assert_allclose(two(x, y).numpy(), np.exp(x + y), rtol=1e-6)
 
 
-def test_broadcasting_other_than_one_element_stays_unfused():
+def test_broadcasting_other_than_one_element_or_the_last_dim_stays_unfused():
     x = RNG.standard_normal((3, 4)).astype(np.float32)
-    b = RNG.standard_normal(4).astype(np.float32)
-    ops, (y,) = traced(lambda x, b: ember.tanh(x + b) * 2.0, x, b)
-    assert ops == ["add", "fused_elementwise"]  # tanh and multiply fuse; the [4] bias add does not
-    np.testing.assert_allclose(y, np.tanh(x + b) * 2, rtol=1e-6)
+    column = RNG.standard_normal((3, 1)).astype(np.float32)
+    ops, (y,) = traced(lambda x, c: ember.tanh(x + c) * 2.0, x, column)
+    assert ops == ["add", "fused_elementwise"]  # tanh and multiply fuse; the [3, 1] add does not
+    np.testing.assert_allclose(y, np.tanh(x + column) * 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (8, 33, 33, 96), (3, 3000), (4, 2), (1, 7)])
+def test_channel_vectors_fuse_as_batch_norm_and_bias(dtype, shape):
+    # Note [Element-wise fusion]: a [C] or [1, ..., 1, C] operand (batch
+    # norm's scale and shift, a bias) is read along the last dim. The shapes
+    # cover one block, many blocks over both threads, C above one block's
+    # length (3000 > 2048 float32s), and C = 2.
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape).astype(dtype)
+    channels = shape[-1]
+    scale = rng.standard_normal(channels).astype(dtype)
+    shift = rng.standard_normal((1,) * (len(shape) - 1) + (channels,)).astype(dtype)
+
+    def f(x, scale, shift):
+        y = x * scale + shift
+        return ember.nn.relu(y), ember.tanh(y - 0.5 * scale)
+
+    ops, (relu, tanh) = traced(f, x, scale, shift)
+    assert ops == ["multiply", "fused_elementwise"]  # 0.5 * scale has the vector's own shape
+    y = x * scale + shift
+    rtol = 1e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(relu, np.maximum(y, 0), rtol=rtol)
+    np.testing.assert_allclose(tanh, np.tanh(y - 0.5 * scale), rtol=rtol, atol=rtol)
+
+
+def test_a_channel_vector_of_another_length_is_refused_by_the_shape_function():
+    program = "add(a0, a1)"
+    x = ember.constant(np.ones((2, 3), np.float32))
+    with pytest.raises(ember.errors.InvalidArgumentError, match="only its last dim"):
+        ember.raw_ops.fused_elementwise([x, ember.constant(np.ones((2, 1), np.float32))], program, [0])
+    y = ember.raw_ops.fused_elementwise([x, ember.constant(np.arange(3, dtype=np.float32))], program, [0])
+    np.testing.assert_array_equal(y[0].numpy(), 1 + np.tile(np.arange(3, dtype=np.float32), (2, 1)))
 
 
 def test_only_float32_and_float64_fuse():
@@ -207,8 +241,8 @@ def test_gradients_through_a_fused_function():
 
 def test_a_failing_fused_node_names_its_op_and_location():
     program = "add(a0, a1); exp(v0)"
-    with pytest.raises(ValueError, match="^fused_elementwise: args\\[1\\] has shape \\[3\\]"):
-        ember.raw_ops.fused_elementwise([np.ones((2, 3), np.float32), np.ones(3, np.float32)], program, [1])
+    with pytest.raises(ValueError, match="^fused_elementwise: args\\[1\\] has shape \\[2, 1\\]"):
+        ember.raw_ops.fused_elementwise([np.ones((2, 3), np.float32), np.ones((2, 1), np.float32)], program, [1])
     # The runtime stays usable.
     assert ember.raw_ops.fused_elementwise([np.ones(2, np.float32)], "exp(a0)", [0])[0].numpy()[0] == np.float32(np.e)
 

@@ -15,10 +15,10 @@ namespace {
 // Note [Fusion groups]
 // Nodes are visited in topological order; a fusible node joins the groups
 // of its fusible producers when they agree on device, dtype and shape, so a
-// group computes one shape and every argument it reads has that shape or
-// one element. A merge must not create a cycle: if some node outside the
-// group depends on the group and feeds it, the fused node would wait for
-// itself. Ids are a topological order, so that search only walks nodes
+// group computes one shape and every argument it reads has that shape, one
+// element, or is a channel vector of it. A merge must not create a cycle:
+// if some node outside the group depends on the group and feeds it, the
+// fused node would wait for itself. Ids are a topological order, so that search only walks nodes
 // whose id is above the group's lowest. A shape with unknown dims is only
 // shared when every full-size argument is one and the same value (its
 // "source"): two unknown dims may differ at run time, where the unfused
@@ -83,6 +83,7 @@ class Fuser {
       const ValueInfo& v = g_.info(in);
       if (v.dtype != dtype) return false;
       if (OneElement(v.shape, shape) && !(v.shape == shape)) continue;
+      if (IsChannelVector(v.shape, shape)) continue;  // a scale, shift or bias along the last dim
       if (!(v.shape == shape)) return false;
       const Endpoint from = group_[in.node] >= 0 ? source_[in.node] : in;
       if (have_source && !(from == source)) source = Endpoint{-2, 0};  // two different full-size values

@@ -113,13 +113,32 @@ class FusedElementwiseKernel final : public OpKernel {
     const int64_t total = ctx.output(0).NumElements();
     if (total == 0) return Status::OK();
     // Which arguments and values are whole runs this call (the rest are
-    // one element, broadcast).
+    // one element, broadcast). A channel vector (Note [Element-wise
+    // fusion]) becomes a run too: blocks then start at multiples of the
+    // channel count C and hold a whole number of rows, so one copy of the
+    // vector tiled to a block's length serves every block.
+    const Shape& out_shape = ctx.output(0).shape();
     Operands operands;
     operands.arg_run.resize(num_args);
+    operands.arg_fixed.assign(num_args, 0);
     operands.args.resize(num_args);
     for (int i = 0; i < num_args; ++i) {
-      operands.arg_run[i] = ctx.input(i).NumElements() == total;
-      operands.args[i] = ctx.input(i).data<T>();
+      const Tensor& arg = ctx.input(i);
+      operands.arg_run[i] = arg.NumElements() == total;
+      operands.args[i] = arg.data<T>();
+      if (!operands.arg_run[i] && IsChannelVector(arg.shape(), out_shape)) {
+        operands.channels = out_shape.dim(out_shape.rank() - 1);
+        operands.arg_run[i] = operands.arg_fixed[i] = 1;
+      }
+    }
+    const int64_t rows_per_block = std::max<int64_t>(1, kBlock / operands.channels);
+    operands.block = rows_per_block * operands.channels;
+    for (int i = 0; i < num_args; ++i) {
+      if (!operands.arg_fixed[i]) continue;
+      auto tiled = std::make_unique<T[]>(static_cast<size_t>(std::min(operands.block, total)));
+      for (int64_t j = 0; j < std::min(operands.block, total); ++j) tiled[j] = operands.args[i][j % operands.channels];
+      operands.args[i] = tiled.get();
+      operands.tiled.push_back(std::move(tiled));
     }
     operands.value_run.resize(steps_.size());
     for (size_t k = 0; k < steps_.size(); ++k) {
@@ -128,8 +147,10 @@ class FusedElementwiseKernel final : public OpKernel {
     }
     operands.outputs.resize(ctx.num_outputs());
     for (int o = 0; o < ctx.num_outputs(); ++o) operands.outputs[o] = ctx.output(o).data<T>();
-    ParallelFor(ctx, total, cycles_,
-                [&](int64_t first, int64_t last) { RunRange(operands, first, last); });
+    // Ranges of whole rows, so every block starts at a multiple of C.
+    const int64_t c = operands.channels;
+    ParallelFor(ctx, total / c, cycles_ * static_cast<double>(c),
+                [&](int64_t first, int64_t last) { RunRange(operands, first * c, last * c); });
     return Status::OK();
   }
 
@@ -138,6 +159,10 @@ class FusedElementwiseKernel final : public OpKernel {
   struct Operands {
     std::vector<const T*> args;
     std::vector<char> arg_run;
+    std::vector<char> arg_fixed;  // a tiled channel vector: the same pointer for every block
+    std::vector<std::unique_ptr<T[]>> tiled;
+    int64_t channels = 1;          // C, when an argument is a channel vector; else 1
+    int64_t block = kBlock;        // elements per block: a multiple of `channels`
     std::vector<char> value_run;
     std::vector<T*> outputs;
     bool IsRun(int operand) const {
@@ -187,14 +212,16 @@ class FusedElementwiseKernel final : public OpKernel {
 
   void RunRange(const Operands& ops, int64_t first, int64_t last) const {
     const int n = static_cast<int>(steps_.size());
-    const int64_t block = std::min(kBlock, last - first);
+    const int64_t block = std::min(ops.block, last - first);
     std::unique_ptr<T[]> scratch(new T[static_cast<size_t>(num_slots_) * block]);
     std::vector<const T*> args(ops.args.size());
     std::vector<const T*> value(n);
     auto operand = [&](int ref) { return IsFusedArg(ref) ? args[FusedArgIndex(ref)] : value[ref]; };
     for (int64_t offset = first; offset < last; offset += block) {
       const int64_t count = std::min(block, last - offset);
-      for (size_t i = 0; i < args.size(); ++i) args[i] = ops.arg_run[i] ? ops.args[i] + offset : ops.args[i];
+      for (size_t i = 0; i < args.size(); ++i) {
+        args[i] = ops.arg_run[i] && !ops.arg_fixed[i] ? ops.args[i] + offset : ops.args[i];
+      }
       for (int k = 0; k < n; ++k) {
         const Step& step = steps_[k];
         const bool run = ops.value_run[k];

@@ -42,11 +42,15 @@ struct FusedCode {
 };
 
 // A call's memory: argument i is a run of the output's size when bit i
-// of arg_run is set, else one element, broadcast.
+// of arg_run is set, a channel vector (`channels` elements, repeated
+// along the output's last dim) when bit i of arg_channel is, else one
+// element, broadcast.
 template <typename T>
 struct FusedOperands {
   const T* args[kMaxFusedArgs] = {};
   uint32_t arg_run = 0;
+  uint32_t arg_channel = 0;
+  int64_t channels = 1;
   T* outputs[kMaxFusedOutputs] = {};
 };
 
@@ -100,7 +104,9 @@ EMBER_HOST_DEVICE inline void RunFusedElement(const FusedCode& code, const Fused
   auto operand = [&](int8_t ref) -> T {
     if (ref >= 0) return slots[ref];
     const int arg = -1 - ref;
-    return ((ops.arg_run >> arg) & 1u) != 0 ? ops.args[arg][i] : ops.args[arg][0];
+    if (((ops.arg_run >> arg) & 1u) != 0) return ops.args[arg][i];
+    if (((ops.arg_channel >> arg) & 1u) != 0) return ops.args[arg][i % ops.channels];
+    return ops.args[arg][0];
   };
   for (int k = 0; k < code.num_code; ++k) {
     const T x = operand(code.a[k]);

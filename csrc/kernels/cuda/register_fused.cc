@@ -38,7 +38,7 @@ class FusedElementwiseKernel final : public OpKernel {
     FusedOperands<T> operands;
     for (int i = 0; i < program_.num_args; ++i) {
       operands.args[i] = static_cast<const T*>(ctx.input(i).raw_data());
-      if (ctx.input(i).NumElements() == total) operands.arg_run |= 1u << i;
+      MarkOperand(ctx, i, total, 1u << i, &operands);
     }
     for (int o = 0; o < ctx.num_outputs(); ++o) operands.outputs[o] = static_cast<T*>(ctx.output(o).raw_data());
     return env.CheckLaunch(LaunchFused<T>(code_, operands, total, StreamOf(env), env.max_blocks),
@@ -54,25 +54,23 @@ class FusedElementwiseKernel final : public OpKernel {
     Scratch values(ctx, bytes * static_cast<size_t>(n));
     if (values.failed()) return ResourceExhausted("out of GPU memory for fused_elementwise's values");
     T* base = static_cast<T*>(values.get());
-    auto pointer = [&](int operand, bool* run) -> const T* {
+    // Operand `slot` (0 or 1) of the one-instruction program.
+    auto bind = [&](int operand, int slot, FusedOperands<T>* operands) {
+      const uint32_t bit = 1u << slot;
       if (!IsFusedArg(operand)) {
-        *run = true;
-        return base + static_cast<int64_t>(operand) * total;
+        operands->args[slot] = base + static_cast<int64_t>(operand) * total;
+        operands->arg_run |= bit;
+        return;
       }
-      const Tensor& arg = ctx.input(FusedArgIndex(operand));
-      *run = arg.NumElements() == total;
-      return static_cast<const T*>(arg.raw_data());
+      const int i = FusedArgIndex(operand);
+      operands->args[slot] = static_cast<const T*>(ctx.input(i).raw_data());
+      MarkOperand(ctx, i, total, bit, operands);
     };
     for (int k = 0; k < n; ++k) {
       const FusedInstruction& in = program_.code[k];
       FusedOperands<T> operands;
-      bool run = false;
-      operands.args[0] = pointer(in.a, &run);
-      if (run) operands.arg_run |= 1u;
-      if (FusedOpInfoOf(in.op).arity == 2) {
-        operands.args[1] = pointer(in.b, &run);
-        if (run) operands.arg_run |= 2u;
-      }
+      bind(in.a, 0, &operands);
+      if (FusedOpInfoOf(in.op).arity == 2) bind(in.b, 1, &operands);
       operands.outputs[0] = base + static_cast<int64_t>(k) * total;
       EMBER_RETURN_IF_ERROR(env.CheckLaunch(
           LaunchFused<T>(SingleInstructionCode(in), operands, total, StreamOf(env), env.max_blocks),
@@ -84,6 +82,18 @@ class FusedElementwiseKernel final : public OpKernel {
           env.CheckLaunch(env.api->MemcpyAsync(ctx.output(o).raw_data(), value, bytes, env.stream), "copying"));
     }
     return Status::OK();
+  }
+
+  // Sets `bit` in arg_run or arg_channel for input i: a whole run, or a
+  // channel vector (Note [Element-wise fusion]); neither, one element.
+  static void MarkOperand(KernelContext& ctx, int i, int64_t total, uint32_t bit, FusedOperands<T>* operands) {
+    const Tensor& arg = ctx.input(i);
+    if (arg.NumElements() == total) {
+      operands->arg_run |= bit;
+    } else if (IsChannelVector(arg.shape(), ctx.output(0).shape())) {
+      operands->arg_channel |= bit;
+      operands->channels = arg.NumElements();
+    }
   }
 
   FusedProgram program_;

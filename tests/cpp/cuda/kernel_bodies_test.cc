@@ -402,6 +402,30 @@ TEST(KernelBodiesTest, FusedProgramRunsEachElementAsWritten) {
   }
 }
 
+// Note [Element-wise fusion]: a channel vector (batch norm's scale, a
+// bias) is read at the element's position along the last dim.
+TEST(KernelBodiesTest, FusedChannelVectorsRepeatAlongTheLastDim) {
+  FusedProgram program;
+  ASSERT_TRUE(FusedProgram::Parse("multiply(a0, a1); add(v0, a2); relu(v1)", {2}, &program).ok());
+  FusedCode code;
+  ASSERT_TRUE(CompileFusedCode(program, &code));
+  const int64_t rows = 37, channels = 5, n = rows * channels;
+  std::vector<float> x(n), out(n);
+  const float scale[channels] = {0.5f, -1.0f, 2.0f, 0.0f, 3.0f};
+  const float shift = -0.25f;
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 11) - 5.0f;
+  FusedOperands<float> ops;
+  ops.args[0] = x.data();
+  ops.args[1] = scale;
+  ops.args[2] = &shift;
+  ops.arg_run = 0b001;
+  ops.arg_channel = 0b010;
+  ops.channels = channels;
+  ops.outputs[0] = out.data();
+  for (int64_t i = 0; i < n; ++i) RunFusedElement(code, ops, i);
+  for (int64_t i = 0; i < n; ++i) EXPECT_EQ(out[i], std::max(x[i] * scale[i % channels] + shift, 0.0f)) << i;
+}
+
 // A long chain reuses slots (40 instructions in 2 slots); a program with
 // more values alive at once than the register file does not fit, and its
 // instructions run one at a time give the same values.
