@@ -88,7 +88,7 @@ class PyGraphFunction {
   PyGraphFunction(std::shared_ptr<const GraphFunction> fn, std::vector<Tracer::ArgSource> sources,
                   std::vector<RefPtr<TensorHandle>> captures)
       : fn_(std::move(fn)), sources_(std::move(sources)), captures_(std::move(captures)),
-        id_(std::make_shared<Registration>(fn_)) {}
+        id_(std::make_shared<Registration>(fn_)), attrs_{AttrValue(id_->id)} {}
 
   // Ends a trace: marks the outputs, optimizes the graph once (Note [Graph
   // passes]; captured handles are its constants) and wraps it.
@@ -147,13 +147,27 @@ class PyGraphFunction {
   py::list Call(const py::list& args) const {
     std::vector<RefPtr<TensorHandle>> inputs;
     for (const py::handle& a : args) inputs.push_back(RefPtr<TensorHandle>::Share(HandleArg(a, "an argument")));
-    return Run(std::move(inputs));
+    return ToList(Run(std::move(inputs)));
   }
 
   // The call path of ConcreteFunction: the function's tensor parameters
   // and its variables (their current `_eager_value`), merged here with the
   // captures in argument order (Tracer::ArgSource).
   py::list CallFlat(const py::list& params, const py::list& variables) const {
+    return ToList(Run(Inputs(params, variables)));
+  }
+
+  // CallFlat's first result alone: the common call of a one-output
+  // function (ConcreteFunction._fast_call), without the list.
+  py::object CallFlatOne(const py::list& params, const py::list& variables) const {
+    std::vector<RefPtr<TensorHandle>> outputs = Run(Inputs(params, variables));
+    if (outputs.empty()) throw py::type_error("the function has no outputs");
+    return Wrap(std::move(outputs[0]));
+  }
+
+  // The call_function op's inputs: parameters, captures and variables' values
+  // in the graph's argument order.
+  std::vector<RefPtr<TensorHandle>> Inputs(const py::list& params, const py::list& variables) const {
     std::vector<RefPtr<TensorHandle>> inputs;
     inputs.reserve(sources_.size());
     size_t p = 0, v = 0;
@@ -177,7 +191,7 @@ class PyGraphFunction {
     if (p != params.size()) {
       throw py::type_error("expected " + std::to_string(p) + " tensor arguments, got " + std::to_string(params.size()));
     }
-    return Run(std::move(inputs));
+    return inputs;
   }
 
   // A tensor argument: a Tensor, or a NumPy value converted in its dtype.
@@ -190,20 +204,23 @@ class PyGraphFunction {
 
   // One call_function op through Execute: the kernel cache holds the
   // instantiated graph, shape functions give the output shapes at once.
-  py::list Run(std::vector<RefPtr<TensorHandle>> inputs) const {
+  std::vector<RefPtr<TensorHandle>> Run(std::vector<RefPtr<TensorHandle>> inputs) const {
     if (profiler::Enabled()) NameProfiledPythonThread();
     profiler::DispatchSpan span(GetOpDef(OpId::kCallFunction).name);  // Note [Profiler]
     ExecuteResult result;
-    const AttrList attrs{AttrValue(id_->id)};
     const int num_inputs = static_cast<int>(inputs.size());
     Status s = Execute(GetOpDef(OpId::kCallFunction), reinterpret_cast<TensorHandle* const*>(inputs.data()),
-                       num_inputs, attrs, nullptr, 0, &result, &num_inputs);
+                       num_inputs, attrs_, nullptr, 0, &result, &num_inputs);
     if (!s.ok()) Throw(s);
     if (result.inline_task && !FinishSyncCall(GetOpDef(OpId::kCallFunction), result, /*release_gil=*/true)) {
       throw py::error_already_set();
     }
+    return std::move(result.outputs);
+  }
+
+  static py::list ToList(std::vector<RefPtr<TensorHandle>> handles) {
     py::list out;
-    for (auto& h : result.outputs) out.append(Wrap(std::move(h)));
+    for (auto& h : handles) out.append(Wrap(std::move(h)));
     return out;
   }
 
@@ -221,6 +238,7 @@ class PyGraphFunction {
   std::vector<Tracer::ArgSource> sources_;
   std::vector<RefPtr<TensorHandle>> captures_;
   std::shared_ptr<Registration> id_;
+  AttrList attrs_;  // call_function's: the function id, made once
 };
 
 }  // namespace
@@ -289,10 +307,16 @@ py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, in
 }  // namespace
 
 void RegisterFunctionBindings(py::module_& m) {
-  m.def("_signature_key", [](const py::list& values, py::handle other) {
+  // `values`: a list or a tuple (a call's *args, passed as they are).
+  m.def("_signature_key", [](py::handle values, py::handle other) {
+    if (!PyList_Check(values.ptr()) && !PyTuple_Check(values.ptr())) {
+      throw py::type_error("_signature_key: values must be a list or a tuple");
+    }
+    const auto items = py::reinterpret_borrow<py::sequence>(values);
+    const size_t n = items.size();
     py::list leaves;
-    py::tuple key(values.size());
-    for (size_t i = 0; i < values.size(); ++i) key[i] = SignatureKey(values[i], leaves, other);
+    py::tuple key(n);
+    for (size_t i = 0; i < n; ++i) key[i] = SignatureKey(items[i], leaves, other);
     return py::make_tuple(key, leaves);
   });
   m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
@@ -338,6 +362,7 @@ void RegisterFunctionBindings(py::module_& m) {
       .def("outputs", &PyGraphFunction::Outputs)
       .def("call", &PyGraphFunction::Call)
       .def("call_flat", &PyGraphFunction::CallFlat)
+      .def("call_flat_one", &PyGraphFunction::CallFlatOne)
       .def_property_readonly("function_id", &PyGraphFunction::id)
       .def("pretty", [](const PyGraphFunction& f) { return f.graph().Pretty(); })
       .def("to_text", [](const PyGraphFunction& f) { return f.graph().ToText(); })

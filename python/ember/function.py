@@ -536,6 +536,23 @@ class ConcreteFunction:
         # Note [Variable arguments]: the variables passed as arguments when traced; a
         # call binds the variables passed then in their place.
         self._arg_variables = []
+        self._fast_call = self._make_fast_call()
+
+    def _make_fast_call(self):
+        """The common call in one Python frame, or None: one output, no
+        variable written back, no tape recording (Function.__call__ checks
+        that); the same as _call_flat then, which takes four frames."""
+        if self._updated or not self._single_output:
+            return None
+        call_flat_one, variables, name = self._graph.call_flat_one, self._variables, self.name
+
+        def fast_call(params):
+            try:
+                return call_flat_one(params, variables)
+            except TypeError as e:
+                raise TypeError(f"{name}: {e}") from None
+
+        return fast_call
 
     @property
     def structured_outputs(self):
@@ -808,9 +825,12 @@ class Function:
             # leaves go to C++ as they are (NumPy values are converted there).
             # Variables are keyed by identity here, so a call with variable
             # arguments never hits and takes _lookup (Note [Variable arguments]).
-            key, leaves = _C._signature_key(list(args), _other_key)
+            key, leaves = _C._signature_key(args, _other_key)
             concrete = self._concrete.get(key)
             if concrete is not None and concrete is not _EAGER:
+                fast_call = concrete._fast_call
+                if fast_call is not None and not _context.active_tape_count:
+                    return fast_call(leaves)
                 return concrete._call_flat(leaves)
         concrete, params, arg_variables = self._lookup(args, kwargs, trace_specs=False)
         if concrete is _EAGER:  # Note [py_function in functions]
