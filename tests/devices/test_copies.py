@@ -130,6 +130,20 @@ def test_unpinned_ops_go_to_the_accelerator():
     assert (n * 2).device == "cpu:0"
 
 
+def test_dataset_elements_are_made_on_the_cpu():
+    # Note [Input pipelines on the CPU]: as tf.data, whatever placement would pick.
+    ds = ember.data.Dataset.from_tensor_slices(np.arange(6, dtype=np.float32)).map(ember.exp).batch(2)
+    for pipeline in (ds, ds.prefetch(1)):
+        batches = list(pipeline)
+        assert [b.device for b in batches] == ["cpu:0"] * 3
+        np.testing.assert_allclose(np.concatenate([b.numpy() for b in batches]),
+                                   np.exp(np.arange(6, dtype=np.float32)), rtol=1e-6)
+    assert ember.exp(batches[0]).device == "sim:0"  # the consumer's ops go to the accelerator
+    with ember.device("sim:1"):
+        inside = ember.data.Dataset.range(2).map(lambda x: ember.identity(x))
+    assert [x.device for x in inside] == ["cpu:0", "cpu:0"]
+
+
 def test_device_names_follow_tensorflow():
     assert ember.device("/device:SIM:1").__enter__ is not None
     with ember.device("/SIM:1"):

@@ -16,11 +16,17 @@ import numpy as np
 from ember._checks import check_int, safe_repr
 from ember._creation import convert_to_tensor
 from ember.data import _structure
+from ember.device import device as _device
 
 # tf.data's sentinels: AUTOTUNE for buffer sizes and parallelism, and the
 # two cardinalities that are not counts.
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
+
+
+def host_device():
+    """The scope a dataset's elements are made under (Note [Input pipelines on the CPU] in _iterator.py)."""
+    return _device("cpu:0")
 UNKNOWN_CARDINALITY = -2
 
 

@@ -16,11 +16,18 @@ the next element at each call, as TensorFlow's IteratorGetNext op does.
 Ember's graphs have no op that calls back into Python, so, as for
 py_function (Note [py_function in functions] in ember/_py_function.py),
 such a function runs eagerly at each call.
+
+Note [Input pipelines on the CPU]: as tf.data's, a dataset's elements are
+made on the CPU: each one is produced under ember.device("cpu:0"), in the
+consumer's thread and in prefetch threads, so the ops of a map function do
+not go to a GPU one element at a time (Note [Placement rules] would put them
+there). A training step copies a batch to the GPU once. A device scope
+inside a map function still applies to its own ops.
 """
 
 import threading
 
-from ember.data._dataset import INFINITE_CARDINALITY
+from ember.data._dataset import INFINITE_CARDINALITY, host_device
 from ember.errors import OutOfRangeError
 from ember.function import HostCallbackInTrace, current_trace, init_scope, root_trace
 
@@ -73,11 +80,11 @@ class Iterator:
 
     def __next__(self):
         if current_trace() is None:
-            with self._lock:
+            with self._lock, host_device():  # Note [Input pipelines on the CPU]
                 return next(self._elements)
         if root_trace() is not self._trace:  # Note [Iterators from outside a trace]
             raise HostCallbackInTrace("next(iterator)")
-        with self._lock, init_scope():  # Note [Datasets in traces]
+        with self._lock, init_scope(), host_device():  # Note [Datasets in traces]
             element = next(self._elements)
             self._count += 1
         if self._count > MAX_TRACED_ELEMENTS:

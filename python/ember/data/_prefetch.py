@@ -15,7 +15,7 @@ import queue
 import threading
 import weakref
 
-from ember.data._dataset import AUTOTUNE, UnaryDataset
+from ember.data._dataset import AUTOTUNE, UnaryDataset, host_device
 
 AUTOTUNE_BUFFER_SIZE = 2  # what AUTOTUNE picks; tf.data tunes it as it runs
 _POLL_SECONDS = 0.05  # how often a blocked producer checks the stop event
@@ -35,9 +35,10 @@ def _produce(elements, slots, stop):
         return False
 
     try:
-        for element in elements:
-            if not put((_ELEMENT, element)):
-                return
+        with host_device():  # Note [Input pipelines on the CPU]: this thread makes elements too
+            for element in elements:
+                if not put((_ELEMENT, element)):
+                    return
         put((_END, None))
     except BaseException as e:  # noqa: BLE001 - every error belongs to the consumer
         put((_ERROR, e))
