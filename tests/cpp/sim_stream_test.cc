@@ -69,8 +69,14 @@ TEST(SimStreamTest, WaitOnOwnOrHappenedEventIsFree) {
 TEST(SimStreamTest, HostSynchronizationBlocksUntilTheTicket) {
   SimStream stream("test", /*latency_us=*/3000, 0);
   std::atomic<bool> ran{false};
+  // The stream is held until the first wait has timed out, so the ticket
+  // cannot pass first however slowly this thread runs (under ASan).
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  stream.Post([released] { released.wait(); }, WorkKind::kMarker);
   const uint64_t ticket = stream.Post([&] { ran.store(true); });
   EXPECT_FALSE(stream.HostWaitFor(ticket, microseconds(10)));
+  release.set_value();
   Event{&stream, ticket}.Synchronize();
   EXPECT_TRUE(ran.load());
   // Waiting for one ticket in two slices is one synchronization.
