@@ -4,6 +4,7 @@
 
 #include <frameobject.h>
 #include <pybind11/stl.h>
+#include <unordered_map>
 
 #include "graph/function_library.h"
 #include "graph/graph_function.h"
@@ -275,6 +276,24 @@ namespace {
 // recursively, and a list nested a million deep would overflow the stack.
 constexpr int kMaxNesting = 64;
 
+// A dtype's name as a Python string, made once per dtype (every call of a
+// function builds a key; leaked on purpose, as the strings below).
+py::handle DTypeNameObject(DType dtype) {
+  static PyObject* names[kNumDTypes] = {};
+  PyObject*& name = names[static_cast<int>(dtype)];
+  if (name == nullptr) name = py::str(DTypeName(dtype)).release().ptr();
+  return name;
+}
+
+// A device's part of the key: its address as a Python int, made once per
+// device (devices live as long as the process). Called with the GIL held.
+py::handle DeviceKeyObject(const Device* device) {
+  static auto* keys = new std::unordered_map<const Device*, PyObject*>();
+  PyObject*& key = (*keys)[device];
+  if (key == nullptr) key = py::int_(reinterpret_cast<uintptr_t>(device)).release().ptr();
+  return key;
+}
+
 py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, int depth = 0) {
   if (depth > kMaxNesting) {
     throw py::value_error("ember.function: an argument is nested more than " + std::to_string(kMaxNesting) +
@@ -291,8 +310,7 @@ py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, in
     for (int i = 0; i < h->shape().rank(); ++i) dims[i] = py::int_(h->shape().dim(i));
     leaves.append(value);
     // The device too: a trace places its nodes, and its arguments, there.
-    return py::make_tuple(kTensor, py::str(DTypeName(h->dtype())), dims,
-                          py::int_(reinterpret_cast<uintptr_t>(h->device())));
+    return py::make_tuple(kTensor, DTypeNameObject(h->dtype()), dims, DeviceKeyObject(h->device()));
   }
   const bool is_list = PyList_CheckExact(value.ptr());
   if (is_list || PyTuple_CheckExact(value.ptr())) {
