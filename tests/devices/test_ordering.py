@@ -116,6 +116,43 @@ def test_function_placed_on_a_device(mode):
     np.testing.assert_allclose(out.numpy(), np.maximum(-np.arange(9).reshape(3, 3) + 4.0, 0) + 1.0)
 
 
+def test_constants_fold_on_a_device_through_a_transfer():
+    # A host constant feeding a device node folds into a device constant:
+    # the folding run moves it there first (on a GPU, reading it in place
+    # was an illegal address), and Note [Kernel inputs on their device]
+    # refuses a kernel input in another device's memory.
+    table = ember.constant(np.arange(4, dtype=np.float32))  # captured, on the CPU
+
+    @ember.function
+    def shift(x):
+        with ember.device("sim:0"):
+            return x + table * 2.0
+
+    with ember.device("sim:0"):
+        x = ember.constant(np.ones(4, np.float32))
+    np.testing.assert_allclose(shift(x).numpy(), 1.0 + 2.0 * np.arange(4))
+    # table * 2.0 folded into a constant on sim:0: no multiply, no transfer left.
+    assert shift.get_concrete_function(x).graph.op_names() == ["add"]
+
+
+def test_while_loop_results_come_back_to_the_loop_device():
+    # The loop op runs on the CPU (as on a GPU, which has no while_loop
+    # kernel) and its body on sim:0: the last values come back to the
+    # loop's device; before, they were sim:0 memory labelled as the CPU's.
+    def body(i, v):
+        with ember.device("sim:0"):
+            return i + 1, v * 2.0
+
+    @ember.function
+    def count(x):
+        with ember.device("cpu:0"):
+            return ember.while_loop(lambda i, v: i < 3, body, [0, x])
+
+    i, v = count(ember.constant([1.0, 3.0]))
+    np.testing.assert_allclose(v.numpy(), [8.0, 24.0])
+    assert int(i.numpy()) == 3
+
+
 def test_control_flow_on_a_device():
     @ember.function
     def count(x):
