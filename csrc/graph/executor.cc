@@ -59,7 +59,10 @@ Status WithNode(const Node& node, const Status& s) {
   return s.WithPrefix(std::string(node.op->name) + where + ": ");
 }
 
-// Copies `value` from `from` to `to`, when they differ, and waits.
+// Copies `value` from `from` to `to`, when they differ, and waits: an
+// argument that arrives elsewhere than traced, a result the caller wants
+// on another device (the wait is the caller's, who waits for the whole
+// graph anyway), MoveToDevice.
 Status CopyValue(Device* from, Device* to, Tensor* value) {
   if (!NeedsCopy(from, to)) return Status::OK();
   RefPtr<Buffer> buffer = AllocateCopyDestination(from, to, value->NumBytes());
@@ -428,7 +431,7 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
     // device it does not run on (Note [Strict device memory]).
     Device* traced = nodes_[id].device != nullptr ? nodes_[id].device : state.caller;
     Device* actual = DeviceHolding(value, traced);
-    if (NeedsCopy(actual, traced)) EMBER_RETURN_IF_ERROR(CopyResult(actual, traced, &value));
+    if (NeedsCopy(actual, traced)) EMBER_RETURN_IF_ERROR(CopyValue(actual, traced, &value));
   }
   for (size_t a = 0; a < arg_nodes_.size(); ++a) {
     for (int c : nodes_[arg_nodes_[a]].consumers) {
@@ -461,7 +464,7 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
   for (const Endpoint& e : outputs_) {
     Device* from = nodes_[e.node].device != nullptr ? nodes_[e.node].device : state.caller;
     results->push_back(state.values[value_offsets_[e.node] + e.output]);
-    if (results_device != nullptr) EMBER_RETURN_IF_ERROR(CopyResult(from, results_device, &results->back()));
+    if (results_device != nullptr) EMBER_RETURN_IF_ERROR(CopyValue(from, results_device, &results->back()));
   }
   return Status::OK();
 }
@@ -478,12 +481,6 @@ void GraphExecutor::SynchronizePosts(const RunState& state) const {
     }
   }
   for (const Event& e : last) e.Synchronize();
-}
-
-// Results the caller wants on another device are copied there; the wait
-// is the caller's, which already waits for the whole graph.
-Status GraphExecutor::CopyResult(Device* from, Device* to, Tensor* value) const {
-  return CopyValue(from, to, value);
 }
 
 // The device whose memory holds `value`: `expected` when its allocator

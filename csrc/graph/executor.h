@@ -58,7 +58,6 @@ class GraphExecutor {
   void SynchronizePosts(const RunState& state) const;
   void Complete(RunState& state, int id, const Status& s, std::vector<Tensor>* outputs,
                 std::vector<int>* local) const;
-  Status CopyResult(Device* from, Device* to, Tensor* value) const;
   Status AllocateOutputs(const RunState& state, const NodeInfo& info, const std::vector<Tensor>& inputs,
                          std::vector<Tensor>* outputs) const;
   Status OutputShapes(const NodeInfo& info, const std::vector<Tensor>& inputs, std::vector<Shape>* shapes) const;

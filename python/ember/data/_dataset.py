@@ -24,9 +24,12 @@ AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 
 
+_HOST_DEVICE = _device("cpu:0")  # one scope object: entering it keeps no state of its own
+
+
 def host_device():
     """The scope a dataset's elements are made under (Note [Input pipelines on the CPU] in _iterator.py)."""
-    return _device("cpu:0")
+    return _HOST_DEVICE
 UNKNOWN_CARDINALITY = -2
 
 
