@@ -19,11 +19,11 @@
 # 5. times the GPU benchmark cases against PyTorch on the same GPU
 #    (tests/gpu/bench_gpu.py: MLP, ResNet-50, Transformer block; each case
 #    in its own process).
-# On an H200 steps 1-4 took about 200 s; step 5 about 150 s with
-# EMBER_GPU_BENCH_ARGS=--no-compile, and about 3 minutes more with
-# torch.compile: one call of the device tool (10 minutes) holds it all with
-# --no-compile; the torch.compile comparison can follow as a second call
-# (EMBER_GPU_PART=bench) on the still-warm machine.
+# On an H200 steps 1-4 took about 200 s and step 5 about 45 s with
+# EMBER_GPU_BENCH_ARGS="--no-compile --rounds 7" (run then as separate
+# commands, not yet as this one script): one call of the device tool
+# (10 minutes) should hold it all without torch.compile, which costs about
+# a minute per model and can follow as a second call (EMBER_GPU_PART=bench).
 # Each step's outcome goes to REPORT_DIR/summary.txt and its log beside it.
 # Without a GPU (CI) only steps 1-2 run and the rest are reported skipped,
 # so the script itself is exercised on every CI run.
