@@ -319,6 +319,16 @@ py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, in
     for (size_t i = 0; i < parts.size(); ++i) parts[i] = SignatureKey(seq[i], leaves, other, depth + 1);
     return py::make_tuple(is_list ? kList : kTuple, is_list ? kListName : kTupleName, parts);
   }
+  // Python scalars and None, exactly as `other` keys them: ("P", type
+  // name, value). Flags such as `training=True` are in many calls.
+  PyObject* v = value.ptr();
+  if (v == Py_None || PyBool_Check(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v) || PyUnicode_CheckExact(v)) {
+    static const py::handle kPython = py::str("P").release();
+    static PyObject* type_names[5] = {};
+    const int kind = v == Py_None ? 0 : PyBool_Check(v) ? 1 : PyLong_CheckExact(v) ? 2 : PyFloat_CheckExact(v) ? 3 : 4;
+    if (type_names[kind] == nullptr) type_names[kind] = py::str(Py_TYPE(v)->tp_name).release().ptr();
+    return py::make_tuple(kPython, py::handle(type_names[kind]), value);
+  }
   return py::reinterpret_borrow<py::object>(other)(value, leaves);
 }
 

@@ -66,6 +66,32 @@ def test_trace_cache_key_dtypes_shapes_and_python_values():
     np.testing.assert_allclose(_np(f(a, 3)), 3 * np.ones((2, 3)))
 
 
+def test_defaults_and_keywords_share_the_positional_trace():
+    # Note [Completing simple calls]: omitted defaults and keyword arguments
+    # bind to the same positional tuple, so they hit the same trace.
+    @ember.function
+    def f(x, training=False, scale=2.0):
+        return x * scale if training else x + 1.0
+
+    a = ember.constant(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_allclose(_np(f(a)), [2.0, 3.0])
+    np.testing.assert_allclose(_np(f(a, False)), [2.0, 3.0])
+    np.testing.assert_allclose(_np(f(a, training=False, scale=2.0)), [2.0, 3.0])
+    np.testing.assert_allclose(_np(f(x=a)), [2.0, 3.0])
+    assert f.experimental_get_tracing_count() == 1
+    np.testing.assert_allclose(_np(f(a, scale=3.0, training=True)), [3.0, 6.0])
+    np.testing.assert_allclose(_np(f(a, True, 3.0)), [3.0, 6.0])
+    np.testing.assert_allclose(_np(f(a, True)), [2.0, 4.0])
+    np.testing.assert_allclose(_np(f(a, 1)), [2.0, 4.0])  # 1 is not True: its own trace
+    assert f.experimental_get_tracing_count() == 4
+    for bad, words in [(lambda: f(), "missing a required argument: 'x'"),
+                       (lambda: f(a, flag=1), "unexpected keyword argument 'flag'"),
+                       (lambda: f(a, x=a), "multiple values for argument 'x'"),
+                       (lambda: f(a, True, 1.0, 2), "too many positional arguments")]:
+        with pytest.raises(TypeError, match=words):
+            bad()
+
+
 def test_retrace_warning_names_the_changed_argument(caplog):
     @ember.function
     def f(x):
