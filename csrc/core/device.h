@@ -70,8 +70,9 @@ class Executor {
   // Runs `task` on the calling thread now if that keeps FIFO order (the
   // queue is empty and no task runs) and the task is cheap enough (Note
   // [Running at issue]); true if it ran, else `task` is untouched and the
-  // caller enqueues it.
-  virtual bool TryRunAtIssue(std::unique_ptr<Task>& task) {
+  // caller enqueues it. The caller owns the task either way, so a task
+  // that runs at once is never allocated on the heap.
+  virtual bool TryRunAtIssue(Task& task) {
     (void)task;
     return false;
   }

@@ -259,12 +259,17 @@ PyObject* ExecuteOpUnrecorded(const OpDef& op, PyObject* const* py_args, PyObjec
 
   if (Tracer* tracer = CurrentTracer()) tracer->set_location(TracedLocation());
   ExecuteResult result;
+  result.run_small_now = true;  // with the GIL held: only launches below kReleaseGilElements qualify
   TensorHandle** raw = reinterpret_cast<TensorHandle**>(handles);
   Status s = Execute(op, raw, n, attrs, bindings_ptr, donated, &result, list_sizes, resource_device);
   if (!s.ok()) return SetPythonError(s);
-  if (!result.inline_task && !result.outputs.empty()) WaitForBacklog(result.outputs[0]->device()->executor());
-
-  if (result.inline_task && !FinishSyncCall(op, result, ShouldReleaseGil(result, raw, n))) return nullptr;
+  if (result.ran_now) {
+    if (!SettleSyncOutputs(result)) return nullptr;
+  } else if (result.inline_task) {
+    if (!FinishSyncCall(op, result, ShouldReleaseGil(result, raw, n))) return nullptr;
+  } else if (!result.outputs.empty()) {
+    WaitForBacklog(result.outputs[0]->device()->executor());
+  }
   return WrapOutputs(op, result);
 }
 
@@ -309,6 +314,10 @@ bool FinishSyncCall(const OpDef& op, ExecuteResult& result, bool release_gil) {
     result.inline_task->Run();
   }
   result.inline_task.reset();
+  return SettleSyncOutputs(result);
+}
+
+bool SettleSyncOutputs(const ExecuteResult& result) {
   // Sync mode raises kernel errors at the call itself, and on a device
   // with a stream waits for the kernel to finish.
   for (const auto& out : result.outputs) {

@@ -27,5 +27,8 @@ PyObject* ExecuteOp(const OpDef& op, PyObject* const* inputs, PyObject* const* a
 // `release_gil` lets a long kernel run without the GIL. Returns false with
 // a Python exception set.
 bool FinishSyncCall(const OpDef& op, ExecuteResult& result, bool release_gil);
+// After a sync-mode launch ran: waits for outputs a stream still computes
+// and raises the kernel's error, if any. False with a Python exception set.
+bool SettleSyncOutputs(const ExecuteResult& result);
 
 }  // namespace ember::python

@@ -284,20 +284,28 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   // over (Note [Gradient tape]).
   if (AnyOpCallObservers()) NotifyOpCallObservers(call, result->outputs);
 
+  // Note [Launches on the stack]: most small ops run on this thread at
+  // once (Note [Running at issue], or sync mode), so the launch record is
+  // built here and moves to the heap only when it has to wait in a queue
+  // or be handed back: one allocation fewer per op.
   const bool async = Context::Global().async();
   Device* device = call.device;
-  auto launch = std::make_unique<KernelLaunch>(std::move(call), std::move(kernel), result->outputs, async);
+  KernelLaunch launch(std::move(call), std::move(kernel), result->outputs, async);
   if (profiler::Enabled()) {  // Note [Profiler]: the dispatch-to-kernel arrow
     const uint64_t flow = profiler::NewFlow();
-    launch->set_profiler_flow(flow);
+    launch.set_profiler_flow(flow);
     profiler::LastDispatchFlow() = flow;
   }
   if (async) {
-    std::unique_ptr<Task> task = std::move(launch);
     // Note [Running at issue]: a tiny op on an idle executor runs here.
-    if (!device->executor()->TryRunAtIssue(task)) device->executor()->Enqueue(std::move(task));
+    if (!device->executor()->TryRunAtIssue(launch)) {
+      device->executor()->Enqueue(std::make_unique<KernelLaunch>(std::move(launch)));
+    }
+  } else if (result->run_small_now && launch.CheapToRunInline(Task::InlineRunner::kIssuer)) {
+    launch.Run();
+    result->ran_now = true;
   } else {
-    result->inline_task = std::move(launch);
+    result->inline_task = std::make_unique<KernelLaunch>(std::move(launch));
   }
   return Status::OK();
 }

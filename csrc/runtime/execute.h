@@ -14,8 +14,15 @@ namespace ember {
 struct ExecuteResult {
   std::vector<RefPtr<TensorHandle>> outputs;
   // Sync mode only: the kernel launch, for the caller to run (the Python
-  // layer releases the GIL around big ones). Null in async mode.
+  // layer releases the GIL around big ones). Null in async mode, and when
+  // Execute ran the launch itself (`ran_now`).
   std::unique_ptr<Task> inline_task;
+  // Set by the caller: in sync mode, a launch that is cheap and has nothing
+  // to wait for runs inside Execute, from the stack (Note [Launches on the
+  // stack]); `ran_now` then says so. The outputs are settled, or defined
+  // on a device's stream, when Execute returns.
+  bool run_small_now = false;
+  bool ran_now = false;
 };
 
 // Runs the stages in order: bind type variables -> cast inputs to the

@@ -31,6 +31,10 @@ class KernelLaunch final : public Task {
     cancellation_epoch_ = error_sink_->cancellation_epoch();
   }
 
+  // Execute builds a launch on the stack and moves it to the heap only
+  // when it must be queued (Note [Launches on the stack]).
+  KernelLaunch(KernelLaunch&&) = default;
+
   // Note [Event-driven waits]: inputs not yet defined (for a stream
   // kernel) or not yet available (for host code) are waited for before
   // Run, without blocking the executor.

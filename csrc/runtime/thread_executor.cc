@@ -77,6 +77,10 @@ void ThreadExecutor::RunTask(std::unique_ptr<Task> task, bool inputs_ready) {
   if (!inputs_ready) WaitForEvents(*task);
   task->Run();
   task.reset();  // release buffers before reporting idle
+  FinishRunning();
+}
+
+void ThreadExecutor::FinishRunning() {
   std::lock_guard<std::mutex> lock(mu_);
   running_task_.store(false, std::memory_order_relaxed);
   if (idle_waiters_ > 0 && queue_.empty()) idle_cv_.notify_all();
@@ -124,9 +128,9 @@ bool ThreadExecutor::TryRunOne() {
 // than a reader's limit qualify (a few microseconds of work), so that a
 // long run of medium-sized ops still overlaps the Python thread's dispatch
 // with the worker's kernels.
-bool ThreadExecutor::TryRunAtIssue(std::unique_ptr<Task>& task) {
+bool ThreadExecutor::TryRunAtIssue(Task& task) {
   if (!readers_may_run_ || queued_.load(std::memory_order_acquire) != 0 ||
-      running_task_.load(std::memory_order_relaxed) || !task->CheapToRunInline(Task::InlineRunner::kIssuer)) {
+      running_task_.load(std::memory_order_relaxed) || !task.CheapToRunInline(Task::InlineRunner::kIssuer)) {
     return false;
   }
   {
@@ -134,7 +138,8 @@ bool ThreadExecutor::TryRunAtIssue(std::unique_ptr<Task>& task) {
     if (running_task_.load(std::memory_order_relaxed) || !queue_.empty()) return false;
     running_task_.store(true, std::memory_order_relaxed);
   }
-  RunTask(std::move(task), /*inputs_ready=*/true);  // a cheap task waits for nothing
+  task.Run();  // a cheap task waits for nothing
+  FinishRunning();
   return true;
 }
 

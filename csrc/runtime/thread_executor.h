@@ -34,7 +34,7 @@ class ThreadExecutor final : public Executor {
   bool WaitIdleFor(std::chrono::milliseconds timeout) override;
   size_t QueueLength() const override { return queued_.load(std::memory_order_relaxed); }
   bool TryRunOne() override;
-  bool TryRunAtIssue(std::unique_ptr<Task>& task) override;
+  bool TryRunAtIssue(Task& task) override;
 
  private:
   void WorkerLoop();
@@ -43,6 +43,8 @@ class ThreadExecutor final : public Executor {
   // its events unless `inputs_ready`, then clears running_task_ and wakes
   // whoever waits for it.
   void RunTask(std::unique_ptr<Task> task, bool inputs_ready = false);
+  // Clears running_task_ and wakes whoever waits for the executor.
+  void FinishRunning();
 
   std::string name_;
   std::mutex mu_;

@@ -159,13 +159,11 @@ TEST(ThreadExecutorTest, IssuerRunsACheapTaskOnlyWhenTheExecutorIsIdle) {
   executor.WaitIdle();
   std::thread::id ran_on;
   std::unique_ptr<Task> cheap = std::make_unique<FnTask>([&] { ran_on = std::this_thread::get_id(); });
-  ASSERT_TRUE(executor.TryRunAtIssue(cheap));
+  ASSERT_TRUE(executor.TryRunAtIssue(*cheap));
   EXPECT_EQ(ran_on, std::this_thread::get_id());
-  EXPECT_EQ(cheap, nullptr);
 
   std::unique_ptr<Task> expensive = std::make_unique<FnTask>([] {}, /*cheap=*/false);
-  EXPECT_FALSE(executor.TryRunAtIssue(expensive));
-  EXPECT_NE(expensive, nullptr);
+  EXPECT_FALSE(executor.TryRunAtIssue(*expensive));
 
   // While the worker runs a task, a cheap one must queue behind it.
   std::atomic<bool> release{false};
@@ -175,7 +173,7 @@ TEST(ThreadExecutorTest, IssuerRunsACheapTaskOnlyWhenTheExecutorIsIdle) {
     order.push_back(0);
   }));
   std::unique_ptr<Task> second = std::make_unique<FnTask>([&] { order.push_back(1); });
-  EXPECT_FALSE(executor.TryRunAtIssue(second));
+  EXPECT_FALSE(executor.TryRunAtIssue(*second));
   executor.Enqueue(std::move(second));
   release = true;
   executor.WaitIdle();
@@ -183,7 +181,7 @@ TEST(ThreadExecutorTest, IssuerRunsACheapTaskOnlyWhenTheExecutorIsIdle) {
 
   ThreadExecutor strict("strict");  // readers_may_run=false: never inline
   std::unique_ptr<Task> task = std::make_unique<FnTask>([] {});
-  EXPECT_FALSE(strict.TryRunAtIssue(task));
+  EXPECT_FALSE(strict.TryRunAtIssue(*task));
 }
 
 }  // namespace
