@@ -138,8 +138,8 @@ class ReplicaContext:
 
     def _collective(self, value, run):
         flat = nest.flatten(value)
-        if self._rendezvous is None:  # one replica: the collective of one value
-            results = [run(self._strategy._collectives, [v])[0] for v in flat]
+        if self._rendezvous is None:  # one replica: every collective of one value is that value
+            results = flat
         else:
             results = self._rendezvous(self._replica_id, flat, run)
         return nest.pack_sequence_as(value, results)

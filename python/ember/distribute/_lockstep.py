@@ -3,8 +3,6 @@
 import threading
 
 from ember._context import current_trace
-from ember.device import device
-from ember.distribute import _distribution_context
 
 # Note [Replicas in lockstep]: strategy.run calls the function once per
 # replica. A replica may stop in the middle, in a collective
@@ -31,10 +29,13 @@ class _Aborted(BaseException):
 
 
 class Lockstep:
-    """Turn-taking among ``n`` replica threads, and the rendezvous of their collectives."""
+    """Turn-taking among ``n`` replica threads, and the rendezvous of their collectives.
+    ``replica_scope(i, rendezvous)`` is the context manager replica i runs in (its device, its
+    replica context); ``collectives`` combines the values of a rendezvous."""
 
-    def __init__(self, strategy, n):
-        self._strategy = strategy
+    def __init__(self, n, replica_scope, collectives):
+        self._replica_scope = replica_scope
+        self._collectives = collectives
         self._n = n
         self._cond = threading.Condition()
         self._turn = 0
@@ -43,10 +44,10 @@ class Lockstep:
         self._results = [None] * n
         self._error = None  # (replica id, exception) of the first failure
 
-    def run(self, fn, args_per_replica, kwargs_per_replica, devices):
+    def run(self, fn, args_per_replica, kwargs_per_replica):
         outputs = [None] * self._n
         threads = [threading.Thread(target=self._replica, name=f"ember-replica-{i}",
-                                    args=(i, fn, args_per_replica[i], kwargs_per_replica[i], devices[i], outputs))
+                                    args=(i, fn, args_per_replica[i], kwargs_per_replica[i], outputs))
                    for i in range(self._n)]
         for t in threads:
             t.start()
@@ -56,16 +57,11 @@ class Lockstep:
             raise self._error[1]
         return outputs
 
-    def _replica(self, i, fn, args, kwargs, device_name, outputs):
-        context = _distribution_context.ReplicaContext(self._strategy, i, self._rendezvous)
+    def _replica(self, i, fn, args, kwargs, outputs):
         try:
             self._wait_for_turn(i)
-            _distribution_context.push(self._strategy, context)
-            try:
-                with device(device_name):
-                    outputs[i] = fn(*args, **kwargs)
-            finally:
-                _distribution_context.pop()
+            with self._replica_scope(i, self._rendezvous):
+                outputs[i] = fn(*args, **kwargs)
             self._finish(i)
         except _Aborted:
             pass
@@ -126,8 +122,7 @@ class Lockstep:
         if len(sizes) != 1:
             raise ValueError(f"a collective got structures of different sizes from the replicas: "
                              f"{[len(d) for d in self._deposits]} values")
-        collectives = self._strategy._collectives
-        per_leaf = [combine(collectives, [d[k] for d in self._deposits]) for k in range(sizes.pop())]
+        per_leaf = [combine(self._collectives, [d[k] for d in self._deposits]) for k in range(sizes.pop())]
         for j in range(self._n):
             self._results[j] = [leaf[j] for leaf in per_leaf]
         self._deposits = [None] * self._n

@@ -68,7 +68,7 @@ class Strategy:
 
     def _create_variable(self, next_creator, **kwargs):
         del next_creator  # the components are made by plain_variable; creators below see none of them
-        if _dc.current_replica() is not None:
+        if _dc.current_replica() is not None and self.num_replicas_in_sync > 1:
             raise RuntimeError(f"{type(self).__name__}: a variable was created inside strategy.run; create "
                                "variables in strategy.scope() before running the replicas")
         return self._mirrored_variable(**kwargs)
@@ -98,19 +98,26 @@ class Strategy:
         args_per_replica = [select_replica(i, tuple(args)) for i in range(n)]
         kwargs_per_replica = [select_replica(i, dict(kwargs)) for i in range(n)]
         if n == 1:
-            _dc.push(self, _dc.ReplicaContext(self, 0))
-            try:
-                with device(self._devices[0]):
-                    return fn(*args_per_replica[0], **kwargs_per_replica[0])
-            finally:
-                _dc.pop()
+            with self._replica_scope(0, None):
+                return fn(*args_per_replica[0], **kwargs_per_replica[0])
         if current_trace() is not None:
             raise NotImplementedError(
                 f"{type(self).__name__}.run with {n} replicas inside ember.function: each replica runs on its own "
                 "thread and a trace belongs to one thread. Call strategy.run eagerly (its ops still run "
                 "asynchronously); see docs/distributed.md")
-        outputs = Lockstep(self, n).run(fn, args_per_replica, kwargs_per_replica, self._devices)
+        outputs = Lockstep(n, self._replica_scope, self._collectives).run(fn, args_per_replica, kwargs_per_replica)
         return regroup(outputs)
+
+    @contextlib.contextmanager
+    def _replica_scope(self, replica_id, rendezvous):
+        """What replica ``replica_id`` runs in: its device, its replica context, and the
+        strategy's variable creator (which refuses new variables there, as TensorFlow does)."""
+        _dc.push(self, _dc.ReplicaContext(self, replica_id, rendezvous))
+        try:
+            with device(self._devices[replica_id]), variable_creator_scope(self._create_variable):
+                yield
+        finally:
+            _dc.pop()
 
     def reduce(self, reduce_op, value, axis=None):
         """Combines a per-replica ``value`` into one tensor (in the cross-replica context).
