@@ -332,6 +332,34 @@ def test_run_with_several_replicas_inside_a_function_is_refused(devices):
         step(ember.constant(1.0))
 
 
+@needs_two_devices
+def test_functions_with_mirrored_variables(devices):
+    strategy = D.MirroredStrategy(devices)
+    with strategy.scope():
+        w = ember.Variable([1.0, 2.0])
+
+    @ember.function
+    def scale_and_bump(x):
+        out = x * w
+        w.assign_add(x)
+        return out
+
+    @ember.function
+    def bump():
+        w.assign_add([1.0, 1.0])
+
+    bump()  # in the cross-replica context: every component
+    assert [c.numpy().tolist() for c in w.values] == [[2.0, 3.0]] * 2
+    # Each replica traces its own graph, which reads and writes its own component on its device.
+    x = D.PerReplica([ember.constant([1.0, 1.0]), ember.constant([2.0, 2.0])])
+    for _ in range(2):
+        out = strategy.run(scale_and_bump, args=(x,))
+    assert [o.device for o in out.values] == devices
+    assert [o.numpy().tolist() for o in out.values] == [[3.0, 4.0], [8.0, 10.0]]
+    assert [c.numpy().tolist() for c in w.values] == [[4.0, 5.0], [6.0, 7.0]]
+    assert scale_and_bump.trace_cache_stats()["traces"] == 2
+
+
 # --- Distributed datasets ---------------------------------------------------------
 @needs_two_devices
 def test_distributed_dataset_splits_each_batch(devices):
@@ -381,20 +409,27 @@ _OPTIMIZERS = {
 }
 
 
-def _train_mlp(strategy, make_optimizer, steps=4, aggregate=True):
-    """An MLP trained on the whole batch of 8 each step, split among the strategy's replicas."""
+def _train_mlp(strategy, make_optimizer, steps=4, aggregate=True, traced=False):
+    """An MLP trained on the whole batch of 8 each step, split among the strategy's replicas;
+    with `traced`, each replica computes its loss and gradients in an ember.function."""
     with strategy.scope():
         params = [ember.Variable(_W1, name="w1"), ember.Variable(np.zeros(8, np.float32), name="b1"),
                   ember.Variable(_W2, name="w2")]
         optimizer = make_optimizer()
 
-    def step(x, y):
+    def loss_and_gradients(x, y):
         w1, b1, w2 = params
         with ember.GradientTape() as tape:
             hidden = ember.nn.relu(ember.matmul(x, w1) + b1)
             per_example = ember.reduce_sum(ember.square(ember.matmul(hidden, w2) - y), axis=1)
             loss = ember.nn.compute_average_loss(per_example, global_batch_size=8)
-        grads = tape.gradient(loss, params)
+        return loss, tape.gradient(loss, params)
+
+    compute = ember.function(loss_and_gradients) if traced else loss_and_gradients
+
+    def step(x, y):
+        loss, grads = compute(x, y)
+        # The optimizer's sum across replicas is a collective: it runs eagerly (docs/distributed.md).
         optimizer.apply_gradients(zip(grads, params), skip_gradients_aggregation=not aggregate)
         return loss
 
@@ -407,7 +442,7 @@ def _train_mlp(strategy, make_optimizer, steps=4, aggregate=True):
 
 @needs_two_devices
 @pytest.mark.parametrize("optimizer", sorted(_OPTIMIZERS))
-def test_two_replicas_train_like_one_device(devices, optimizer):
+def test_two_replicas_train_like_one_device(devices, optimizer, mode):
     make = _OPTIMIZERS[optimizer]
     single, _, single_losses = _train_mlp(D.OneDeviceStrategy(devices[0]), make)
     mirrored, mirrored_optimizer, mirrored_losses = _train_mlp(D.MirroredStrategy(devices), make)
@@ -421,6 +456,11 @@ def test_two_replicas_train_like_one_device(devices, optimizer):
     # The optimizer's state is mirrored too, and counted one step per replica call.
     assert all(isinstance(v, D.MirroredVariable) for v in mirrored_optimizer.variables)
     assert [int(c) for c in mirrored_optimizer.iterations.values] == [4, 4]
+    traced, _, traced_losses = _train_mlp(D.MirroredStrategy(devices), make, traced=True)
+    np.testing.assert_allclose(traced_losses, single_losses, rtol=1e-5)
+    for one, two in zip(single, traced):
+        for component in two.values:
+            np.testing.assert_allclose(component.numpy(), one.numpy(), rtol=1e-5, atol=1e-6)
     # Without the sum across replicas each replica follows its own half: the check can fail.
     unsummed, _, _ = _train_mlp(D.MirroredStrategy(devices), make, aggregate=False)
     assert not np.allclose(unsummed[0].values[0].numpy(), single[0].numpy(), rtol=1e-5, atol=1e-6)

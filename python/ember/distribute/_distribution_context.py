@@ -13,7 +13,7 @@ lockstep] in _lockstep.py), which pushes its replica context.
 
 import threading
 
-from ember import nest
+from ember import _context, nest
 from ember._creation import constant
 from ember.distribute._reduce_op import ReduceOp
 
@@ -89,6 +89,23 @@ def current_replica():
         return None
     return top.strategy, top.replica_context._replica_id
 
+
+# Note [Traces per replica]: an ember.function binds, when it traces, the
+# variables it reads and the devices its ops run on. A MirroredVariable read
+# in replica i binds replica i's component, under replica i's device scope.
+# So each replica of a multi-replica run needs a trace of its own: this
+# key, added to the function's trace cache key (Note [Layer hooks] in
+# ember/_context.py), keeps them apart. Outside such a run it is None and
+# the key is unchanged.
+def _trace_key_extra():
+    replica = current_replica()
+    if replica is None or replica[0].num_replicas_in_sync == 1:
+        return None
+    strategy, replica_id = replica
+    return ("replica", replica_id, strategy.extended.worker_devices[replica_id])
+
+
+_context.trace_key_extra = _trace_key_extra
 
 _default = []
 
