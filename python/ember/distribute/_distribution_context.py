@@ -107,6 +107,13 @@ def _trace_key_extra():
 
 _context.trace_key_extra = _trace_key_extra
 
+
+def _replicas_in_sync():
+    return None if in_cross_replica_context() else get_replica_context().num_replicas_in_sync
+
+
+_context.replicas_in_sync = _replicas_in_sync  # for ember.nn.compute_average_loss
+
 _default = []
 
 

@@ -7,7 +7,7 @@ from ember.distribute._reduce_op import ReduceOp
 
 def sum_gradients_across_replicas(optimizer, grads):
     """Inside a replica of a multi-replica strategy, every replica gets the sum of all replicas'
-    gradients (Note [Summed gradients] in _loss_scaling.py); elsewhere the gradients are returned
+    gradients (Note [Summed gradients] in ember/_loss_scaling.py); elsewhere the gradients are returned
     as they are. A None gradient must be None in every replica."""
     replica = _dc.current_replica()
     if replica is None or replica[0].num_replicas_in_sync == 1:

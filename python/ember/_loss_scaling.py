@@ -7,15 +7,16 @@ is the mean over the whole batch, and N replicas take the same step as one
 device on the whole batch.
 """
 
+from ember import _context
 from ember._creation import convert_to_tensor
 from ember._generated import ops
-from ember.distribute import _distribution_context as _dc
 
 
 def _num_replicas(what):
-    if _dc.in_cross_replica_context():
+    count = _context.replicas_in_sync()  # set by ember.distribute (Note [Layer hooks] in _context.py)
+    if count is None:
         raise RuntimeError(f"{what} was called in the cross-replica context; call it inside strategy.run")
-    return _dc.get_replica_context().num_replicas_in_sync
+    return count
 
 
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
