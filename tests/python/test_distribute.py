@@ -244,6 +244,18 @@ def test_mirrored_variable_components_and_assignment(devices):
 
 
 @needs_two_devices
+def test_checkpoint_round_trip_restores_every_component(devices, tmp_path):
+    strategy = D.MirroredStrategy(devices)
+    with strategy.scope():
+        v = ember.Variable([1.0, 2.0])
+    checkpoint = ember.train.Checkpoint(v=v)
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    v.assign([5.0, 6.0])
+    checkpoint.restore(path)
+    assert [c.numpy().tolist() for c in v.values] == [[1.0, 2.0]] * 2
+
+
+@needs_two_devices
 def test_run_hands_each_replica_its_values_and_reduce_combines_them(devices):
     strategy = D.MirroredStrategy(devices)
     x = D.PerReplica([ember.constant([1.0, 2.0]), ember.constant([3.0, 5.0])])
