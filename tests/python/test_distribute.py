@@ -333,6 +333,21 @@ def test_replica_failures_reach_the_caller(devices):
 
 
 @needs_two_devices
+def test_asynchronous_kernel_errors_in_a_replica_reach_the_caller(devices, async_mode):
+    strategy = D.MirroredStrategy(devices)
+    with strategy.scope():
+        v = ember.Variable([1.0, 2.0])
+
+    def step(x):
+        v.assign(ember.debugging.check_numerics(x, "replica input"))  # fails in the kernel, on replica 1
+
+    x = D.PerReplica([ember.constant([3.0, 4.0]), ember.constant([np.nan, 4.0])])
+    with pytest.raises(ember.errors.InvalidArgumentError, match="replica input"):
+        strategy.run(step, args=(x,))
+    assert [c.numpy().tolist() for c in v.values] == [[3.0, 4.0], [1.0, 2.0]]  # the failed write kept the value
+
+
+@needs_two_devices
 def test_run_with_several_replicas_inside_a_function_is_refused(devices):
     strategy = D.MirroredStrategy(devices)
 

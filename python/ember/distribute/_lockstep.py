@@ -2,6 +2,7 @@
 
 import threading
 
+from ember import _C
 from ember._context import current_trace
 
 # Note [Replicas in lockstep]: strategy.run calls the function once per
@@ -17,6 +18,12 @@ from ember._context import current_trace
 # order of ops (and so the results) deterministic. The devices still work
 # in parallel: ops are enqueued asynchronously, so replica 1's ops are
 # issued while replica 0's kernels run.
+#
+# Asynchronous kernel errors are reported to the thread that issued the
+# op, so each replica thread waits for the devices (ember.sync) after it
+# has handed over its turn, and a failure there fails the run; otherwise a
+# failed update would be lost with the thread. run() therefore returns once
+# the step's kernels have run: replicas overlap each other, not the next step.
 #
 # Per-thread state (device scope, tapes, the distribution context) is set
 # up on each replica thread. A trace of ember.function belongs to one
@@ -46,13 +53,17 @@ class Lockstep:
 
     def run(self, fn, args_per_replica, kwargs_per_replica):
         outputs = [None] * self._n
-        threads = [threading.Thread(target=self._replica, name=f"ember-replica-{i}",
+        threads = [threading.Thread(target=self._replica, name=f"ember-replica-{i}", daemon=True,
                                     args=(i, fn, args_per_replica[i], kwargs_per_replica[i], outputs))
                    for i in range(self._n)]
         for t in threads:
             t.start()
-        for t in threads:
-            t.join()
+        try:
+            for t in threads:
+                t.join()
+        except BaseException as error:  # noqa: B036 - Ctrl-C: stop the replicas at their next turn
+            self._fail(-1, error)
+            raise
         if self._error is not None:
             raise self._error[1]
         return outputs
@@ -63,6 +74,7 @@ class Lockstep:
             with self._replica_scope(i, self._rendezvous):
                 outputs[i] = fn(*args, **kwargs)
             self._finish(i)
+            _C.sync()  # this thread's asynchronous kernel errors
         except _Aborted:
             pass
         except BaseException as error:  # noqa: B036 - handed to the caller's thread
