@@ -279,8 +279,9 @@ def test_run_hands_each_replica_its_values_and_reduce_combines_them(devices):
     np.testing.assert_allclose(strategy.reduce("MEAN", out["y"], axis=0).numpy(), 6.0)
     np.testing.assert_allclose(strategy.reduce("MAX", out["y"], axis=0).numpy(), 11.0)
     np.testing.assert_allclose(strategy.gather(out["y"], axis=0).numpy(), [2.0, 4.0, 7.0, 11.0])
-    plain = ember.constant(3.0)
-    assert float(strategy.reduce("MEAN", plain, axis=None)) == 3.0
+    plain = ember.constant([3.0, 5.0])
+    assert strategy.reduce("MEAN", plain, axis=None) is plain
+    assert float(strategy.reduce("MEAN", plain, axis=0)) == 4.0
     with pytest.raises(ValueError, match="plain"):
         strategy.reduce("SUM", plain, axis=None)
 

@@ -129,12 +129,14 @@ class Strategy:
     def _reduce_one(self, op, value, axis):
         parts = list(local_results(value))
         distributed = len(parts) > 1 or isinstance(value, PerReplica)
-        if not distributed and self.num_replicas_in_sync > 1:
-            # The same value in every replica (TensorFlow's rule for a plain tensor).
-            if op is ReduceOp.SUM:
-                raise ValueError(f"{type(self).__name__}.reduce: a plain (not per-replica) value cannot be "
-                                 "summed across replicas; pass a PerReplica value")
-            parts = parts * self.num_replicas_in_sync
+        if not distributed and self.num_replicas_in_sync > 1 and op is ReduceOp.SUM:
+            # A plain value stands for the same value in every replica (TensorFlow's rule):
+            # its MEAN, MAX and MIN are itself, and a SUM is refused.
+            raise ValueError(f"{type(self).__name__}.reduce: a plain (not per-replica) value cannot be "
+                             "summed across replicas; pass a PerReplica value")
+        if distributed and len(parts) != self.num_replicas_in_sync:
+            raise ValueError(f"{type(self).__name__}.reduce: a value with {len(parts)} parts for "
+                             f"{self.num_replicas_in_sync} replicas")
         count = None
         if axis is not None:
             if op is ReduceOp.MEAN:
@@ -143,13 +145,10 @@ class Strategy:
                        ReduceOp.MAX: ops.reduce_max, ReduceOp.MIN: ops.reduce_min}[op]
             parts = [reducer(p, axis) for p in parts]
             op = ReduceOp.SUM if op is ReduceOp.MEAN else op
-        destination = _C._current_device_scope() or self._devices[0]
         if len(parts) == 1:
             out = parts[0]
-        elif len(parts) == len(self._devices):
-            out = self._collectives.reduce(parts, op, destination)
-        else:  # the default strategy, or a plain value: combine where we are
-            out = LocalCollectives([destination] * len(parts)).reduce(parts, op, destination)
+        else:
+            out = self._collectives.reduce(parts, op, _C._current_device_scope() or self._devices[0])
         return out if count is None else out / ops.cast(count, out.dtype)
 
     def gather(self, value, axis):
