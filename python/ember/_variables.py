@@ -41,7 +41,7 @@ def variable_creator_scope(variable_creator):
     try:
         yield
     finally:
-        stack.remove(variable_creator)
+        stack.pop()
 
 
 class _VariableType(type):

@@ -402,6 +402,10 @@ def test_distributed_dataset_splits_each_batch(devices):
     np.testing.assert_array_equal(x.values[0].numpy(), features[:2])
     np.testing.assert_array_equal(x.values[1].numpy(), features[2:4])
     np.testing.assert_array_equal(y.values[1].numpy(), labels[2:4])
+    iterator = iter(strategy.experimental_distribute_dataset(ds))
+    np.testing.assert_array_equal(iterator.get_next()["x"].values[1].numpy(), features[2:4])
+    with pytest.raises(StopIteration):
+        iterator.get_next()
     odd = ember.data.Dataset.from_tensor_slices(features).batch(3)
     with pytest.raises(ValueError, match="does not split evenly among 2 replicas"):
         next(iter(strategy.experimental_distribute_dataset(odd)))

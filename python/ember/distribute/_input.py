@@ -37,7 +37,7 @@ class DistributedDataset:
         self._dataset = dataset
 
     def __iter__(self):
-        return _DistributedIterator(iter(self._dataset), self._split)
+        return _DistributedIterator(iter(self._dataset), lambda elements: self._split(next(elements)))
 
     def _split(self, element):
         devices = self._strategy.extended.worker_devices
@@ -76,27 +76,28 @@ class DistributedDatasetFromFunction:
         self._dataset = dataset_fn(InputContext(1, 0, n))
 
     def __iter__(self):
-        return _DistributedIterator(iter(self._dataset), None, self._strategy)
+        return _DistributedIterator(iter(self._dataset), self._next_per_replica)
+
+    def _next_per_replica(self, elements):
+        devices = self._strategy.extended.worker_devices
+        # A short tail (fewer elements than replicas) ends the iteration, so every replica gets a batch.
+        batches = [next(elements) for _ in devices]
+        return regroup([nest.map_structure(lambda v, d=d: _on(d, v), b) for d, b in zip(devices, batches)])
 
 
 class _DistributedIterator:
-    """Yields distributed elements until the dataset ends (``get_next`` is TensorFlow's spelling)."""
+    """Yields distributed elements until the dataset ends (``get_next`` is TensorFlow's spelling);
+    ``next_element(iterator)`` makes one from the dataset's iterator."""
 
-    def __init__(self, iterator, split_element, strategy=None):
+    def __init__(self, iterator, next_element):
         self._iterator = iterator
-        self._split_element = split_element
-        self._strategy = strategy
+        self._next_element = next_element
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        if self._split_element is not None:
-            return self._split_element(next(self._iterator))
-        devices = self._strategy.extended.worker_devices
-        # A short tail (fewer elements than replicas) ends the iteration, so every replica gets a batch.
-        elements = [next(self._iterator) for _ in devices]
-        return regroup([nest.map_structure(lambda v, d=d: _on(d, v), e) for d, e in zip(devices, elements)])
+        return self._next_element(self._iterator)
 
     def get_next(self):
         return next(self)
