@@ -53,7 +53,7 @@ from ember._strings._dispatch import (  # noqa: E402,F811
     concat, equal, expand_dims, gather, identity, not_equal, rank, reshape, shape, size, squeeze, stack, tile,
     transpose, unstack)
 from ember._name_scope import get_current_name_scope, name_scope  # noqa: E402
-from ember._variables import Variable  # noqa: E402
+from ember._variables import Variable, variable_creator_scope  # noqa: E402
 from ember.autodiff import GradientTape, UnconnectedGradients, custom_gradient  # noqa: E402
 from ember import nest  # noqa: E402
 from ember.function import init_scope  # noqa: E402
@@ -86,6 +86,7 @@ from ember import strings  # noqa: E402 - tf.strings: host-side string ops
 from ember import io  # noqa: E402 - tf.io: files, CSV, TFRecords, serialized tensors
 from ember import data  # noqa: E402 - tf.data: input pipelines
 from ember import train  # noqa: E402 - tf.train: checkpoints
+from ember import distribute  # noqa: E402 - tf.distribute: strategies over several devices
 from ember import summary  # noqa: E402 - tf.summary: TensorBoard event files
 from ember import saved_model  # noqa: E402 - tf.saved_model: modules with their functions
 from ember import profiler  # noqa: E402 - tf.profiler.experimental

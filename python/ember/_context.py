@@ -41,6 +41,15 @@ def _no_variable_creation(initial_value):
 # watched on the thread's tapes; recording_paused() is a context manager.
 variable_read = None
 recording_paused = contextlib.nullcontext
+# Set by ember.distribute: trace_key_extra() is None, or a value that
+# ember.function adds to its trace cache key, so that the replicas of a
+# strategy's run each trace their own graph (Note [Traces per replica] in
+# distribute/_distribution_context.py).
+trace_key_extra = lambda: None  # noqa: E731
+# Set by ember.distribute: replicas_in_sync() is the number of replicas that
+# sum their gradients, or None in the cross-replica context (ember.nn's loss
+# scaling, python/ember/_loss_scaling.py, sits below the strategies).
+replicas_in_sync = lambda: 1  # noqa: E731
 # Set by function.py: a context manager, entered by Variable() inside a trace,
 # that checks the trace may create the variable and runs its block eagerly.
 variable_creation_in_trace = _no_variable_creation

@@ -13,8 +13,68 @@ from ember._creation import convert_to_tensor
 from ember._generated import ops
 from ember._name_scope import get_current_name_scope
 
+# Note [Variable creators]: ``ember.variable_creator_scope(creator)`` makes
+# ``ember.Variable(...)`` call ``creator(next_creator, **kwargs)`` instead of
+# building a plain variable, as tf.variable_creator_scope does. A
+# distribution strategy's scope uses it to turn every variable made inside
+# into a MirroredVariable (python/ember/distribute/). The stack is per
+# thread; ``next_creator`` is the next creator down, the plain constructor last.
+_creators = threading.local()
+_INIT_PARAMETERS = ("initial_value", "trainable", "validate_shape", "caching_device", "name", "variable_def",
+                    "dtype", "import_scope", "constraint", "synchronization", "aggregation", "shape")
 
-class Variable:
+
+def _creator_stack():
+    stack = getattr(_creators, "stack", None)
+    if stack is None:
+        stack = _creators.stack = []
+    return stack
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """Inside the block, ``ember.Variable(**kwargs)`` calls ``variable_creator(next_creator, **kwargs)``
+    (``tf.variable_creator_scope``); the creator may call ``next_creator(**kwargs)`` to build the
+    variable the usual way, and return it or something that stands for it."""
+    stack = _creator_stack()
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+class _VariableType(type):
+    """Routes ``Variable(...)`` through the thread's creators (Note [Variable creators])."""
+
+    def __call__(cls, *args, **kwargs):
+        stack = getattr(_creators, "stack", None)
+        if cls is not Variable or not stack:
+            return super().__call__(*args, **kwargs)
+        if len(args) > len(_INIT_PARAMETERS):
+            raise TypeError(f"Variable() takes at most {len(_INIT_PARAMETERS)} arguments ({len(args)} given)")
+        for key, value in zip(_INIT_PARAMETERS, args):
+            if key in kwargs:
+                raise TypeError(f"Variable() got multiple values for argument '{key}'")
+            kwargs[key] = value
+        return _creator_chain(list(stack), plain_variable)(**kwargs)
+
+
+def plain_variable(**kwargs):
+    """An ember.Variable made by its constructor alone, past any creators in scope."""
+    return type.__call__(Variable, **kwargs)
+
+
+def _creator_chain(creators, plain):
+    """A callable that runs the innermost creator with the rest of the chain as its next_creator."""
+    if not creators:
+        return plain
+    inner = creators[-1]
+    rest = _creator_chain(creators[:-1], plain)
+    return lambda **kwargs: inner(rest, **kwargs)
+
+
+class Variable(metaclass=_VariableType):
     """A named, mutable tensor, usable wherever a tensor is (``tf.Variable``).
 
     The value lives on the device that was current when the variable was

@@ -951,6 +951,9 @@ class Function:
         else:
             params = [] if trace_specs else [v if type(v) is Tensor else _as_tensor(v) for v in leaves]
             specs = None
+        extra = _context.trace_key_extra()  # Note [Layer hooks] in _context.py
+        if extra is not None:
+            key = key + (extra,)
         with self._lock:
             concrete = self._concrete.get(key)
             if concrete is None and self._reduce_retracing:

@@ -16,6 +16,7 @@ from ember._generated.nn import __all__ as _generated_all
 
 from ember._random import dropout  # noqa: E402,F401 - built from the random ops
 from ember._nn3d import avg_pool3d, conv3d, max_pool3d  # noqa: E402,F401 - built from the 2-D ops
+from ember._loss_scaling import compute_average_loss, scale_regularization_loss  # noqa: E402,F401
 from ember import _creation, dtypes as _dtypes, _movement, _selection
 from ember._strings import _dispatch
 

@@ -27,13 +27,14 @@ LAYERS = [
              "ember._strings._fingerprint", "ember._strings._numbers", "ember._strings._pieces",
              "ember._strings._text_ops",
              "ember._decompositions", "ember._matrix_composites", "ember._matrix_norms", "ember._clipping",
-             "ember._nn3d", "ember.einsum", "ember.math", "ember.nn", "ember.linalg", "ember.signal", "ember.image",
+             "ember._nn3d", "ember._loss_scaling", "ember.einsum", "ember.math", "ember.nn", "ember.linalg",
+             "ember.signal", "ember.image",
              "ember.bitwise", "ember.debugging", "ember.random", "ember.strings", "ember.sparse", "ember.ragged"]),
     ("variables", ["ember._variables"]),
     ("programs", ["ember.autodiff", "ember._grads", "ember.function", "ember._control_flow", "ember._autograph",
                   "ember._tensor_array", "ember._functional_ops", "ember._py_function", "ember._printing"]),
     ("library", ["ember._module", "ember.initializers", "ember.optimizers", "ember.train", "ember.saved_model",
-                 "ember.io", "ember.data", "ember.experimental"]),
+                 "ember.io", "ember.data", "ember.experimental", "ember.distribute"]),
     # The package's __init__ re-exports everything; Keras is written against that public API.
     ("api", ["ember", "ember.keras"]),
 ]

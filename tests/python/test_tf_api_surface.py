@@ -505,7 +505,7 @@ TF_SIGNATURES = {
 TF_NAMES = {
     '': [
         'DType', 'GradientTape', 'Module', 'Tensor', 'TensorArray', 'TensorShape', 'TensorSpec', 'UnconnectedGradients',
-        'Variable', 'RaggedTensor', 'SparseTensor', 'ragged', 'sparse', 'abs', 'foldl', 'foldr', 'map_fn',
+        'Variable', 'variable_creator_scope', 'distribute', 'RaggedTensor', 'SparseTensor', 'ragged', 'sparse', 'abs', 'foldl', 'foldr', 'map_fn',
         'numpy_function', 'py_function', 'scan', 'switch_case',
         'vectorized_map',
         'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'argsort', 'as_dtype', 'asin', 'asinh', 'atan',
@@ -591,6 +591,7 @@ TF_NAMES = {
     ],
     'nest': ['flatten', 'is_nested', 'map_structure', 'pack_sequence_as'],
     'nn': [
+        'compute_average_loss', 'scale_regularization_loss',
         'avg_pool', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_normalization', 'bias_add', 'conv1d', 'conv2d',
         'conv2d_transpose', 'conv3d',
         'depthwise_conv2d', 'dropout', 'elu', 'embedding_lookup', 'gelu', 'leaky_relu', 'log_softmax', 'max_pool',
@@ -618,6 +619,9 @@ TF_NAMES = {
     'strings': ['as_string', 'bytes_split', 'format', 'join', 'length', 'lower', 'reduce_join', 'regex_full_match',
                 'regex_replace', 'split', 'strip', 'substr', 'to_hash_bucket_fast', 'to_number', 'unicode_decode',
                 'unicode_encode', 'upper'],
+    'distribute': ['InputContext', 'MirroredStrategy', 'OneDeviceStrategy', 'ReduceOp', 'ReplicaContext',
+                   'Strategy', 'StrategyExtended', 'get_cross_replica_context', 'get_replica_context',
+                   'get_strategy', 'has_strategy', 'in_cross_replica_context'],
     'io': ['TFRecordOptions', 'TFRecordWriter', 'decode_csv', 'decode_raw', 'gfile', 'parse_tensor', 'read_file',
            'serialize_tensor', 'write_file'],
     'io.gfile': ['GFile', 'copy', 'exists', 'glob', 'isdir', 'join', 'listdir', 'makedirs', 'mkdir', 'remove',
@@ -652,6 +656,10 @@ EXTENSIONS = {
                # What the build links (TensorFlow: tf.sysconfig.get_build_info()).
                "build_info"},
     "dtypes": {"ALL_DTYPES"},
+    # The collectives backend interface and its in-process implementation (TensorFlow's
+    # CrossDeviceOps plays that part); the distributed values strategy.run returns and
+    # mirrored variables (TensorFlow has them, but not under tf.distribute).
+    "distribute": {"Collectives", "LocalCollectives", "MirroredVariable", "PerReplica"},
     "autodiff": {"UnconnectedGradients", "custom_gradient"},  # tf.UnconnectedGradients, tf.custom_gradient
 }
 
@@ -745,5 +753,5 @@ def test_implementation_details_are_not_public(path):
 def test_tensorflow_namespaces_present():
     for name in ("math", "nn", "linalg", "random", "data", "config", "keras", "dtypes", "errors", "nest",
                  "bitwise", "debugging", "autodiff", "initializers", "optimizers", "raw_ops", "train",
-                 "saved_model", "summary"):
+                 "saved_model", "summary", "distribute"):
         assert inspect.ismodule(getattr(ember, name)), name

@@ -6,6 +6,7 @@ from ember import nest
 from ember.autodiff._tape import GradientTape
 from ember._creation import constant
 from ember.device import device
+from ember.distribute._optimizer_support import sum_gradients_across_replicas
 from ember.function import init_scope
 from ember._generated import ops
 from ember._movement import zeros_like
@@ -87,7 +88,11 @@ class Optimizer:
             with init_scope(), device(variable.device):
                 value = zeros_like(variable.read_value()) if initial == 0.0 else (
                     zeros_like(variable.read_value()) + initial)
-                slots[name] = Variable(value, trainable=False, name=f"{variable.name}/{name}")
+                # A mirrored variable's slots are mirrored on the same devices.
+                make_slot = getattr(variable, "_ember_make_slot_", None)
+                slot_name = f"{variable.name}/{name}"
+                slots[name] = (make_slot(value, slot_name) if make_slot is not None
+                               else Variable(value, trainable=False, name=slot_name))
             self._slot_owners[id(variable)] = variable
         return slots[name]
 
@@ -133,8 +138,9 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False):
         """Applies one update per (gradient, variable) pair; a None gradient skips its variable.
-        Returns ``iterations`` after the step."""
-        del name, skip_gradients_aggregation
+        Returns ``iterations`` after the step. Inside ``strategy.run`` the gradients are first
+        summed across the replicas, unless ``skip_gradients_aggregation``."""
+        del name
         pairs = list(grads_and_vars)
         for _, v in pairs:
             if not isinstance(v, Variable):
@@ -142,7 +148,10 @@ class Optimizer:
             if not v.dtype.is_floating:
                 raise TypeError(f"{type(self).__name__}.apply_gradients: variable {v.name} has dtype "
                                 f"{v.dtype.name}; only floating variables can be trained")
-        grads = self._clip([g for g, _ in pairs])
+        grads = [g for g, _ in pairs]
+        if not skip_gradients_aggregation:
+            grads = sum_gradients_across_replicas(self, grads)
+        grads = self._clip(grads)
         cache = {}  # per dtype: the step's scalars
         for g, v in zip(grads, (v for _, v in pairs)):
             if g is None:

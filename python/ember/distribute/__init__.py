@@ -1,0 +1,23 @@
+"""ember.distribute: data-parallel training over several devices (``tf.distribute``).
+
+In-process only for now: MirroredStrategy runs one replica per local device
+and combines values with LocalCollectives. docs/distributed.md describes the
+layer and what is not built yet.
+"""
+
+from ember.distribute._collectives import Collectives, LocalCollectives
+from ember.distribute._distribution_context import (
+    ReplicaContext, get_cross_replica_context, get_replica_context, get_strategy, has_strategy,
+    in_cross_replica_context)
+from ember.distribute._input import InputContext
+from ember.distribute._mirrored_strategy import MirroredStrategy, OneDeviceStrategy
+from ember.distribute._mirrored_variable import MirroredVariable
+from ember.distribute._reduce_op import ReduceOp
+from ember.distribute._strategy import Strategy, StrategyExtended
+from ember.distribute._values import PerReplica
+
+__all__ = [
+    "Collectives", "InputContext", "LocalCollectives", "MirroredStrategy", "MirroredVariable", "OneDeviceStrategy",
+    "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "StrategyExtended", "get_cross_replica_context",
+    "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context",
+]

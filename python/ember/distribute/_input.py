@@ -1,0 +1,103 @@
+"""Distributed datasets: the batches of an ember.data pipeline handed out to the replicas."""
+
+from ember import nest
+from ember._generated import ops
+from ember._movement import split
+from ember.device import device
+from ember.distribute._values import regroup
+
+
+class InputContext:
+    """What ``dataset_fn`` learns in ``distribute_datasets_from_function`` (``tf.distribute.InputContext``).
+    In one process there is one input pipeline; several processes will each have their own."""
+
+    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
+        self.num_input_pipelines = num_input_pipelines
+        self.input_pipeline_id = input_pipeline_id
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+    def get_per_replica_batch_size(self, global_batch_size):
+        if global_batch_size % self.num_replicas_in_sync:
+            raise ValueError(f"the global batch size ({global_batch_size}) is not divisible by the number of "
+                             f"replicas ({self.num_replicas_in_sync})")
+        return global_batch_size // self.num_replicas_in_sync
+
+    def __repr__(self):
+        return (f"InputContext(num_input_pipelines={self.num_input_pipelines}, input_pipeline_id="
+                f"{self.input_pipeline_id}, num_replicas_in_sync={self.num_replicas_in_sync})")
+
+
+class DistributedDataset:
+    """``strategy.experimental_distribute_dataset(dataset)``: iterating yields each element of
+    ``dataset`` (a global batch) split along its first dimension into one equal slice per
+    replica, each on its replica's device; tensors become PerReplica values."""
+
+    def __init__(self, strategy, dataset):
+        self._strategy = strategy
+        self._dataset = dataset
+
+    def __iter__(self):
+        return _DistributedIterator(iter(self._dataset), lambda elements: self._split(next(elements)))
+
+    def _split(self, element):
+        devices = self._strategy.extended.worker_devices
+        n = len(devices)
+        per_leaf = [_split_leaf(leaf, n) for leaf in nest.flatten(element)]
+        per_replica = [nest.pack_sequence_as(element, [_on(devices[i], pieces[i]) for pieces in per_leaf])
+                       for i in range(n)]
+        return regroup(per_replica)
+
+
+def _split_leaf(leaf, n):
+    if not hasattr(leaf, "shape") or len(leaf.shape) == 0:
+        raise ValueError(f"experimental_distribute_dataset: an element of shape {getattr(leaf, 'shape', ())} "
+                         "has no batch dimension to split among replicas; batch the dataset first")
+    batch = leaf.shape[0]
+    if batch % n:
+        raise ValueError(f"experimental_distribute_dataset: a batch of {batch} does not split evenly among {n} "
+                         "replicas; use a global batch size divisible by num_replicas_in_sync, and "
+                         "batch(..., drop_remainder=True) if the last batch is short")
+    return split(leaf, n, axis=0) if n > 1 else [leaf]
+
+
+def _on(device_name, value):
+    with device(device_name):
+        return ops.identity(value)
+
+
+class DistributedDatasetFromFunction:
+    """``strategy.distribute_datasets_from_function(dataset_fn)``: ``dataset_fn`` runs once with
+    an InputContext and returns a dataset of per-replica batches; replica i gets every
+    (i mod num_replicas)-th element."""
+
+    def __init__(self, strategy, dataset_fn):
+        self._strategy = strategy
+        n = strategy.num_replicas_in_sync
+        self._dataset = dataset_fn(InputContext(1, 0, n))
+
+    def __iter__(self):
+        return _DistributedIterator(iter(self._dataset), self._next_per_replica)
+
+    def _next_per_replica(self, elements):
+        devices = self._strategy.extended.worker_devices
+        # A short tail (fewer elements than replicas) ends the iteration, so every replica gets a batch.
+        batches = [next(elements) for _ in devices]
+        return regroup([nest.map_structure(lambda v, d=d: _on(d, v), b) for d, b in zip(devices, batches)])
+
+
+class _DistributedIterator:
+    """Yields distributed elements until the dataset ends (``get_next`` is TensorFlow's spelling);
+    ``next_element(iterator)`` makes one from the dataset's iterator."""
+
+    def __init__(self, iterator, next_element):
+        self._iterator = iterator
+        self._next_element = next_element
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._next_element(self._iterator)
+
+    def get_next(self):
+        return next(self)
