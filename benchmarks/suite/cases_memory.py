@@ -86,10 +86,8 @@ def run(ctx, name, workload, description, tolerance):
                         "resident set after import and build (Note [Peak memory], cases_memory.py)."]}
     start = time.perf_counter()
     entries = []
-    for framework in ALL:
+    for framework in (f for f in ALL if f in ctx.peers.wanted):
         entry = {"impl": framework, "framework": framework, "ember": framework == "ember", "compiled": False}
-        if framework not in ctx.peers.wanted:
-            continue
         # Loaded here too, only to skip it with the suite's reason and list its version in the header.
         if ctx.peers.get(framework) is None:
             entry["skipped"] = ctx.peers.skipped[framework]
