@@ -39,7 +39,10 @@ class Spec:
     which --only must be able to skip."""
     group: str
     name: str
-    build: Callable[[], Case]
+    build: Optional[Callable[[], Case]]
+    # Runs the whole case and returns its record, for a case that is not
+    # timed (memory: cases_memory.py); None: runner.run builds and times it.
+    run: Optional[Callable[[], dict]] = None
 
     @property
     def key(self):

@@ -21,7 +21,9 @@ def _update_docs_page(results):
         return "docs/benchmarks.md has no results markers"
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
+    memory = report.memory_table(results["cases"])
     body = "\n".join(["", report.header(results), "", report.summary_table(results["cases"]), "",
+                      *(["Peak memory:", "", memory, ""] if memory else []),
                       "Failures and mismatches: " + report.problems(results), ""])
     DOCS_PAGE.write_text(head + BEGIN + body + END + tail, encoding="utf-8")
     return "updated docs/benchmarks.md"

@@ -16,6 +16,10 @@ def fmt_ratio(r):
     return "-" if r is None else f"{r:.2f}x"
 
 
+def fmt_bytes(n):
+    return "-" if n is None else f"{n / 2**20:.1f} MiB"
+
+
 def _status(entry):
     if "error" in entry:
         return "FAILED: " + entry["error"]
@@ -48,6 +52,8 @@ def memcpy_gbps(records):
 
 
 def case_lines(record, memcpy=None):
+    if record.get("kind") == "memory":
+        return memory_lines(record)
     unit = record.get("unit", "call")
     lines = [f"[{record['group']}] {record['name']}  ({record.get('wall_s', '?')} s, load "
              f"{record.get('load_before')} -> {record.get('load_after')})"]
@@ -74,7 +80,69 @@ def case_lines(record, memcpy=None):
     return lines
 
 
+def _allocator_peak(entry):
+    """The allocator's peak and what it added over the tensors held after the build."""
+    a = entry.get("allocator")
+    if not a:
+        return "-"
+    if a["peak_since"] != "baseline":
+        return f"{fmt_bytes(a['peak'])} (since {a['peak_since']})"
+    return f"{fmt_bytes(a['peak'])} (+{fmt_bytes(a['peak'] - a['baseline_in_use'])})"
+
+
+def _memory_status(entry):
+    return "reference for the check" if entry.get("reference") else _status(entry)
+
+
+def _target(row, ratio, met, peer):
+    return f"{fmt_ratio(row[ratio])} of {row[peer]}: {'met' if row[met] else 'NOT met'}"
+
+
+def memory_lines(record):
+    lines = [f"[{record['group']}] {record['name']}  ({record.get('wall_s', '?')} s, load "
+             f"{record.get('load_before')} -> {record.get('load_after')})"]
+    for e in record.get("results", []):
+        if "peak_rss" in e:
+            reset = "" if e.get("hwm_reset") else " (high-water mark not reset: build included)"
+            text = (f"peak RSS {fmt_bytes(e['peak_rss']):>10}  after build {fmt_bytes(e['baseline_rss']):>10}  "
+                    f"increase {fmt_bytes(e['peak_increase']):>10}  allocator peak {_allocator_peak(e)}{reset}  ")
+        else:
+            text = ""
+        lines.append(f"  {e['impl']:<12} {text}{_memory_status(e)}")
+    for row in record.get("ember_vs_peers", []):
+        lines.append(f"  => {row['impl']} (target: peak <= lowest peer's): peak RSS "
+                     f"{_target(row, 'ratio_peak_rss', 'target_met', 'lowest_peer')}; increase "
+                     f"{_target(row, 'ratio_peak_increase', 'target_met_increase', 'lowest_peer_by_increase')}")
+    for m in record.get("mismatches", []):
+        lines.append(f"  !! OUTPUT MISMATCH: {m}")
+    for f in record.get("failures", []):
+        lines.append(f"  !! FAILED: {f}")
+    return lines
+
+
 # --- Markdown ------------------------------------------------------------------
+
+
+def memory_table(records):
+    """The memory cases: one row per framework, then the target row; "" when the run had none."""
+    memory = [r for r in records if r.get("kind") == "memory"]
+    if not memory:
+        return ""
+    rows = ["| case | framework | peak RSS | after import | after build | peak increase | allocator peak "
+            "| check |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in memory:
+        for e in r.get("results", []):
+            reset = "" if e.get("hwm_reset", True) else " (mark not reset: build included)"
+            rows.append(f"| {_cell(r['name'])} | {_cell(e['impl'])} | {fmt_bytes(e.get('peak_rss'))}{reset} | "
+                        f"{fmt_bytes(e.get('import_rss'))} | {fmt_bytes(e.get('baseline_rss'))} | "
+                        f"{fmt_bytes(e.get('peak_increase'))} | {_allocator_peak(e)} | {_cell(_memory_status(e))} |")
+        for row in r.get("ember_vs_peers", []):
+            rows.append(f"| {_cell(r['name'])} | **target: {row['impl']} peak <= lowest peer's** | "
+                        f"{_target(row, 'ratio_peak_rss', 'target_met', 'lowest_peer')} | - | - | "
+                        f"{_target(row, 'ratio_peak_increase', 'target_met_increase', 'lowest_peer_by_increase')}"
+                        " | - | - |")
+    return "\n".join(rows)
 
 
 def _cell(text):
@@ -87,6 +155,8 @@ def summary_table(records):
             "| fastest peer of the same kind | ratio | vs numpy | throughput | check |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
+        if r.get("kind") == "memory":  # memory_table's
+            continue
         entries = {e["impl"]: e for e in r.get("results", [])}
         if "error" in r and not entries:
             rows.append(f"| {r['group']} | {_cell(r['name'])} |" + " - |" * 10 + f" CASE FAILED: {_cell(r['error'])} |")
@@ -118,6 +188,8 @@ def detail_tables(records):
     memcpy = memcpy_gbps(records)
     out = []
     for r in records:
+        if r.get("kind") == "memory":  # memory_table's
+            continue
         out.append(f"### {r['group']}: {r['name']}\n")
         if r.get("description"):
             out.append(r["description"] + "\n")
@@ -192,6 +264,15 @@ def markdown(results):
         "## Summary",
         "",
         summary_table(records),
+        "",
+        "## Peak memory",
+        "",
+        memory_table(records) or "No memory case in this run.",
+        "",
+        "Each framework ran the workload in a fresh process; peak RSS is the process's high-water mark after "
+        "the workload, reset after import and build, and the increase is over the resident set then "
+        "(Note [Peak memory], benchmarks/suite/cases_memory.py). The target row divides Ember's peak by the "
+        "lowest peer's.",
         "",
         "## Failures and mismatches",
         "",

@@ -18,7 +18,8 @@ def _error_text(e):
     return text if len(text) < 600 else text[:600] + " ..."
 
 
-def _check(case, reference, out):
+def check_output(case, reference, out):
+    """out against the float64 reference, within case.rtol and case.atol_rel."""
     out = np.asarray(out)
     if out.shape != reference.shape:
         return {"ok": False, "error": f"shape {out.shape}, expected {reference.shape}"}
@@ -43,7 +44,7 @@ def _prepare(case, impl, reference):
                 y = impl.finish(loop(1 if case.per_call else case.inner))
             entry["setup_s"] = round(time.perf_counter() - start, 3)
             if reference is not None:
-                entry["check"] = _check(case, reference, impl.to_numpy(y))
+                entry["check"] = check_output(case, reference, impl.to_numpy(y))
     except Exception as e:
         text = _error_text(e)
         if text.startswith("RuntimeError: skipped:"):

@@ -12,6 +12,13 @@ Every module defines:
   finish(y)                       wait until y is computed
   compilers()                     {label: decorator} for whole-function
                                   compilation (ember.function, jax.jit, ...)
+  value_and_grad(f)               f(params, *args) -> scalar, turned into
+                                  g(params, *args) -> (value, gradients in
+                                  params' tree); NumPy has none
+  memory_stats(), reset_memory_peak()
+                                  the allocator's {"in_use", "peak"} bytes or
+                                  None, and a reset of its peak; only where the
+                                  framework counts (Ember, TensorFlow, JAX)
 
 and the ops the cases and models call: add, multiply, exp, tanh, sigmoid,
 gelu, relu, matmul, reduce_sum, conv2d(x, w, stride) with SAME padding,
@@ -32,3 +39,13 @@ def same_pads(size, k, stride):
     out = -(-size // stride)
     total = max((out - 1) * stride + k - size, 0)
     return total // 2, total - total // 2
+
+
+def tree_map(fn, tree, *rest):
+    """fn over the leaves of a dict/list tree (and of trees `rest` shaped
+    like it), keeping the structure."""
+    if isinstance(tree, dict):
+        return {k: tree_map(fn, v, *(r[k] for r in rest)) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return [tree_map(fn, v, *(r[i] for r in rest)) for i, v in enumerate(tree)]
+    return fn(tree, *rest)

@@ -52,6 +52,24 @@ def compilers():
     return {"ember.function": ember.function}
 
 
+def value_and_grad(f):
+    def value_and_grad_f(p, *args):
+        with ember.GradientTape() as tape:
+            tape.watch(p)
+            y = f(p, *args)
+        return y, tape.gradient(y, p)
+    return value_and_grad_f
+
+
+def memory_stats():
+    stats = ember.config.memory_stats("cpu:0")
+    return {"in_use": stats["bytes_in_use"], "peak": stats["peak_bytes_in_use"]}
+
+
+def reset_memory_peak():
+    ember.config.reset_peak_memory_stats("cpu:0")
+
+
 class sync_mode:
     """Runs ops synchronously inside the block, then restores the mode."""
 

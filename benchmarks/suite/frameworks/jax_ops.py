@@ -48,6 +48,16 @@ def compilers():
     return {"jax.jit": jax.jit}
 
 
+value_and_grad = jax.value_and_grad
+
+
+def memory_stats():
+    # The CPU client keeps no counters in most jaxlib versions (None), and
+    # none can be reset: a peak here would be the peak since start-up.
+    stats = jax.devices("cpu")[0].memory_stats()
+    return {"in_use": stats["bytes_in_use"], "peak": stats["peak_bytes_in_use"]} if stats else None
+
+
 add = jnp.add
 multiply = jnp.multiply
 exp = jnp.exp

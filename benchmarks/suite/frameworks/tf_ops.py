@@ -52,6 +52,30 @@ def compilers():
     return {"tf.function": tf.function}
 
 
+def value_and_grad(f):
+    def value_and_grad_f(p, *args):
+        with tf.GradientTape() as tape:
+            tape.watch(p)
+            y = f(p, *args)
+        return y, tape.gradient(y, p)
+    return value_and_grad_f
+
+
+def memory_stats():
+    try:  # the CPU device keeps no counters in most builds: ValueError
+        info = tf.config.experimental.get_memory_info("CPU:0")
+    except (ValueError, tf.errors.OpError):
+        return None
+    return {"in_use": info["current"], "peak": info["peak"]}
+
+
+def reset_memory_peak():
+    try:
+        tf.config.experimental.reset_memory_stats("CPU:0")
+    except (ValueError, tf.errors.OpError):
+        pass
+
+
 add = tf.add
 multiply = tf.multiply
 exp = tf.exp

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from benchmarks.suite.frameworks import BN_EPSILON, LN_EPSILON, same_pads
+from benchmarks.suite.frameworks import BN_EPSILON, LN_EPSILON, same_pads, tree_map
 
 NAME = "torch"
 
@@ -77,6 +77,17 @@ def _compile(fn):
 
 def compilers():
     return {"torch.compile": _compile}
+
+
+def value_and_grad(f):
+    def value_and_grad_f(p, *args):
+        # Leaves that share the weights' storage; the caller's weights stay
+        # plain tensors, so an update of them records no graph.
+        p = tree_map(lambda t: t.detach().requires_grad_(), p)
+        y = f(p, *args)
+        y.backward()
+        return y.detach(), tree_map(lambda t: t.grad, p)
+    return value_and_grad_f
 
 
 add = torch.add
