@@ -210,23 +210,29 @@ PyObject* ExecuteOpUnrecorded(const OpDef& op, PyObject* const* py_args, PyObjec
   if (!unwrapped.empty()) py_inputs = unwrapped.data();
 
   // Fast path: every input already a tensor -> Execute binds the types.
-  std::array<RefPtr<TensorHandle>, kMaxFastInputs> small_handles;
-  std::vector<RefPtr<TensorHandle>> large_handles;
-  RefPtr<TensorHandle>* handles = small_handles.data();
+  // A tensor's handle is borrowed: the caller's arguments keep the Python
+  // tensor, and with it the handle (set once, at creation), alive for the
+  // call; Execute takes its own references for the launch. Values
+  // converted below are owned here.
+  std::array<TensorHandle*, kMaxFastInputs> small_raw{};
+  std::vector<TensorHandle*> large_raw;
+  TensorHandle** raw = small_raw.data();
   if (n > kMaxFastInputs) {
-    large_handles.resize(n);
-    handles = large_handles.data();
+    large_raw.resize(n);
+    raw = large_raw.data();
   }
   bool all_tensors = true;
   uint32_t donated = 0;
   for (int i = 0; i < n; ++i) {
     if (IsTensor(py_inputs[i])) {
-      handles[i] = RefPtr<TensorHandle>::Share(HandleOf(py_inputs[i]));
+      raw[i] = HandleOf(py_inputs[i]);
       if (allow_donation && i < 32 && IsTemporary(py_inputs[i])) donated |= 1u << i;
     } else {
+      raw[i] = nullptr;
       all_tensors = false;
     }
   }
+  std::vector<RefPtr<TensorHandle>> converted;  // owns the slow path's new handles
 
   std::array<DType, kMaxTypeVars> bindings{};
   const DType* bindings_ptr = nullptr;
@@ -246,21 +252,23 @@ PyObject* ExecuteOpUnrecorded(const OpDef& op, PyObject* const* py_args, PyObjec
                             bindings.data());
     if (!s.ok()) return SetPythonError(s.WithPrefix(std::string(op.name) + ": "));
     bindings_ptr = bindings.data();
+    converted.reserve(n);
     for (int i = 0; i < n; ++i) {
-      if (handles[i]) continue;
+      if (raw[i] != nullptr) continue;
       const ArgDef& arg = op.inputs[flat.arg_of.empty() ? i : flat.arg_of[i]];
       DType want = arg.type_var == kAnyDTypeVar ? DType::kBool : ArgDType(arg, bindings.data());
       // Strong NumPy inputs keep their dtype here; Execute casts them.
       // `list(any)` values keep their natural dtype.
       const DType* target = infos[i].weak && arg.type_var != kAnyDTypeVar ? &want : nullptr;
-      if (!ConvertOpInput(py_inputs[i], target, &handles[i])) return PrefixPythonError(op, arg_name(i));
+      converted.emplace_back();
+      if (!ConvertOpInput(py_inputs[i], target, &converted.back())) return PrefixPythonError(op, arg_name(i));
+      raw[i] = converted.back().get();
     }
   }
 
   if (Tracer* tracer = CurrentTracer()) tracer->set_location(TracedLocation());
   ExecuteResult result;
   result.run_small_now = true;  // with the GIL held: only launches below kReleaseGilElements qualify
-  TensorHandle** raw = reinterpret_cast<TensorHandle**>(handles);
   Status s = Execute(op, raw, n, attrs, bindings_ptr, donated, &result, list_sizes, resource_device);
   if (!s.ok()) return SetPythonError(s);
   if (result.ran_now) {

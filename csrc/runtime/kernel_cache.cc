@@ -1,6 +1,8 @@
 // This file implements KernelCache.
 #include "runtime/kernel_cache.h"
 
+#include <array>
+
 #include "runtime/profiler.h"
 
 namespace ember {
@@ -13,10 +15,66 @@ size_t KernelCache::KeyHash::operator()(const Key& k) const {
   return h;
 }
 
+namespace {
+
+std::atomic<uint64_t> g_next_cache_id{1};
+constexpr size_t kFrontSize = 16;  // a power of two
+
+}  // namespace
+
+KernelCache::KernelCache(size_t capacity) : id_(g_next_cache_id.fetch_add(1)), capacity_(capacity) {
+  UpdateFrontEnabled();
+}
+
+struct KernelCache::FrontEntry {
+  uint64_t cache_id = 0;  // 0: empty
+  uint64_t generation = 0;
+  Key key{};
+  AttrList attrs;
+  std::shared_ptr<const OpKernel> kernel;
+};
+
+namespace {
+
+// One front per thread, shared by every cache (entries name theirs).
+template <typename Entry>
+std::array<Entry, kFrontSize>& ThreadFront() {
+  thread_local std::array<Entry, kFrontSize> front;
+  return front;
+}
+
+}  // namespace
+
+std::shared_ptr<const OpKernel> KernelCache::FrontLookup(const Key& key, const AttrList& attrs) const {
+  if (!front_enabled_.load(std::memory_order_acquire)) return nullptr;
+  const FrontEntry& e = ThreadFront<FrontEntry>()[KeyHash()(key) & (kFrontSize - 1)];
+  if (e.cache_id != id_ || !(e.key == key) || e.generation != generation_.load(std::memory_order_acquire) ||
+      !(e.attrs == attrs)) {
+    return nullptr;
+  }
+  return e.kernel;
+}
+
+void KernelCache::FrontStore(const Key& key, const AttrList& attrs, const std::shared_ptr<const OpKernel>& kernel,
+                             uint64_t generation) const {
+  if (!front_enabled_.load(std::memory_order_relaxed)) return;  // called under mu_
+  FrontEntry& e = ThreadFront<FrontEntry>()[KeyHash()(key) & (kFrontSize - 1)];
+  e.cache_id = id_;
+  e.generation = generation;
+  e.key = key;
+  e.attrs = attrs;
+  e.kernel = kernel;
+}
+
 std::shared_ptr<const OpKernel> KernelCache::Lookup(const OpDef& op, Device* device,
                                                     uint64_t type_key, const DType* type_bindings,
                                                     const AttrList& attrs, Status* status) {
   Key key{static_cast<int>(op.id), device, type_key, attrs.empty() ? 0 : HashAttrs(attrs)};
+  if (std::shared_ptr<const OpKernel> kernel = FrontLookup(key, attrs)) {
+    hits_.fetch_add(1, std::memory_order_relaxed);
+    if (profiler::Enabled()) profiler::LastCacheHit() = true;
+    return kernel;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto range = entries_.equal_range(key);
@@ -25,6 +83,9 @@ std::shared_ptr<const OpKernel> KernelCache::Lookup(const OpDef& op, Device* dev
         lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
         hits_.fetch_add(1, std::memory_order_relaxed);
         if (profiler::Enabled()) profiler::LastCacheHit() = true;
+        // The generation read under mu_: an eviction after the unlock
+        // bumps it, and the front entry is then stale at once.
+        FrontStore(key, attrs, it->second.kernel, generation_.load(std::memory_order_relaxed));
         return it->second.kernel;
       }
     }
@@ -56,9 +117,12 @@ std::shared_ptr<const OpKernel> KernelCache::Lookup(const OpDef& op, Device* dev
     }
     lru_.pop_back();
     evictions_.fetch_add(1, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
   }
   lru_.push_front(key);
   entries_.emplace(key, Entry{attrs, kernel, lru_.begin()});
+  UpdateFrontEnabled();
+  FrontStore(key, attrs, kernel, generation_.load(std::memory_order_relaxed));
   return kernel;
 }
 
@@ -71,12 +135,16 @@ void KernelCache::Clear() {
   std::lock_guard<std::mutex> lock(mu_);
   entries_.clear();
   lru_.clear();
+  generation_.fetch_add(1, std::memory_order_release);
+  UpdateFrontEnabled();
   hits_ = misses_ = evictions_ = 0;
 }
 
 void KernelCache::set_capacity(size_t capacity) {
   std::lock_guard<std::mutex> lock(mu_);
   capacity_ = capacity;
+  generation_.fetch_add(1, std::memory_order_release);
+  UpdateFrontEnabled();
 }
 
 }  // namespace ember

@@ -60,8 +60,18 @@ void TensorHandle::AwaitDefined() const {
   if (settled() || SpinUntil(settled, kAwaitSpinIterations)) return;
   WaitSlot& slot = SlotFor(this);
   std::unique_lock<std::mutex> lock(slot.mu);
-  slot.cv.wait(lock, settled);
+  Watch();
+  slot.cv.wait(lock, [this] { return state_.load(std::memory_order_seq_cst) != kPending; });
 }
+
+// Note [Unwatched publish]: most handles are never waited for, so Publish
+// skips the wait table's lock and notification unless a waiter announced
+// itself. A waiter stores watched_ and then reads the state; Publish stores
+// the state and then reads watched_; both sequentially consistent, so at
+// least one of them sees the other's store: either the waiter sees the new
+// state and does not sleep, or Publish sees the waiter and takes the lock,
+// which the waiter holds until it sleeps, so the notification reaches it.
+void TensorHandle::Watch() const { watched_.store(true, std::memory_order_seq_cst); }
 
 // A pending handle is waited for in the wait table until its launch
 // defines it; a defined one on its event (Note [Defined handles]).
@@ -84,7 +94,10 @@ bool TensorHandle::AwaitFor(std::chrono::milliseconds timeout) const {
   if (!settled() && !SpinUntil(settled, kAwaitSpinIterations)) {
     WaitSlot& slot = SlotFor(this);
     std::unique_lock<std::mutex> lock(slot.mu);
-    if (!slot.cv.wait_until(lock, deadline, settled)) return false;
+    Watch();
+    if (!slot.cv.wait_until(lock, deadline, [this] { return state_.load(std::memory_order_seq_cst) != kPending; })) {
+      return false;
+    }
   }
   if (state_.load(std::memory_order_acquire) != kDefined) return true;
   const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - std::chrono::steady_clock::now());
@@ -131,13 +144,14 @@ void TensorHandle::SetError(Status error) {
 }
 
 void TensorHandle::Publish(State state) {
+  state_.store(state, std::memory_order_seq_cst);
+  if (!watched_.load(std::memory_order_seq_cst)) return;  // Note [Unwatched publish]
   WaitSlot& slot = SlotFor(this);
   std::unique_ptr<std::vector<Waiter>> waiters;
   {
-    // The store happens under the lock so a waiter cannot check the state,
-    // miss the store and then sleep through the notification.
+    // Waiters check the state and sleep under this lock: taking it after
+    // the store means each has either seen the store or is asleep now.
     std::lock_guard<std::mutex> lock(slot.mu);
-    state_.store(state, std::memory_order_release);
     waiters.reset(TakeWaiters());
   }
   slot.cv.notify_all();
@@ -149,7 +163,8 @@ void TensorHandle::AndThen(std::function<void()> callback) {
   uint8_t s = state_.load(std::memory_order_acquire);
   if (s == kPending) {
     std::lock_guard<std::mutex> lock(SlotFor(this).mu);
-    s = state_.load(std::memory_order_acquire);
+    Watch();
+    s = state_.load(std::memory_order_seq_cst);
     if (s == kPending) {
       if (waiters_ == nullptr) waiters_ = new std::vector<Waiter>();
       waiters_->push_back({std::move(callback), false});
@@ -165,7 +180,8 @@ void TensorHandle::AndThen(std::function<void()> callback) {
 void TensorHandle::WhenDefined(std::function<void()> callback) {
   if (state_.load(std::memory_order_acquire) == kPending) {
     std::lock_guard<std::mutex> lock(SlotFor(this).mu);
-    if (state_.load(std::memory_order_acquire) == kPending) {
+    Watch();
+    if (state_.load(std::memory_order_seq_cst) == kPending) {
       if (waiters_ == nullptr) waiters_ = new std::vector<Waiter>();
       waiters_->push_back({std::move(callback), true});
       return;

@@ -149,6 +149,7 @@ class TensorHandle : public RefCounted {
       : dtype_(dtype), shape_(std::move(shape)), device_(device) {}
   ~TensorHandle() override;
   void Publish(State state);
+  void Watch() const;  // Note [Unwatched publish]
   std::vector<Waiter>* TakeWaiters();
 
   // Note [Lighter handles]: every op output is a handle, and few are ever
@@ -159,6 +160,9 @@ class TensorHandle : public RefCounted {
   const DType dtype_;
   std::atomic<uint8_t> state_{kPending};
   std::atomic<bool> saved_{false};
+  // Note [Unwatched publish]: set, under the wait-table lock, before anyone
+  // sleeps on or registers a callback for this handle while it is pending.
+  mutable std::atomic<bool> watched_{false};
   bool shape_value_ = false;
   const Shape shape_;
   Device* const device_;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "devices/cpu/cpu_device.h"
 
 namespace ember {
@@ -61,6 +63,54 @@ TEST_F(KernelCacheTest, EvictsLeastRecentlyUsed) {
   EXPECT_EQ(cache.GetStats().hits, 2u);
   Lookup(cache, OpId::kSubtract, DType::kFloat32, {});
   EXPECT_EQ(cache.GetStats().misses, 4u);
+}
+
+// Note [Kernel cache front]: the per-thread front answers repeated lookups
+// but never outlives what the cache holds, and never mixes up two caches.
+TEST_F(KernelCacheTest, FrontNeverReturnsADroppedKernel) {
+  KernelCache cache(16);
+  auto a = Lookup(cache, OpId::kAdd, DType::kFloat32, {});
+  EXPECT_EQ(Lookup(cache, OpId::kAdd, DType::kFloat32, {}).get(), a.get());
+  EXPECT_EQ(cache.GetStats().hits, 1u);
+  cache.Clear();
+  Lookup(cache, OpId::kAdd, DType::kFloat32, {});
+  EXPECT_EQ(cache.GetStats().misses, 1u);  // rebuilt, not served by the front
+  EXPECT_EQ(cache.GetStats().hits, 0u);
+
+  KernelCache other(16);
+  auto b = Lookup(other, OpId::kAdd, DType::kFloat32, {});
+  EXPECT_EQ(other.GetStats().misses, 1u);  // the first cache's front entry is not the other's
+  EXPECT_NE(a.get(), b.get());
+
+  // Attrs are compared in full on the front too.
+  AttrList no_t{AttrValue(false), AttrValue(false)};
+  AttrList t_b{AttrValue(false), AttrValue(true)};
+  auto m1 = Lookup(cache, OpId::kMatmul, DType::kFloat32, no_t);
+  auto m2 = Lookup(cache, OpId::kMatmul, DType::kFloat32, t_b);
+  EXPECT_NE(m1.get(), m2.get());
+  EXPECT_EQ(Lookup(cache, OpId::kMatmul, DType::kFloat32, no_t).get(), m1.get());
+  EXPECT_EQ(Lookup(cache, OpId::kMatmul, DType::kFloat32, t_b).get(), m2.get());
+
+  // Another thread has its own front; its hits count in the same cache.
+  const uint64_t hits = cache.GetStats().hits;
+  std::thread([&] {
+    EXPECT_EQ(Lookup(cache, OpId::kMatmul, DType::kFloat32, no_t).get(), m1.get());
+    EXPECT_EQ(Lookup(cache, OpId::kMatmul, DType::kFloat32, no_t).get(), m1.get());
+  }).join();
+  EXPECT_EQ(cache.GetStats().hits, hits + 2);
+}
+
+TEST_F(KernelCacheTest, EvictionInvalidatesTheFront) {
+  KernelCache cache(4);
+  auto add = Lookup(cache, OpId::kAdd, DType::kFloat32, {});
+  Lookup(cache, OpId::kSubtract, DType::kFloat32, {});
+  Lookup(cache, OpId::kMultiply, DType::kFloat32, {});
+  Lookup(cache, OpId::kMaximum, DType::kFloat32, {});
+  Lookup(cache, OpId::kMinimum, DType::kFloat32, {});  // evicts add, the least recent
+  EXPECT_EQ(cache.GetStats().evictions, 1u);
+  const uint64_t misses = cache.GetStats().misses;
+  Lookup(cache, OpId::kAdd, DType::kFloat32, {});
+  EXPECT_EQ(cache.GetStats().misses, misses + 1);
 }
 
 TEST_F(KernelCacheTest, MissingKernelIsNotFound) {

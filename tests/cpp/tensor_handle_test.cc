@@ -87,5 +87,40 @@ TEST(TensorHandleTest, WaitersOfManyHandlesSharingSlotsAllWake) {
   EXPECT_EQ(woke.load(), 256);
 }
 
+// Note [Unwatched publish]: Publish skips the wait table's lock unless a
+// waiter announced itself. Race a waiter that is about to sleep against the
+// publish many times: a lost wake-up shows as a wait that times out.
+TEST(TensorHandleTest, PublishRacingAWaiterNeverLosesTheWakeUp) {
+  for (int round = 0; round < 3000; ++round) {
+    auto h = TensorHandle::CreatePending(DType::kFloat32, Shape(), nullptr);
+    std::atomic<bool> started{false};
+    bool woke = false;
+    std::thread waiter([&] {
+      started = true;
+      woke = h->AwaitFor(std::chrono::seconds(10));
+    });
+    while (!started.load()) std::this_thread::yield();
+    // Vary the interleaving: some publishes land while the waiter spins,
+    // others after it went to sleep.
+    if (round % 2 == 0) {
+      for (int spin = 0; spin < round % 64; ++spin) std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(round % 200));
+    }
+    h->SetReady(MakeScalar(1));
+    waiter.join();
+    ASSERT_TRUE(woke) << "round " << round;
+  }
+  // Callbacks registered while the publish happens run exactly once.
+  for (int round = 0; round < 3000; ++round) {
+    auto h = TensorHandle::CreatePending(DType::kFloat32, Shape(), nullptr);
+    std::atomic<int> ran{0};
+    std::thread registrar([&] { h->AndThen([&] { ran++; }); });
+    h->SetReady(MakeScalar(1));
+    registrar.join();
+    ASSERT_EQ(ran.load(), 1) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace ember
