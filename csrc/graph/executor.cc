@@ -202,7 +202,7 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
 // host memory completes when its stream calls back, and Run waits once per
 // stream it used, at the end. So a chain of kernels on one device costs no
 // host round trip per node.
-void GraphExecutor::RunNode(RunState& state, int id, std::vector<int>* local) const {
+void GraphExecutor::RunNode(RunState& state, int id, std::vector<int>* local, NodeBuffers* buffers) const {
   const NodeInfo& info = nodes_[id];
   const Node& node = *info.node;
   if (state.failed.load(std::memory_order_acquire)) return Complete(state, id, Status::OK(), nullptr, local);
@@ -213,7 +213,7 @@ void GraphExecutor::RunNode(RunState& state, int id, std::vector<int>* local) co
     if (i < 32 && ((node.op->metadata_inputs >> i) & 1u) != 0) continue;
     state.events[info.input_values[i]].Synchronize();
   }
-  RunNodeNow(state, id, local);
+  RunNodeNow(state, id, local, buffers);
 }
 
 void GraphExecutor::PostNode(RunState& state, int id, std::vector<int>* local) const {
@@ -255,13 +255,18 @@ void GraphExecutor::RecordFailure(RunState& state, int id, const Status& s) cons
   if (!state.failed.exchange(true)) state.error = WithNode(*nodes_[id].node, s);
 }
 
-void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local) const {
+// Note [Node buffers]: a node's kernel takes its inputs and outputs as
+// vectors; the draining thread keeps one pair and clears it after each
+// node, so an unfused node allocates only its outputs' buffers. (A node
+// whose kernel runs a nested graph drains that graph with its own pair.)
+void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local, NodeBuffers* buffers) const {
   const NodeInfo& info = nodes_[id];
   const Node& node = *info.node;
-  std::vector<Tensor> inputs;
-  inputs.reserve(info.input_values.size());
+  std::vector<Tensor>& inputs = buffers->inputs;
+  std::vector<Tensor>& outputs = buffers->outputs;
+  inputs.clear();
+  outputs.clear();
   for (int v : info.input_values) inputs.push_back(state.values[v]);
-  std::vector<Tensor> outputs;
   Status s = AllocateOutputs(state, info, inputs, &outputs);
   if (s.ok()) {
     KernelContext ctx(*node.op, info.device, node.attrs, &inputs, &outputs,
@@ -270,6 +275,10 @@ void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local)
     s = RunKernelRecorded(*info.kernel, ctx);
   }
   Complete(state, id, s, s.ok() ? &outputs : nullptr, local);
+  // Drop this node's references now, as a local would have, so the values
+  // whose last use it was are freed before the next node runs.
+  inputs.clear();
+  outputs.clear();
 }
 
 // The node's outputs, allocated from the traced shapes when the call's
@@ -395,10 +404,11 @@ void GraphExecutor::Finish(RunState& state) const {
 }
 
 void GraphExecutor::Drain(RunState& state, std::vector<int> local) const {
+  NodeBuffers buffers;
   while (!local.empty()) {
     const int id = local.back();
     local.pop_back();
-    RunNode(state, id, &local);
+    RunNode(state, id, &local, &buffers);
   }
 }
 

@@ -49,9 +49,16 @@ class GraphExecutor {
   struct RunState;
 
  private:
+  // A draining thread's input and output lists, reused from node to node
+  // (Note [Node buffers]).
+  struct NodeBuffers {
+    std::vector<Tensor> inputs;
+    std::vector<Tensor> outputs;
+  };
+
   explicit GraphExecutor(const Graph& graph);
-  void RunNode(RunState& state, int id, std::vector<int>* local) const;
-  void RunNodeNow(RunState& state, int id, std::vector<int>* local) const;
+  void RunNode(RunState& state, int id, std::vector<int>* local, NodeBuffers* buffers) const;
+  void RunNodeNow(RunState& state, int id, std::vector<int>* local, NodeBuffers* buffers) const;
   void PostNode(RunState& state, int id, std::vector<int>* local) const;
   void RecordFailure(RunState& state, int id, const Status& s) const;
   void RunTransfer(RunState& state, int id, std::vector<int>* local) const;
