@@ -332,21 +332,65 @@ py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, in
   return py::reinterpret_borrow<py::object>(other)(value, leaves);
 }
 
+// The trace-cache key of a call's arguments (a list or a tuple), appending
+// their tensor leaves to `leaves`.
+py::tuple ArgumentsKey(py::handle values, py::list& leaves, py::handle other) {
+  if (!PyList_Check(values.ptr()) && !PyTuple_Check(values.ptr())) {
+    throw py::type_error("_signature_key: values must be a list or a tuple");
+  }
+  const auto items = py::reinterpret_borrow<py::sequence>(values);
+  const size_t n = items.size();
+  py::tuple key(n);
+  for (size_t i = 0; i < n; ++i) key[i] = SignatureKey(items[i], leaves, other);
+  return key;
+}
+
+// Note [Traced calls in C]: the common call of an @ember.function (plain
+// positional arguments, a trace already made, one output, no tape) goes
+// from Function.__call__ straight here: the key, the trace-cache lookup
+// and the graph call without a Python frame in between. `concretes` is the
+// function's trace cache; a ConcreteFunction that allows the short call
+// carries `_fast_entry` = (graph function, variables, name). Anything else
+// (no trace yet, an eager-only function, several outputs) returns
+// NotImplemented, and Python takes its general path.
+py::object CallTraced(py::handle concretes, py::handle values, py::handle other) {
+  static PyObject* const kFastEntry = PyUnicode_InternFromString("_fast_entry");  // leaked on purpose
+  py::list leaves;
+  py::tuple key = ArgumentsKey(values, leaves, other);
+  PyObject* concrete = PyDict_GetItemWithError(concretes.ptr(), key.ptr());  // borrowed
+  if (concrete == nullptr) {
+    if (PyErr_Occurred()) throw py::error_already_set();
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  }
+  PyObject* entry = PyObject_GetAttr(concrete, kFastEntry);
+  if (entry == nullptr) {  // not a ConcreteFunction (an eager-only marker)
+    PyErr_Clear();
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  }
+  py::object owned_entry = py::reinterpret_steal<py::object>(entry);
+  if (entry == Py_None) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  py::tuple parts = py::reinterpret_borrow<py::tuple>(entry);
+  PyGraphFunction& fn = parts[0].cast<PyGraphFunction&>();
+  try {
+    return fn.CallFlatOne(leaves, parts[1].cast<py::list>());
+  } catch (const py::type_error& e) {
+    throw py::type_error(py::str(parts[2]).cast<std::string>() + ": " + e.what());
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    throw py::type_error(py::str(parts[2]).cast<std::string>() + ": " + py::str(e.value()).cast<std::string>());
+  }
+}
+
 }  // namespace
 
 void RegisterFunctionBindings(py::module_& m) {
   // `values`: a list or a tuple (a call's *args, passed as they are).
   m.def("_signature_key", [](py::handle values, py::handle other) {
-    if (!PyList_Check(values.ptr()) && !PyTuple_Check(values.ptr())) {
-      throw py::type_error("_signature_key: values must be a list or a tuple");
-    }
-    const auto items = py::reinterpret_borrow<py::sequence>(values);
-    const size_t n = items.size();
     py::list leaves;
-    py::tuple key(n);
-    for (size_t i = 0; i < n; ++i) key[i] = SignatureKey(items[i], leaves, other);
+    py::tuple key = ArgumentsKey(values, leaves, other);
     return py::make_tuple(key, leaves);
   });
+  m.def("_call_traced", &CallTraced);
   m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
   m.def("_is_tracing", [] { return CurrentTracer() != nullptr; });
   // ember.init_scope: the block runs eagerly; the tracer comes back after.

@@ -537,6 +537,10 @@ class ConcreteFunction:
         # call binds the variables passed then in their place.
         self._arg_variables = []
         self._fast_call = self._make_fast_call()
+        # Note [Traced calls in C] (csrc/python/function_binding.cc): what
+        # _C._call_traced needs for the same call, or None.
+        self._fast_entry = (None if self._fast_call is None
+                            else (self._graph, self._variables, self.name))
 
     def _make_fast_call(self):
         """The common call in one Python frame, or None: one output, no
@@ -833,6 +837,10 @@ class Function:
             # leaves go to C++ as they are (NumPy values are converted there).
             # Variables are keyed by identity here, so a call with variable
             # arguments never hits and takes _lookup (Note [Variable arguments]).
+            if not _context.active_tape_count:  # Note [Traced calls in C]
+                result = _C._call_traced(self._concrete, args, _other_key)
+                if result is not NotImplemented:
+                    return result
             key, leaves = _C._signature_key(args, _other_key)
             concrete = self._concrete.get(key)
             if concrete is not None and concrete is not _EAGER:
