@@ -121,10 +121,46 @@ struct GraphExecutor::RunState {
   // Under mu: per node that took device error words, their verdict (Note
   // [Device error words]), read once the posts finished.
   std::vector<std::pair<int, RefPtr<DeferredError>>> deferred;
+
+  // Back to the state of a new run, keeping the allocations; called when
+  // no thread and no posted work refers to the state any more.
+  void Reset(const std::vector<int>& initial_uses) {
+    for (size_t i = 0; i < initial_uses.size(); ++i) {
+      uses[i].store(initial_uses[i], std::memory_order_relaxed);
+      values[i] = Tensor();
+      events[i] = Event();
+    }
+    for (Event& post : posts) post = Event();
+    failed.store(false, std::memory_order_relaxed);
+    all_done = false;
+    ready.clear();
+    error = Status::OK();
+    deferred.clear();
+  }
 };
 
+// Note [Reused run state]: a run needs per-node counters and per-value
+// slots: five allocations, as much as running a small graph's nodes. An
+// executor keeps the state of its last finished run and the next run takes
+// it; runs that overlap (two threads calling one function) find none there
+// and make their own. The state is handed back only after every node
+// finished and every post to a stream completed, as before it was freed.
+GraphExecutor::RunStateLease::RunStateLease(const GraphExecutor& executor)
+    : executor_(executor), state_(executor.spare_state_.exchange(nullptr, std::memory_order_acquire)) {
+  if (state_ == nullptr) {
+    state_ = new RunState(executor.num_nodes(), executor.initial_uses_);
+  } else {
+    state_->Reset(executor.initial_uses_);
+  }
+}
+
+GraphExecutor::RunStateLease::~RunStateLease() {
+  for (Tensor& value : state_->values) value = Tensor();  // release what the run still holds
+  delete executor_.spare_state_.exchange(state_, std::memory_order_acq_rel);
+}
+
 GraphExecutor::GraphExecutor(const Graph& graph) : graph_(graph) {}
-GraphExecutor::~GraphExecutor() = default;
+GraphExecutor::~GraphExecutor() { delete spare_state_.load(); }
 
 int GraphExecutor::num_nodes() const { return static_cast<int>(nodes_.size()); }
 
@@ -418,7 +454,8 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
     return InvalidArgument("graph expects " + std::to_string(arg_nodes_.size()) + " arguments, got " +
                            std::to_string(args.size()));
   }
-  RunState state(num_nodes(), initial_uses_);
+  RunStateLease lease(*this);
+  RunState& state = lease.state();
   state.caller = caller != nullptr ? caller : DeviceManager::Global().cpu();
   state.inline_only = InterOpPool::OnPoolThread();
   state.traced_shapes = true;

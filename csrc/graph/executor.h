@@ -2,6 +2,7 @@
 // instantiated Graph, and InferGraphShapes.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -56,6 +57,21 @@ class GraphExecutor {
     std::vector<Tensor> outputs;
   };
 
+  // Takes the executor's spare run state, or makes one; hands it back
+  // when the run is over (Note [Reused run state]).
+  class RunStateLease {
+   public:
+    explicit RunStateLease(const GraphExecutor& executor);
+    ~RunStateLease();
+    RunStateLease(const RunStateLease&) = delete;
+    RunStateLease& operator=(const RunStateLease&) = delete;
+    RunState& state() { return *state_; }
+
+   private:
+    const GraphExecutor& executor_;
+    RunState* state_;
+  };
+
   explicit GraphExecutor(const Graph& graph);
   void RunNode(RunState& state, int id, std::vector<int>* local, NodeBuffers* buffers) const;
   void RunNodeNow(RunState& state, int id, std::vector<int>* local, NodeBuffers* buffers) const;
@@ -79,6 +95,8 @@ class GraphExecutor {
   std::vector<Endpoint> outputs_;
   std::vector<int> roots_;          // op nodes without inputs
   Graph graph_;  // the executor's own copy; NodeInfo::node points into it
+  // Note [Reused run state]: the last run's state, kept for the next run.
+  mutable std::atomic<RunState*> spare_state_{nullptr};
 };
 
 // The device whose memory holds `value` (`expected` if its allocator made
