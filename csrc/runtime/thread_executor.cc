@@ -34,16 +34,16 @@ void ThreadExecutor::Enqueue(std::unique_ptr<Task> task) {
 
 void ThreadExecutor::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
-  ++idle_waiters_;
+  idle_waiters_.fetch_add(1, std::memory_order_seq_cst);  // Note [Claiming the executor]
   idle_cv_.wait(lock, [this] { return queue_.empty() && !running_task_.load(); });
-  --idle_waiters_;
+  idle_waiters_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 bool ThreadExecutor::WaitIdleFor(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  ++idle_waiters_;
+  idle_waiters_.fetch_add(1, std::memory_order_seq_cst);
   const bool idle = idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && !running_task_.load(); });
-  --idle_waiters_;
+  idle_waiters_.fetch_sub(1, std::memory_order_relaxed);
   return idle;
 }
 
@@ -80,12 +80,27 @@ void ThreadExecutor::RunTask(std::unique_ptr<Task> task, bool inputs_ready) {
   FinishRunning();
 }
 
+// Note [Claiming the executor]: running_task_ is the one token a thread
+// must hold to run a task, taken by compare-and-swap (the worker and
+// readers under mu_, an issuer without it) and given back here. Threads
+// that sleep until it is free (the worker, WaitIdle) first announce
+// themselves in sleeping_ or idle_waiters_ and then read running_task_;
+// this store and the loads after it are sequentially consistent, so either
+// the sleeper sees the token free or this thread sees the sleeper and
+// takes the lock to wake it. With no one asleep, giving the token back
+// takes no lock: a tiny op run at issue costs no mutex at all.
 void ThreadExecutor::FinishRunning() {
+  running_task_.store(false, std::memory_order_seq_cst);
+  if (idle_waiters_.load(std::memory_order_seq_cst) == 0 && !sleeping_.load(std::memory_order_seq_cst)) return;
   std::lock_guard<std::mutex> lock(mu_);
-  running_task_.store(false, std::memory_order_relaxed);
-  if (idle_waiters_ > 0 && queue_.empty()) idle_cv_.notify_all();
+  if (idle_waiters_.load(std::memory_order_relaxed) > 0 && queue_.empty()) idle_cv_.notify_all();
   // A reader ran this one: the sleeping worker takes the next (or stops).
-  if (sleeping_ && (!queue_.empty() || stopping_)) work_cv_.notify_all();
+  if (sleeping_.load(std::memory_order_relaxed) && (!queue_.empty() || stopping_)) work_cv_.notify_all();
+}
+
+bool ThreadExecutor::Claim() {
+  bool free = false;
+  return running_task_.compare_exchange_strong(free, true, std::memory_order_seq_cst);
 }
 
 // Note [Readers run queued work]: a Python thread reading a value that is
@@ -109,10 +124,10 @@ bool ThreadExecutor::TryRunOne() {
     std::lock_guard<std::mutex> lock(mu_);
     if (running_task_.load(std::memory_order_relaxed) || queue_.empty()) return false;
     if (!queue_.front()->CheapToRunInline(Task::InlineRunner::kReader)) return false;
+    if (!Claim()) return false;  // before queued_ drops: Note [Claiming the executor]
     task = std::move(queue_.front());
     queue_.pop_front();
-    queued_.fetch_sub(1, std::memory_order_relaxed);
-    running_task_.store(true, std::memory_order_relaxed);
+    queued_.fetch_sub(1, std::memory_order_seq_cst);
   }
   RunTask(std::move(task), /*inputs_ready=*/true);  // a cheap task waits for nothing
   return true;
@@ -133,10 +148,14 @@ bool ThreadExecutor::TryRunAtIssue(Task& task) {
       running_task_.load(std::memory_order_relaxed) || !task.CheapToRunInline(Task::InlineRunner::kIssuer)) {
     return false;
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (running_task_.load(std::memory_order_relaxed) || !queue_.empty()) return false;
-    running_task_.store(true, std::memory_order_relaxed);
+  // FIFO order: the token first, then nothing queued. A runner that takes
+  // a task claims the token before queued_ drops, so an empty count seen
+  // while holding the token means no task of this thread is queued or
+  // running (Note [Claiming the executor]).
+  if (!Claim()) return false;
+  if (queued_.load(std::memory_order_seq_cst) != 0) {
+    FinishRunning();
+    return false;
   }
   task.Run();  // a cheap task waits for nothing
   FinishRunning();
@@ -145,7 +164,7 @@ bool ThreadExecutor::TryRunAtIssue(Task& task) {
 
 void ThreadExecutor::WorkerLoop() {
   profiler::NameThisThread(name_ + " executor");
-  const auto has_work = [this] { return !queue_.empty() && !running_task_.load(std::memory_order_relaxed); };
+  const auto has_work = [this] { return !queue_.empty() && !running_task_.load(std::memory_order_seq_cst); };
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     if (!has_work()) {
@@ -159,16 +178,16 @@ void ThreadExecutor::WorkerLoop() {
       if (!has_work()) {
         const auto drained = [this] { return stopping_ && queue_.empty() && !running_task_.load(); };
         if (drained()) return;
-        sleeping_ = true;
+        sleeping_.store(true, std::memory_order_seq_cst);
         work_cv_.wait(lock, [&] { return drained() || has_work(); });
-        sleeping_ = false;
+        sleeping_.store(false, std::memory_order_relaxed);
         if (!has_work()) return;  // stopping and drained
       }
     }
+    if (!Claim()) continue;  // an issuer took the token meanwhile: wait for it
     std::unique_ptr<Task> task = std::move(queue_.front());
     queue_.pop_front();
-    queued_.fetch_sub(1, std::memory_order_relaxed);
-    running_task_.store(true, std::memory_order_relaxed);
+    queued_.fetch_sub(1, std::memory_order_seq_cst);
     lock.unlock();
     RunTask(std::move(task));
     lock.lock();

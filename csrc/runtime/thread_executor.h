@@ -43,7 +43,9 @@ class ThreadExecutor final : public Executor {
   // its events unless `inputs_ready`, then clears running_task_ and wakes
   // whoever waits for it.
   void RunTask(std::unique_ptr<Task> task, bool inputs_ready = false);
-  // Clears running_task_ and wakes whoever waits for the executor.
+  // Takes the token to run a task; false if another thread holds it.
+  bool Claim();
+  // Gives the token back and wakes whoever waits for the executor.
   void FinishRunning();
 
   std::string name_;
@@ -51,14 +53,18 @@ class ThreadExecutor final : public Executor {
   std::condition_variable work_cv_;  // worker waits for tasks
   std::condition_variable idle_cv_;  // WaitIdle waits for an empty queue
   std::deque<std::unique_ptr<Task>> queue_;
-  // A thread (the worker or a reader) is running a task; set and cleared
-  // under mu_, read without it while the worker spins.
+  // A thread (the worker, a reader or an issuer) is running a task: the
+  // token of Note [Claiming the executor].
   std::atomic<bool> running_task_{false};
   const bool readers_may_run_;
   bool stopping_ = false;
-  bool sleeping_ = false;  // the worker waits on work_cv_ (guarded by mu_)
-  bool woken_ = false;     // a parked task's event happened (guarded by mu_)
-  int idle_waiters_ = 0;   // threads in WaitIdle/WaitIdleFor (guarded by mu_)
+  // The worker waits on work_cv_; written under mu_, read without it by
+  // FinishRunning.
+  std::atomic<bool> sleeping_{false};
+  bool woken_ = false;  // a parked task's event happened (guarded by mu_)
+  // Threads in WaitIdle/WaitIdleFor; changed under mu_, read without it
+  // by FinishRunning.
+  std::atomic<int> idle_waiters_{0};
   std::atomic<size_t> queued_{0};  // queue_.size(), readable without mu_
   std::thread worker_;
 };

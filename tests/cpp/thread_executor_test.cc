@@ -184,5 +184,56 @@ TEST(ThreadExecutorTest, IssuerRunsACheapTaskOnlyWhenTheExecutorIsIdle) {
   EXPECT_FALSE(strict.TryRunAtIssue(*task));
 }
 
+// Note [Claiming the executor]: issuers run tasks without the lock while
+// the worker, readers and WaitIdle use it. Under all of them at once, one
+// task runs at a time, each issuing thread's tasks run in its order, and
+// WaitIdle never returns while a task runs or waits in the queue.
+TEST(ThreadExecutorTest, IssuersReadersAndTheWorkerKeepOrderAndRunOneTaskAtATime) {
+  ThreadExecutor executor("test", /*readers_may_run=*/true);
+  constexpr int kIssuers = 3;
+  constexpr int kTasks = 20000;
+  std::atomic<int> inside{0};
+  std::atomic<int> overlaps{0};
+  std::vector<std::vector<int>> ran(kIssuers);  // written only by the running task
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    while (!stop.load()) executor.TryRunOne();
+  });
+  std::atomic<int> idle_waits{0};
+  std::thread idler([&] {
+    while (!stop.load()) {
+      if (executor.WaitIdleFor(std::chrono::milliseconds(1))) idle_waits++;
+    }
+  });
+  std::vector<std::thread> issuers;
+  for (int t = 0; t < kIssuers; ++t) {
+    issuers.emplace_back([&, t] {
+      for (int i = 0; i < kTasks; ++i) {
+        // Every third task is not cheap: it must queue, so later cheap ones
+        // test that issuing never overtakes it.
+        auto task = std::make_unique<FnTask>(
+            [&, t, i] {
+              if (inside.fetch_add(1) != 0) overlaps++;
+              ran[t].push_back(i);
+              inside.fetch_sub(1);
+            },
+            /*cheap=*/i % 3 != 0);
+        if (!executor.TryRunAtIssue(*task)) executor.Enqueue(std::move(task));
+      }
+    });
+  }
+  for (auto& th : issuers) th.join();
+  executor.WaitIdle();
+  EXPECT_EQ(executor.QueueLength(), 0u);
+  stop = true;
+  reader.join();
+  idler.join();
+  EXPECT_EQ(overlaps.load(), 0);
+  for (int t = 0; t < kIssuers; ++t) {
+    ASSERT_EQ(ran[t].size(), static_cast<size_t>(kTasks)) << "issuer " << t;
+    for (int i = 0; i < kTasks; ++i) ASSERT_EQ(ran[t][i], i) << "issuer " << t;
+  }
+}
+
 }  // namespace
 }  // namespace ember
