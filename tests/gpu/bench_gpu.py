@@ -10,6 +10,7 @@ case runs in its own process (a device fault in one leaves the others).
     python tests/gpu/bench_gpu.py [--json FILE] [--smoke] [--no-compile] [--rounds N] [--case NAME]
     python tests/gpu/bench_gpu.py --check-only --case "resnet50 b1"   # once, no timing (for compute-sanitizer)
     python tests/gpu/bench_gpu.py --device cpu:0 --torch-device cpu --smoke   # a dry run without a GPU
+    python tests/gpu/bench_gpu.py --profile --case "resnet50 b1"   # where one eager step's host time goes
 
 GPU-busy fraction is not measured yet (it needs a profiler pass)."""
 
@@ -124,6 +125,9 @@ def parse_args(argv=None):
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (about a minute per model)")
     parser.add_argument("--case", default=None, help="only the case of this name, in this process")
     parser.add_argument("--rounds", type=int, default=15, help="timed rounds per runner (median reported)")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile 3 eager steps of each case with ember.profiler: ops per step, host "
+                             "dispatch time per step and the top ops by dispatch and kernel time; no timing")
     parser.add_argument("--check-only", action="store_true",
                         help="run each case eagerly and as a function once and compare; no timing, no PyTorch "
                              "(what tests/gpu/run.sh runs under compute-sanitizer)")
@@ -165,6 +169,31 @@ def run_case(args, case, torch):
     return row
 
 
+def profile_case(args, case):
+    """Where an eager step's host time goes: with the GPU's kernels queued
+    behind the host, the step's time is its dispatch time when the host is
+    the bottleneck (the CUDA issue's ResNet-50 batch 1 case)."""
+    name, model, batch, dtype, _, _ = case
+    rng = np.random.default_rng(0)
+    eager, _, _ = ember_runners(model, model.init(rng), model.example_input(rng, batch=batch), dtype, args.device)
+    eager()
+    steps = 3
+    ember.profiler.start()
+    start = time.perf_counter()
+    for _ in range(steps):
+        eager()
+    wall_ms = (time.perf_counter() - start) / steps * 1e3
+    result = ember.profiler.stop(save=False)
+    stats = result.op_stats()
+    calls = sum(s["calls"] for s in stats.values()) / steps
+    dispatch_ms = sum(s["dispatch_ns"] for s in stats.values()) / steps / 1e6
+    print(f"## {name} on {args.device}: {calls:.0f} ops per eager step, host dispatch {dispatch_ms:.2f} ms of "
+          f"{wall_ms:.2f} ms per step (profiler on)")
+    print(result.summary(sort_by="dispatch_total", top=15))
+    print(result.summary(sort_by="kernel_total", top=10))
+    return {"case": name, "ops_per_step": calls, "dispatch_ms": dispatch_ms, "step_ms_profiled": wall_ms}
+
+
 def run_isolated(case_name):
     """Runs one case in a child process, so that a device fault in it (a
     sticky CUDA error fails every later GPU call of its process) leaves the
@@ -185,7 +214,7 @@ def run_isolated(case_name):
 def main():
     args = parse_args()
     torch = None
-    if not args.check_only:
+    if not args.check_only and not args.profile:
         try:
             import torch
             if args.torch_device.startswith("cuda") and not torch.cuda.is_available():
@@ -196,6 +225,9 @@ def main():
     rows = []
     for case in cases:
         if args.case is not None and args.case != case[0]:
+            continue
+        if args.profile:
+            rows.append(profile_case(args, case))
             continue
         row = run_case(args, case, torch) if args.case is not None or args.smoke else run_isolated(case[0])
         rows.append(row)

@@ -88,6 +88,7 @@ export PYTHONUNBUFFERED=1
 part=${EMBER_GPU_PART:-all}
 if [ "$part" = bench ]; then
   step benchmarks "$PY" tests/gpu/bench_gpu.py --json "$REPORT/bench.json" ${EMBER_GPU_BENCH_ARGS:-}
+  step profile_resnet50 "$PY" tests/gpu/bench_gpu.py --profile --case "resnet50 b1"
   exit $status
 fi
 step gpu_runtime "$PY" -m pytest -q -p no:cacheprovider tests/gpu/test_gpu_runtime.py
@@ -107,4 +108,7 @@ step ops_on_gpu0 env EMBER_TEST_DEVICE=gpu:0 "$PY" -m pytest -q -p no:cacheprovi
 wait
 grep -q '^FAIL' "$SUMMARY" && status=1
 [ "$part" = tests ] || step benchmarks "$PY" tests/gpu/bench_gpu.py --json "$REPORT/bench.json" ${EMBER_GPU_BENCH_ARGS:-}
+# Where an eager ResNet-50 step's host time goes (ops per step, dispatch
+# time per op): about 10 s.
+[ "$part" = tests ] || step profile_resnet50 "$PY" tests/gpu/bench_gpu.py --profile --case "resnet50 b1"
 exit $status

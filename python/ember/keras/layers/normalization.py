@@ -67,12 +67,14 @@ class BatchNormalization(Layer):
             self.moving_variance.assign(self.moving_variance * m + ember.stop_gradient(variance) * (1.0 - m))
         else:
             mean, variance = self.moving_mean.read_value(), self.moving_variance.read_value()
-        y = (inputs - self._broadcast(mean, rank)) * ember.rsqrt(self._broadcast(variance, rank) + self.epsilon)
-        if self.gamma is not None:
-            y = y * self._broadcast(self.gamma, rank)
-        if self.beta is not None:
-            y = y + self._broadcast(self.beta, rank)
-        return y
+        # As Keras on TensorFlow: tf.nn.batch_normalization's arithmetic, two
+        # passes over the input (one kernel on a GPU, Note [Eager batch norm
+        # on a stream device]).
+        def broadcast(v):
+            return None if v is None else self._broadcast(v, rank)
+
+        return nn.batch_normalization(inputs, broadcast(mean), broadcast(variance), broadcast(self.beta),
+                                      broadcast(self.gamma), self.epsilon)
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
