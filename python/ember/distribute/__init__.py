@@ -12,12 +12,14 @@ from ember.distribute._distribution_context import (
 from ember.distribute._input import InputContext
 from ember.distribute._mirrored_strategy import MirroredStrategy, OneDeviceStrategy
 from ember.distribute._mirrored_variable import MirroredVariable
+from ember.distribute._mpi_collectives import MpiCollectives
 from ember.distribute._reduce_op import ReduceOp
 from ember.distribute._strategy import Strategy, StrategyExtended
 from ember.distribute._values import PerReplica
 
 __all__ = [
-    "Collectives", "InputContext", "LocalCollectives", "MirroredStrategy", "MirroredVariable", "OneDeviceStrategy",
+    "Collectives", "InputContext", "LocalCollectives", "MirroredStrategy", "MirroredVariable", "MpiCollectives",
+    "OneDeviceStrategy",
     "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "StrategyExtended", "get_cross_replica_context",
     "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context",
 ]

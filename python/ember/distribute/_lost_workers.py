@@ -1,0 +1,161 @@
+"""Waits for MPI requests with a deadline, and names the workers that are gone (Note [Lost workers])."""
+
+import atexit
+import os
+import signal
+import sys
+import threading
+import time
+
+import numpy as np
+
+from ember.distribute._mpi import mpi
+from ember.errors import DeadlineExceededError, UnavailableError
+
+# Note [Lost workers]: a blocking MPI call whose peer died waits forever
+# (MPICH's TCP and shared-memory paths do not notice a dead peer), so every
+# collective here is a non-blocking request polled against a deadline,
+# EMBER_COLLECTIVE_TIMEOUT seconds (default 60). What happens when a worker
+# dies depends on the launcher; this is what MPICH's hydra (the `mpich`
+# wheel's mpiexec, 5.0) does, found by killing one of 4 ranks mid-step:
+#
+# - By default hydra kills every other rank with SIGKILL about a second
+#   later and prints "BAD TERMINATION ... PID <pid> ... EXIT CODE: 9". Nothing
+#   hangs, but the survivors cannot say which rank was lost.
+# - With `mpiexec -disable-auto-cleanup` (what ember.distribute.run passes)
+#   hydra lets the survivors run and sends each of them SIGUSR1, whose
+#   default action ends the process silently. Ember catches SIGUSR1 and
+#   records it; the next poll of a collective starts a roll call.
+#
+# The roll call: a worker that got the signal, or whose deadline passed,
+# sends its rank to every other worker on a communicator of its own and
+# listens for theirs for a grace period. A worker that sees a roll call
+# while it polls a collective joins it. The ranks never heard from are
+# the lost ones: the error (ember.errors.UnavailableError) names them,
+# and every later collective raises the same error. If everyone answers,
+# the deadline means the workers disagree about which collective comes
+# next, a program error, reported as DeadlineExceededError. A worker busy
+# outside collectives for longer than the grace period would be named
+# too; that is why the deadline is long by default.
+#
+# After such an error the process must not call MPI_Finalize, which waits
+# for the lost peers; the same holds for a worker that exits with an
+# uncaught exception while others still wait for it. An atexit hook
+# (which runs before mpi4py's own finalization) ends those processes with
+# os._exit(1) after flushing their output.
+
+_ROLL_CALL_TAG = 0x3E3B
+_SPIN_POLLS = 200  # polls without sleeping before a wait starts sleeping and checking for roll calls
+
+_peer_exit_signalled = threading.Event()
+
+
+def collective_timeout():
+    """EMBER_COLLECTIVE_TIMEOUT in seconds (default 60)."""
+    raw = os.environ.get("EMBER_COLLECTIVE_TIMEOUT", "60")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"EMBER_COLLECTIVE_TIMEOUT must be a positive number of seconds, got {raw!r}")
+    return value
+
+
+def _on_peer_exit(signum, frame):
+    del signum, frame
+    _peer_exit_signalled.set()
+
+
+def _install_signal_handler():
+    # Only where nobody else handles SIGUSR1, and only from the main thread (Python's rule).
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGUSR1) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGUSR1, _on_peer_exit)
+
+
+def _skip_finalize_if_failed(watch):
+    if watch.failed is None and getattr(sys, "last_value", None) is None:
+        return  # a clean exit: mpi4py finalizes MPI as usual
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(1)
+
+
+class WorkerWatch:
+    """Polls requests on ``comm``'s collectives until done, the deadline, or a lost worker."""
+
+    def __init__(self, comm, timeout=None):
+        self._comm = comm.Dup()  # roll-call messages never mix with the collectives' traffic
+        self._comm.Set_errhandler(mpi().ERRORS_RETURN)
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+        self.timeout = collective_timeout() if timeout is None else float(timeout)
+        self.grace = min(max(1.0, self.timeout / 4), 5.0)
+        self.failed = None  # the error once a worker is known lost; later collectives raise it again
+        _install_signal_handler()
+        atexit.register(_skip_finalize_if_failed, self)
+
+    def wait(self, requests, what):
+        """Returns when every request is complete; raises UnavailableError naming lost workers, or
+        DeadlineExceededError when all workers are alive but some never joined ``what``."""
+        MPI = mpi()
+        if self.failed is not None:
+            raise self.failed
+        deadline = time.monotonic() + self.timeout
+        polls = 0
+        while not MPI.Request.Testall(requests):
+            polls += 1
+            if polls < _SPIN_POLLS:
+                time.sleep(0)  # let the other workers on this machine's cores run
+                continue
+            if _peer_exit_signalled.is_set() or self._roll_call_pending():
+                self._check_roll_call(what, "mpiexec reported that a worker process ended")
+            elif time.monotonic() > deadline:
+                self._check_roll_call(what, f"it did not join within EMBER_COLLECTIVE_TIMEOUT={self.timeout:g}s")
+                self.failed = DeadlineExceededError(
+                    f"{what}: not every worker joined within EMBER_COLLECTIVE_TIMEOUT={self.timeout:g}s, although "
+                    f"all {self.size} answered a roll call: the workers make different collective calls "
+                    "(every worker must make the same collectives, in the same order)")
+                raise self.failed
+            time.sleep(0.0002 if polls < 10 * _SPIN_POLLS else 0.001)
+
+    def _roll_call_pending(self):
+        return self._comm.Iprobe(source=mpi().ANY_SOURCE, tag=_ROLL_CALL_TAG)
+
+    def _check_roll_call(self, what, reason):
+        _peer_exit_signalled.clear()
+        lost = self._roll_call()
+        if lost:
+            names = ", ".join(str(r) for r in lost)
+            self.failed = UnavailableError(
+                f"{what}: lost worker rank{'s' if len(lost) > 1 else ''} {names} of {self.size} ({reason}; no "
+                f"answer to a roll call within {self.grace:g}s). This is worker {self.rank}. The job cannot "
+                "go on: restart it, from a checkpoint if one was saved")
+            self.failed.lost_ranks = tuple(lost)
+            raise self.failed
+
+    def _roll_call(self):
+        """The ranks that do not answer within the grace period."""
+        MPI = mpi()
+        mine = np.array([self.rank], np.int64)
+        sends = []
+        for other in range(self.size):
+            if other != self.rank:
+                try:
+                    sends.append(self._comm.Isend([mine, MPI.INT64_T], dest=other, tag=_ROLL_CALL_TAG))
+                except MPI.Exception:
+                    pass  # a peer MPI already knows is gone; it will not answer
+        heard = {self.rank}
+        end = time.monotonic() + self.grace
+        status = MPI.Status()
+        while len(heard) < self.size and time.monotonic() < end:
+            if self._comm.Iprobe(source=MPI.ANY_SOURCE, tag=_ROLL_CALL_TAG, status=status):
+                answer = np.empty(1, np.int64)
+                self._comm.Recv([answer, MPI.INT64_T], source=status.Get_source(), tag=_ROLL_CALL_TAG)
+                heard.add(int(answer[0]))
+            else:
+                time.sleep(0.001)
+        self._pending_sends = sends  # kept alive: MPI still owns their buffers
+        return sorted(set(range(self.size)) - heard)
