@@ -110,8 +110,11 @@ class WorkerWatch:
             if polls < _SPIN_POLLS:
                 time.sleep(0)  # let the other workers on this machine's cores run
                 continue
-            if _peer_exit_signalled.is_set() or self._roll_call_pending():
+            if _peer_exit_signalled.is_set():
                 self._check_roll_call(what, "mpiexec reported that a worker process ended")
+            elif self._roll_call_pending():
+                self._check_roll_call(what, "another worker called a roll call: a collective timed out or a "
+                                            "worker process ended")
             elif time.monotonic() > deadline:
                 self._check_roll_call(what, f"it did not join within EMBER_COLLECTIVE_TIMEOUT={self.timeout:g}s")
                 self.failed = DeadlineExceededError(
