@@ -68,14 +68,20 @@ def _on_peer_exit(signum, frame):
 
 
 def _install_signal_handler():
-    # Only where nobody else handles SIGUSR1, and only from the main thread (Python's rule).
+    # Only where nobody else handles SIGUSR1 (ember.distribute.run's workers ignore it until
+    # here), and only from the main thread (Python's rule).
     if threading.current_thread() is not threading.main_thread():
         return
-    if signal.getsignal(signal.SIGUSR1) in (signal.SIG_DFL, None):
+    if signal.getsignal(signal.SIGUSR1) in (signal.SIG_DFL, signal.SIG_IGN, None):
         signal.signal(signal.SIGUSR1, _on_peer_exit)
 
 
-def _skip_finalize_if_failed(watch):
+def _at_exit(watch):
+    # Python puts the default action back for signals it handled when it shuts down, and
+    # SIGUSR1's ends the process: a worker that ends a moment later than another would then
+    # die of the signal hydra sends about the first one. Ignored from here on.
+    if signal.getsignal(signal.SIGUSR1) is _on_peer_exit:
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     if watch.failed is None and getattr(sys, "last_value", None) is None:
         return  # a clean exit: mpi4py finalizes MPI as usual
     sys.stdout.flush()
@@ -95,7 +101,7 @@ class WorkerWatch:
         self.grace = min(max(1.0, self.timeout / 4), 5.0)
         self.failed = None  # the error once a worker is known lost; later collectives raise it again
         _install_signal_handler()
-        atexit.register(_skip_finalize_if_failed, self)
+        atexit.register(_at_exit, self)
 
     def wait(self, requests, what):
         """Returns when every request is complete; raises UnavailableError naming lost workers, or
