@@ -21,9 +21,8 @@ from ember.distribute._strategy import Strategy, StrategyExtended
 from ember.distribute._values import PerReplica
 
 __all__ = [
-    "Collectives", "CommunicationOptions", "InputContext", "LocalCollectives", "MirroredStrategy", "MirroredVariable", "MpiClusterResolver", "MpiCollectives",
-    "MultiWorkerMirroredStrategy",
-    "OneDeviceStrategy",
-    "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "StrategyExtended", "get_cross_replica_context",
-    "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context",
+    "Collectives", "CommunicationOptions", "InputContext", "LocalCollectives", "MirroredStrategy", "MirroredVariable",
+    "MpiClusterResolver", "MpiCollectives", "MultiWorkerMirroredStrategy", "OneDeviceStrategy", "PerReplica",
+    "ReduceOp", "ReplicaContext", "Strategy", "StrategyExtended", "get_cross_replica_context", "get_replica_context",
+    "get_strategy", "has_strategy", "in_cross_replica_context",
 ]

@@ -70,9 +70,14 @@ class MultiWorkerMirroredStrategy(Strategy):
     collectives (the optimizer's gradient sum, ``reduce``) combine all replicas of all workers
     (Note [Two-level collectives]). ``num_replicas_in_sync`` counts them all.
     ``experimental_distribute_dataset`` gives each worker its share of every global batch.
+    ``devices`` (an Ember addition) lists this worker's devices.
     """
 
-    def __init__(self, communication_options=None, devices=None):
+    def __init__(self, cluster_resolver=None, communication_options=None, devices=None):
+        if cluster_resolver is not None and not isinstance(cluster_resolver, MpiClusterResolver):
+            raise NotImplementedError(
+                f"MultiWorkerMirroredStrategy: Ember learns the cluster from MPI (the ranks mpiexec started), not "
+                f"from a {type(cluster_resolver).__name__}; leave cluster_resolver out (docs/distributed.md)")
         options = communication_options or CommunicationOptions()
         devices = list(devices) if devices is not None else ["cpu:0"]
         self._workers = MpiCollectives(devices[0] if devices else "cpu:0", timeout=options.timeout_seconds)
