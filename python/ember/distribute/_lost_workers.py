@@ -45,7 +45,14 @@ from ember.errors import DeadlineExceededError, UnavailableError
 # os._exit(1) after flushing their output.
 
 _ROLL_CALL_TAG = 0x3E3B
-_SPIN_POLLS = 200  # polls without sleeping before a wait starts sleeping and checking for roll calls
+# Note [Polling collectives]: MPI makes progress only inside MPI calls, so a
+# waiting worker polls. For the first _SPIN_S it polls without pause, as a
+# blocking MPI call would (a yield per poll gives the core away for a whole
+# time slice on a loaded machine and multiplies small-buffer latency), and
+# reads the clock and looks for roll calls every _CLOCK_EVERY polls; after
+# that it sleeps between polls (0.1 ms, and 1 ms after a second).
+_SPIN_S = 0.1
+_CLOCK_EVERY = 64  # polls between clock readings while spinning
 
 _peer_exit_signalled = threading.Event()
 
@@ -109,26 +116,30 @@ class WorkerWatch:
         MPI = mpi()
         if self.failed is not None:
             raise self.failed
-        deadline = time.monotonic() + self.timeout
+        testall = MPI.Request.Testall
+        start = time.monotonic()
+        deadline = start + self.timeout
         polls = 0
-        while not MPI.Request.Testall(requests):
+        while not testall(requests):  # Note [Polling collectives]
             polls += 1
-            if polls < _SPIN_POLLS:
-                time.sleep(0)  # let the other workers on this machine's cores run
+            if polls % _CLOCK_EVERY:
                 continue
+            now = time.monotonic()
             if _peer_exit_signalled.is_set():
                 self._check_roll_call(what, "mpiexec reported that a worker process ended")
             elif self._roll_call_pending():
                 self._check_roll_call(what, "another worker called a roll call: a collective timed out or a "
                                             "worker process ended")
-            elif time.monotonic() > deadline:
+            elif now > deadline:
                 self._check_roll_call(what, f"it did not join within EMBER_COLLECTIVE_TIMEOUT={self.timeout:g}s")
                 self.failed = DeadlineExceededError(
                     f"{what}: not every worker joined within EMBER_COLLECTIVE_TIMEOUT={self.timeout:g}s, although "
                     f"all {self.size} answered a roll call: the workers make different collective calls "
                     "(every worker must make the same collectives, in the same order)")
                 raise self.failed
-            time.sleep(0.0002 if polls < 10 * _SPIN_POLLS else 0.001)
+            if now - start > _SPIN_S:
+                polls = _CLOCK_EVERY - 1  # from now on the checks run at every poll, between sleeps
+                time.sleep(0.0001 if now - start < 1.0 else 0.001)
 
     def _roll_call_pending(self):
         return self._comm.Iprobe(source=mpi().ANY_SOURCE, tag=_ROLL_CALL_TAG)

@@ -7,12 +7,18 @@ _INSTALL_HINT = ("Ember's multi-worker collectives use MPI through mpi4py. Insta
                  "workers with `python -m ember.distribute.run -n N script.py` or `mpiexec -n N python script.py`")
 
 
+_loaded = []  # [the mpi4py.MPI module] once imported
+
+
 def mpi():
     """The ``mpi4py.MPI`` module; importing it initializes MPI (once per process)."""
+    if _loaded:
+        return _loaded[0]
     try:
         from mpi4py import MPI
     except ImportError as error:
         raise ImportError(f"{error}. {_INSTALL_HINT}") from error
+    _loaded.append(MPI)
     return MPI
 
 
@@ -38,12 +44,16 @@ def backend_info():
             "mpi_standard": standard, "mpi_status": "available"}
 
 
+_datatypes = {}
+
+
 def datatype(dtype):
     """The MPI datatype for a NumPy dtype; TypeError for the dtypes the backend does not carry."""
-    MPI = mpi()
-    table = {np.dtype(np.float32): MPI.FLOAT, np.dtype(np.float64): MPI.DOUBLE,
-             np.dtype(np.int32): MPI.INT32_T, np.dtype(np.int64): MPI.INT64_T}
-    found = table.get(np.dtype(dtype))
+    if not _datatypes:
+        MPI = mpi()
+        _datatypes.update({np.dtype(np.float32): MPI.FLOAT, np.dtype(np.float64): MPI.DOUBLE,
+                           np.dtype(np.int32): MPI.INT32_T, np.dtype(np.int64): MPI.INT64_T})
+    found = _datatypes.get(dtype)
     if found is None:
         raise TypeError(f"MpiCollectives: {np.dtype(dtype).name} values cannot be sent between workers; "
                         "supported dtypes are float32, float64, int32 and int64 (cast first)")
