@@ -10,6 +10,7 @@ mpich`, part of the `test` extra).
 
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -138,16 +139,22 @@ def _errors(directory):
     return {int(p.name.split("-")[1]): p.read_text() for p in directory.iterdir() if p.name.startswith("error-")}
 
 
+def _lost_ranks(message):
+    found = re.search(r"lost worker ranks? ([\d, ]+) of", message)
+    return [int(r) for r in found.group(1).split(",")] if found else []
+
+
 def test_killed_worker_is_named_and_every_worker_ends(tmp_path):
     timeout = 5
     job = _launch(4, "fault_worker.py", str(tmp_path), "kill", timeout=timeout)
-    assert job.code != 0, job
-    assert "worker rank 1 " in job.err and "ended without finishing" in job.err, job
+    assert job.code == 9, job  # SIGKILL's number, as mpiexec reports it
+    assert "worker rank 1 ended without finishing" in job.err, job
     assert job.seconds < timeout + 15, job
     assert not job.leftovers, job
-    # Survivors that got to raise before mpiexec stopped them name the same rank (Note [Lost workers]).
+    # Survivors that got to raise before mpiexec ended them name rank 1 among the lost; others may
+    # have been ended by mpiexec already (Note [Lost workers]).
     for rank, message in _errors(tmp_path).items():
-        assert rank != 1 and "UnavailableError" in message and "lost worker rank 1 of 4" in message, message
+        assert rank != 1 and "UnavailableError" in message and 1 in _lost_ranks(message), message
 
 
 def test_stalled_worker_is_named_by_the_others(tmp_path):
@@ -156,7 +163,7 @@ def test_stalled_worker_is_named_by_the_others(tmp_path):
     assert job.code == 1, job  # a survivor's error came first; rank 1 would have exited with 3 later
     assert errors and set(errors) <= {0, 2, 3}, job
     for message in errors.values():
-        assert "UnavailableError" in message and "lost worker rank 1 of 4" in message, message
+        assert "UnavailableError" in message and _lost_ranks(message) == [1], message
         assert "EMBER_COLLECTIVE_TIMEOUT=2s" in message or "roll call" in message, message
     assert "lost worker rank 1 of 4" in job.err, job
     assert job.seconds < 20, job
@@ -178,7 +185,7 @@ def test_launcher_exits_with_the_first_failing_code(tmp_path):
     script.write_text("import os, sys\nsys.exit(3 if os.environ.get('PMI_RANK') == '1' else 0)\n")
     job = Job([sys.executable, "-m", "ember.distribute.run", "-n", "2", str(script)])
     assert job.code == 3, job
-    assert "worker 1 failed first (exit code 3)" in job.err, job
+    assert "worker rank 1 failed first, exit code 3" in job.err, job
     assert not job.leftovers
 
 

@@ -42,8 +42,8 @@ def _exit_code(code):
 
 
 def main():
-    # With -disable-auto-cleanup hydra tells the other workers of a death with SIGUSR1, whose default
-    # action ends them; Ember's MPI layer handles it once loaded (Note [Lost workers]).
+    # Under `mpiexec -disable-auto-cleanup` hydra tells the other workers of a death with SIGUSR1,
+    # whose default action ends them; Ember's MPI layer handles it once loaded (Note [Lost workers]).
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     _record("pid", f"{os.getpid()} {socket.gethostname()}")
     script = sys.argv[1]

@@ -13,30 +13,36 @@ from ember.distribute._mpi import mpi
 from ember.errors import DeadlineExceededError, UnavailableError
 
 # Note [Lost workers]: a blocking MPI call whose peer died waits forever
-# (MPICH's TCP and shared-memory paths do not notice a dead peer), so every
-# collective here is a non-blocking request polled against a deadline,
-# EMBER_COLLECTIVE_TIMEOUT seconds (default 60). What happens when a worker
-# dies depends on the launcher; this is what MPICH's hydra (the `mpich`
-# wheel's mpiexec, 5.0) does, found by killing one of 4 ranks mid-step:
+# (MPICH's shared-memory and network paths do not notice a dead peer), so
+# every collective here is a non-blocking request polled against a
+# deadline, EMBER_COLLECTIVE_TIMEOUT seconds (default 60). What happens
+# when a worker dies depends on the process manager. MPICH's hydra (the
+# `mpich` wheel's mpiexec, 5.0), found by killing one of 4 ranks mid-step:
 #
-# - By default hydra kills every other rank with SIGKILL about a second
-#   later and prints "BAD TERMINATION ... PID <pid> ... EXIT CODE: 9". Nothing
-#   hangs, but the survivors cannot say which rank was lost.
-# - With `mpiexec -disable-auto-cleanup` (what ember.distribute.run passes)
-#   hydra lets the survivors run and sends each of them SIGUSR1, whose
-#   default action ends the process silently. Ember catches SIGUSR1 and
-#   records it; the next poll of a collective starts a roll call.
+# - By default it kills every other rank with SIGKILL within about a
+#   second and prints "BAD TERMINATION ... PID <pid> ... EXIT CODE: 9".
+#   Nothing hangs, but the survivors never get to say which rank was
+#   lost: ember.distribute.run maps that process id to the rank and says
+#   so (Note [Launcher] in run.py).
+# - With `mpiexec -disable-auto-cleanup` it sends the survivors SIGUSR1,
+#   whose default action ends a process without a word. Ember handles
+#   SIGUSR1 and starts a roll call at the next poll. But hydra still ended
+#   the survivors, silently, 0.3 to 3 seconds later in our runs, often
+#   before the roll call was over, and stopped passing their output on.
+#   So the launcher does not use this mode.
 #
-# The roll call: a worker that got the signal, or whose deadline passed,
-# sends its rank to every other worker on a communicator of its own and
-# listens for theirs for a grace period. A worker that sees a roll call
-# while it polls a collective joins it. The ranks never heard from are
-# the lost ones: the error (ember.errors.UnavailableError) names them,
-# and every later collective raises the same error. If everyone answers,
-# the deadline means the workers disagree about which collective comes
-# next, a program error, reported as DeadlineExceededError. A worker busy
-# outside collectives for longer than the grace period would be named
-# too; that is why the deadline is long by default.
+# The roll call is for the other cases: a worker that is alive but never
+# joins (stuck, or calling different collectives), and process managers
+# that leave the survivors running (a worker started by hand, some batch
+# systems). A worker whose deadline passed, or that got SIGUSR1, sends its
+# rank to every other worker on a communicator of its own and listens for
+# theirs for a grace period; a worker that sees a roll call while it polls
+# joins it. The ranks never heard from are lost: the error
+# (ember.errors.UnavailableError, with ``lost_ranks``) names them, and
+# every later collective raises it again. If everyone answers, the workers
+# disagree about which collective comes next, a program error, reported as
+# DeadlineExceededError. A worker busy outside collectives for longer than
+# the grace period would be named too; that is why the deadline is long.
 #
 # After such an error the process must not call MPI_Finalize, which waits
 # for the lost peers; the same holds for a worker that exits with an

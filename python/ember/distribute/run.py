@@ -2,22 +2,26 @@
 
 Note [Launcher]: the launcher runs MPI's own mpiexec (the `mpich` wheel's,
 found next to this Python or on PATH), one process per worker, each
-running the script through _launched.py, which records its process id and
-its exit code in a temporary directory. Around mpiexec it adds three things:
-- faults: with MPICH's hydra it passes -disable-auto-cleanup, so a worker's
-  death reaches the others as a signal and they raise an error naming the
-  lost rank (Note [Lost workers] in _lost_workers.py) instead of being
-  killed silently. Once a worker has failed, the others get the collective
-  timeout plus a margin to end; then every worker still running is killed.
+running the script through _launched.py, which records the worker's
+process id, its exit code, and the traceback of an uncaught exception in
+a temporary directory. To mpiexec it adds:
+- the first failure, named by rank: MPICH's hydra ends every worker within
+  a few milliseconds of the first failure (Note [Lost workers] in
+  _lost_workers.py), and its own report names one of the workers it
+  killed, not the first. The launcher watches the moment each local
+  worker ends (_worker_ends.py): the first to end with a nonzero code, or
+  without a record (killed, or crashed), is named, with the last line of
+  what each worker raised (after a death hydra may stop passing the
+  others' output on, so the recorded tracebacks are the reliable copy).
+- its exit code: that worker's (mpiexec's, if it left no record).
 - Ctrl-C: forwarded to mpiexec, which passes SIGINT on to the workers
   (KeyboardInterrupt in each); a second Ctrl-C, or 10 s without an end,
-  kills them.
-- the exit code: that of the first worker to fail. A worker that ended
-  without a record was killed before it could fail on its own, so it is
-  the first; the launcher then returns mpiexec's code.
-Workers always end: hydra starts each in a session of its own, so the
-launcher kills leftovers by the process ids they recorded (those on this
-host; hydra ends remote ones when mpiexec ends).
+  kills them. The exit code is then 130.
+- workers always end: hydra starts each in a session of its own, so after
+  mpiexec has ended, or once a worker failed and the others have had the
+  collective timeout plus a margin to end, the launcher kills those on
+  this host that recorded a process id but no exit (hydra ends the
+  remote ones with mpiexec).
 """
 
 import argparse
@@ -29,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from ember.distribute._worker_ends import WorkerEnds, alive
 
 _INTERRUPT_GRACE_S = 10.0
 _FAILURE_MARGIN_S = 10.0
@@ -46,14 +52,6 @@ def find_mpiexec(explicit=None):
         raise FileNotFoundError("ember.distribute.run: no mpiexec found next to Python or on PATH; install MPI with "
                                 "`pip install mpi4py mpich` (or a system MPI)")
     return found
-
-
-def _is_hydra(mpiexec):
-    try:
-        text = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "HYDRA" in text
 
 
 def _parse(argv):
@@ -91,8 +89,13 @@ class _Job:
         self._failure_grace = failure_grace
         self._interrupts = 0
         self.killed = False
-        self.vanished = []  # (time, rank) of workers that ended without a record
         self.process = subprocess.Popen(command, env=env, start_new_session=True)
+        self.ends = WorkerEnds(self._local_pids)
+
+    def _local_pids(self):
+        here = socket.gethostname()
+        return {rank: int(pid) for rank, (pid, host) in _read_records(self._status_dir, "pid").items()
+                if host == here}
 
     def interrupt(self, signum, frame):
         del signum, frame
@@ -102,32 +105,27 @@ class _Job:
     def wait(self):
         interrupted_at = failed_at = None
         while self.process.poll() is None:
-            time.sleep(0.1)
+            time.sleep(0.05)
             now = time.monotonic()
             if self._interrupts and interrupted_at is None:
                 interrupted_at = now
-            self._watch_processes()
-            if failed_at is None and (self.vanished or any(
-                    int(r[0]) for r in _read_records(self._status_dir, "exit").values())):
+            if failed_at is None and self._failures():
                 failed_at = now
             if (self._interrupts > 1 or (interrupted_at is not None and now - interrupted_at > _INTERRUPT_GRACE_S)
                     or (failed_at is not None and now - failed_at > self._failure_grace)):
                 self.kill()
+        time.sleep(0.05)  # the last ends reach the watcher
+        self.ends.stop()
         self.kill_leftovers()
         return self.process.returncode
 
-    def _watch_processes(self):
-        """Notes the workers on this host that ended without a record (killed, or crashed)."""
-        ended = _read_records(self._status_dir, "exit")
-        here = socket.gethostname()
-        for rank, (pid, host) in sorted(_read_records(self._status_dir, "pid").items()):
-            if rank in ended or host != here or any(rank == r for _, r in self.vanished):
-                continue
-            if not _alive(int(pid)) and rank not in _read_records(self._status_dir, "exit"):
-                if not self.vanished and not self.killed:
-                    print(f"ember.distribute.run: worker rank {rank} (pid {pid}) ended without finishing: killed, "
-                          "or it crashed", file=sys.stderr, flush=True)
-                self.vanished.append((time.time(), rank))
+    def _failures(self):
+        """[(time, rank, exit code)] of the workers that failed: a nonzero recorded exit, or an end
+        without a record (killed, or crashed; the code is then None)."""
+        exits = _read_records(self._status_dir, "exit")
+        out = [(float(t), rank, int(code)) for rank, (code, t) in exits.items() if int(code)]
+        out += [(t, rank, None) for rank, t in dict(self.ends.ended).items() if rank not in exits]
+        return sorted(out)
 
     def kill(self):
         self.killed = True
@@ -141,11 +139,10 @@ class _Job:
     def kill_leftovers(self):
         """Kills the workers on this host that recorded a process id but no exit."""
         ended = _read_records(self._status_dir, "exit")
-        here = socket.gethostname()
-        for rank, (pid, host) in _read_records(self._status_dir, "pid").items():
-            if rank not in ended and host == here:
+        for rank, pid in self._local_pids().items():
+            if rank not in ended and alive(pid):
                 try:
-                    os.kill(int(pid), signal.SIGKILL)
+                    os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
 
@@ -156,41 +153,30 @@ class _Job:
             pass
 
     def exit_code(self):
-        """The first failing worker's exit code (Note [Launcher]); prints what each failed worker raised."""
+        """The first failing worker's exit code (Note [Launcher]); prints which worker that was and
+        the last line of what each failed worker raised."""
         if self._interrupts:
             return 130
-        mpiexec_code = self.process.returncode
-        errors = _read_records(self._status_dir, "error")
-        for rank in sorted(errors):
+        for rank in sorted(_read_records(self._status_dir, "error")):
             print(f"ember.distribute.run: worker {rank} raised: {_last_line(self._status_dir, rank)}", file=sys.stderr)
-        events = [(t, rank, mpiexec_code if mpiexec_code > 0 else 1) for t, rank in self.vanished]
-        events += [(float(t), rank, int(code)) for rank, (code, t) in _read_records(self._status_dir, "exit").items()
-                   if int(code)]
-        if events:
-            _, rank, code = min(events)
-            print(f"ember.distribute.run: worker {rank} failed first (exit code {code})", file=sys.stderr)
-            return code
-        return mpiexec_code if mpiexec_code >= 0 else 1
+        mpiexec_code = self.process.returncode
+        failures = self._failures()
+        if not failures:
+            return mpiexec_code if mpiexec_code >= 0 else 1
+        _, rank, code = failures[0]
+        if code is None:
+            code = mpiexec_code if mpiexec_code > 0 else 1
+            how = f"ended without finishing (killed, or it crashed); mpiexec's exit code {code}"
+        else:
+            how = f"failed first, exit code {code}"
+        print(f"ember.distribute.run: worker rank {rank} {how}", file=sys.stderr)
+        return code
 
 
 def _last_line(directory, rank):
     with open(os.path.join(directory, f"error-{rank}")) as f:
         lines = [line for line in f.read().splitlines() if line.strip()]
     return lines[-1] if lines else "(no message)"
-
-
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
-    except FileNotFoundError:
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
 
 
 def main(argv=None):
@@ -200,10 +186,7 @@ def main(argv=None):
     if options.timeout is not None:
         env["EMBER_COLLECTIVE_TIMEOUT"] = str(options.timeout)
     timeout = float(env.get("EMBER_COLLECTIVE_TIMEOUT", "60"))
-    command = [mpiexec]
-    if _is_hydra(mpiexec):
-        command.append("-disable-auto-cleanup")  # Note [Lost workers]: survivors name the lost rank
-    command += ["-n", str(options.num_workers)]
+    command = [mpiexec, "-n", str(options.num_workers)]
     if options.hosts:
         command += ["-hosts", options.hosts]
     if options.hostfile:
