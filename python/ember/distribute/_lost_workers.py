@@ -53,12 +53,15 @@ from ember.errors import DeadlineExceededError, UnavailableError
 _ROLL_CALL_TAG = 0x3E3B
 # Note [Polling collectives]: MPI makes progress only inside MPI calls, so a
 # waiting worker polls. For the first _SPIN_S it polls without pause, as a
-# blocking MPI call would (a yield per poll gives the core away for a whole
-# time slice on a loaded machine and multiplies small-buffer latency), and
-# reads the clock and looks for roll calls every _CLOCK_EVERY polls; after
-# that it sleeps between polls (0.1 ms, and 1 ms after a second).
+# blocking MPI call would, and every _CLOCK_EVERY polls it reads the clock,
+# looks for roll calls and yields the core (sched_yield, as MPICH's own
+# progress loop does): with more workers than cores, the worker everybody
+# waits for may be waiting for this one's core. Yielding at every poll
+# instead costs 10x in small-buffer latency. After _SPIN_S the worker
+# sleeps between polls (0.1 ms, and 1 ms after a second).
 _SPIN_S = 0.1
-_CLOCK_EVERY = 64  # polls between clock readings while spinning
+_CLOCK_EVERY = 64  # polls between clock readings (and yields) while spinning
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 _peer_exit_signalled = threading.Event()
 
@@ -146,6 +149,8 @@ class WorkerWatch:
             if now - start > _SPIN_S:
                 polls = _CLOCK_EVERY - 1  # from now on the checks run at every poll, between sleeps
                 time.sleep(0.0001 if now - start < 1.0 else 0.001)
+            else:
+                _yield()  # a worker sharing this core may be the one everybody waits for
 
     def _roll_call_pending(self):
         return self._comm.Iprobe(source=mpi().ANY_SOURCE, tag=_ROLL_CALL_TAG)
