@@ -35,6 +35,7 @@ import sys
 
 import numpy as np
 
+from ember._creation import convert_to_tensor
 from ember._dlpack import from_dlpack
 from ember._generated import ops
 from ember.device import device
@@ -110,10 +111,12 @@ class MpiCollectives(Collectives):
         return [self._tensor(np.ascontiguousarray(np.moveaxis(gathered, 0, axis)))]
 
     def broadcast(self, value, root=0):
-        """Worker ``root``'s ``value`` on every worker; the others' values give the shape and dtype."""
-        (send,) = self._host_arrays([value], "broadcast")
+        """Worker ``root``'s ``value`` on every worker; the others' values give the shape and dtype.
+        Any dtype works (its bytes are copied), since variables of every dtype start this way."""
+        (send,) = self._host_arrays([value], "broadcast", any_dtype=True)
         out = send.copy() if self.rank == root else np.empty_like(send)
-        self._run("broadcast", send, lambda: self._comm.Ibcast(_buffer(out), root=root))
+        raw = [out.reshape(-1).view(np.uint8), mpi().BYTE]
+        self._run("broadcast", send, lambda: self._comm.Ibcast(raw, root=root))
         return [self._tensor(out)]
 
     def reduce_scatter(self, values, op, axis=0):
@@ -137,12 +140,15 @@ class MpiCollectives(Collectives):
         self._run("barrier", None, self._comm.Ibarrier)
 
     # --- Plumbing ----------------------------------------------------------------
-    def _host_arrays(self, values, what):
+    def _host_arrays(self, values, what, any_dtype=False):
         if len(values) != 1:
             raise ValueError(f"{what}: MpiCollectives takes one value per worker (this process's), got {len(values)}")
         value = values[0]
         array = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
-        datatype(array.dtype)  # refuses unsupported dtypes before any worker sends
+        if array.dtype.hasobject:
+            raise TypeError(f"{what}: {array.dtype} values (strings, objects) cannot be sent between workers")
+        if not any_dtype:
+            datatype(array.dtype)  # refuses unsupported dtypes before any worker sends
         return [np.require(array, requirements="C")]  # not ascontiguousarray, which makes scalars 1-D
 
     def _result_array(self, shape, dtype):
@@ -166,7 +172,10 @@ class MpiCollectives(Collectives):
         return found
 
     def _tensor(self, array):
-        result = from_dlpack(array)  # shares the array's memory
+        if array.dtype in DTYPE_CODES:
+            result = from_dlpack(array)  # shares the array's memory
+        else:  # broadcast's other dtypes (bool, float16, bfloat16, ...): small, copied
+            result = convert_to_tensor(array)
         if result.device != self.devices[0]:
             with device(self.devices[0]):
                 result = ops.identity(result)
@@ -193,7 +202,7 @@ class MpiCollectives(Collectives):
         words = np.zeros(4 + _MAX_CHECKED_DIMS, np.int64)
         words[0], words[1] = _KINDS[what], self._calls
         if array is not None and what != "all_gather":
-            words[2], words[3] = DTYPE_CODES[array.dtype], array.ndim
+            words[2], words[3] = DTYPE_CODES.get(array.dtype, 100 + array.dtype.num), array.ndim
             dims = array.shape if array.ndim <= _MAX_CHECKED_DIMS else (array.size,)
             words[4:4 + len(dims)] = dims
         return words

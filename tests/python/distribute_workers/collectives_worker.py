@@ -38,6 +38,13 @@ for dtype in (np.float32, np.float64, np.int32, np.int64):
     want = np.split(np.tile(everyone.sum(0), (n, 1)).astype(dtype), n, axis=0)[rank]
     check(c.reduce_scatter([tall], "sum", axis=0)[0], want, f"reduce_scatter {dtype}")
 
+# broadcast carries any dtype (variables of every dtype start from worker 0's values).
+for dtype in ("bool", "float16", "bfloat16", "uint8"):
+    mine = ember.cast(ember.constant([[rank, 1.0, 0.0]]), dtype)
+    got = c.broadcast(mine)[0]
+    assert got.dtype.name == dtype, (got.dtype, dtype)
+    np.testing.assert_array_equal(got.numpy().astype(np.float32), [[0.0, 1.0, 0.0]])
+
 # all_gather with a first axis that differs between workers.
 ragged = ember.constant(np.full((rank + 1, 2), rank, np.float32))
 want = np.concatenate([np.full((r + 1, 2), r, np.float32) for r in range(n)])
