@@ -81,7 +81,7 @@ class MpiCollectives(Collectives):
     def all_reduce(self, values, op):
         op = ReduceOp.from_value(op)
         (send,) = self._host_arrays(values, "all_reduce")
-        out = self._result_array(send.shape, send.dtype)
+        out = self._result_array(send)
         mpi_op = self._ops[op]
         self._run("all_reduce", send, lambda: self._comm.Iallreduce(_buffer(send), _buffer(out), mpi_op))
         if op is ReduceOp.MEAN:
@@ -149,12 +149,14 @@ class MpiCollectives(Collectives):
             raise TypeError(f"{what}: {array.dtype} values (strings, objects) cannot be sent between workers")
         if not any_dtype:
             datatype(array.dtype)  # refuses unsupported dtypes before any worker sends
-        return [np.require(array, requirements="C")]  # not ascontiguousarray, which makes scalars 1-D
+        # Not ascontiguousarray for all: it makes scalars 1-D (and 0-d arrays are contiguous anyway).
+        return [array if array.flags.c_contiguous else np.ascontiguousarray(array)]
 
-    def _result_array(self, shape, dtype):
-        """An array to write a result into: a free pooled one for large results, else a new one."""
-        if int(np.prod(shape)) * dtype.itemsize < _POOLED_BYTES:
-            return np.empty(shape, dtype)
+    def _result_array(self, like):
+        """An array like ``like`` to write a result into: a free pooled one for large results."""
+        if like.nbytes < _POOLED_BYTES:
+            return np.empty_like(like)
+        shape, dtype = like.shape, like.dtype
         key = (shape, dtype.str)
         arrays = self._pool.pop(key, [])
         self._pool[key] = arrays  # most recently used last

@@ -17,12 +17,15 @@ from ember.distribute._values import local_results
 class CommunicationOptions:
     """``tf.distribute.experimental.CommunicationOptions``: ``timeout_seconds`` bounds every collective
     (default EMBER_COLLECTIVE_TIMEOUT, else 60); ``bytes_per_pack`` and ``implementation`` are
-    accepted for TensorFlow code and ignored (MPI is the only implementation)."""
+    accepted for TensorFlow code and ignored (MPI is the only implementation).
+    ``check_collectives=False`` (an Ember addition) drops the per-call metadata check
+    (Note [Checked collectives] in _mpi_collectives.py) for lower small-call latency."""
 
-    def __init__(self, bytes_per_pack=0, timeout_seconds=None, implementation=None):
+    def __init__(self, bytes_per_pack=0, timeout_seconds=None, implementation=None, check_collectives=True):
         self.bytes_per_pack = bytes_per_pack
         self.timeout_seconds = timeout_seconds
         self.implementation = implementation
+        self.check_collectives = check_collectives
 
 
 class MpiClusterResolver:
@@ -80,7 +83,8 @@ class MultiWorkerMirroredStrategy(Strategy):
                 f"from a {type(cluster_resolver).__name__}; leave cluster_resolver out (docs/distributed.md)")
         options = communication_options or CommunicationOptions()
         devices = list(devices) if devices is not None else ["cpu:0"]
-        self._workers = MpiCollectives(devices[0] if devices else "cpu:0", timeout=options.timeout_seconds)
+        self._workers = MpiCollectives(devices[0] if devices else "cpu:0", timeout=options.timeout_seconds,
+                                       check=options.check_collectives)
         super().__init__(devices, TwoLevelCollectives(devices, self._workers))
         self._communication_options = options
         task_id = self._workers.rank
