@@ -26,8 +26,10 @@ a truncation error or a hang. Each call therefore also all-reduces a few
 int64 words (its kind, dtype, shape, and a sequence number) with MAX on a
 communicator of its own, issued together with the data request so the two
 overlap. Where the maximum differs from the minimum (the words are sent
-negated as well) the workers disagree, and the call raises naming what
-differs. all_gather sends full shapes instead, since only its first
+negated as well) the workers disagree, and the call raises a ValueError
+naming what differs, without waiting for the data (which may never
+arrive); later collectives raise it again, since the workers are out of
+step. all_gather sends full shapes instead, since only its first
 axis may differ.
 """
 
@@ -196,9 +198,12 @@ class MpiCollectives(Collectives):
         MPI = mpi()
         check = self._check_comm.Iallreduce([both, MPI.INT64_T], [seen, MPI.INT64_T], MPI.MAX)
         data = start()
-        self._watch.wait([check, data], label)
+        # The check first: where workers disagree the data request may never finish. Polling the
+        # check moves the data along too (MPI's progress is per process, not per request).
+        self._watch.wait([check], label)
         if seen[:words.size].tobytes() != (-seen[words.size:]).tobytes():
             self._mismatch(label, words, seen)
+        self._watch.wait([data], label)
 
     def _check_words(self, what, array):
         words = np.zeros(4 + _MAX_CHECKED_DIMS, np.int64)
@@ -217,7 +222,9 @@ class MpiCollectives(Collectives):
             detail = "the workers' values have different dtypes"
         else:
             detail = f"the workers' values have different shapes (this worker's: {tuple(words[4:4 + words[3]])})"
-        raise ValueError(f"{label}: {detail}")
+        error = ValueError(f"{label}: {detail}")
+        self._watch.failed = error  # the workers are out of step: every later collective fails the same way
+        raise error
 
     def _gather_shapes(self, send, axis):
         """Every worker's shape (all_gather lets only ``axis`` differ)."""
