@@ -75,6 +75,14 @@ np.testing.assert_allclose(strategy.reduce("MEAN", values, axis=0).numpy(), (tot
 np.testing.assert_allclose(strategy.reduce("MAX", values, axis=None).numpy(), [total - 1] * 2)
 np.testing.assert_allclose(strategy.gather(values, axis=0).numpy(), np.repeat(np.arange(total), 2))
 
+# reduce_scatter over every replica of every worker: replica r gets piece r of the sum.
+ramp = np.arange(total * 2, dtype=np.float32)
+pieces = strategy._collectives.reduce_scatter([ember.constant(ramp) for _ in devices], "sum")
+for local, piece in enumerate(pieces):
+    r = rank * local_devices + local
+    np.testing.assert_allclose(piece.numpy(), ramp[2 * r:2 * r + 2] * total)
+    assert piece.device == devices[local]
+
 # Checkpoints: only worker 0 writes (Note [Checkpoints from one worker]).
 checkpoint = ember.train.Checkpoint(w=params[0])
 path = checkpoint.save(os.path.join(out_dir, "ckpt"))
