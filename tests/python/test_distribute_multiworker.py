@@ -121,8 +121,19 @@ def test_collectives_match_numpy(n):
     assert not job.leftovers
 
 
-@pytest.mark.parametrize("n, local_devices, sync", [(2, 1, False), (4, 1, False), (2, 1, True), (4, 1, True),
-                                                    (2, 2, False)])
+@pytest.mark.parametrize("n, sync", [(2, False), (4, False), (2, True), (4, True)])
+def test_mlp_example_matches_one_worker(n, sync):
+    """examples/train_mlp_multiworker.py: N workers on N shards of each batch reach the parameters of
+    one worker on the whole batch (it checks, and exits with 1 otherwise)."""
+    example = os.path.join(os.path.dirname(WORKERS), "..", "..", "examples", "train_mlp_multiworker.py")
+    job = Job([sys.executable, "-m", "ember.distribute.run", "-n", str(n), example, "--steps", "20"],
+              env={"EMBER_ASYNC": "0" if sync else "1", "EMBER_COLLECTIVE_TIMEOUT": "30"})
+    assert job.code == 0, job
+    assert f"{n} workers match one worker on the whole batch" in job.out, job
+    assert not job.leftovers
+
+
+@pytest.mark.parametrize("n, local_devices, sync", [(2, 1, True), (4, 1, False), (2, 2, False)])
 def test_workers_train_like_one_device(tmp_path, n, local_devices, sync):
     """N workers on N shards reach one device's parameters (SGD with momentum and Adam), in async
     and sync mode, with one or two devices per worker; worker 0 alone writes the checkpoint."""
