@@ -121,6 +121,14 @@ def test_collectives_match_numpy(n):
     assert not job.leftovers
 
 
+def test_workers_that_disagree_get_an_error(tmp_path):
+    job = _launch(2, "mismatch_worker.py", str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok-0", "ok-1"], job
+    assert job.code == 1, job  # Ember's exit hook: MPI_Finalize would wait for the unmatched calls
+    assert job.seconds < 20, job
+    assert not job.leftovers
+
+
 @pytest.mark.parametrize("n, sync", [(2, False), (4, False), (2, True), (4, True)])
 def test_mlp_example_matches_one_worker(n, sync):
     """examples/train_mlp_multiworker.py: N workers on N shards of each batch reach the parameters of

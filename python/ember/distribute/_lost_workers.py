@@ -19,22 +19,24 @@ from ember.errors import DeadlineExceededError, UnavailableError
 # when a worker dies depends on the process manager. MPICH's hydra (the
 # `mpich` wheel's mpiexec, 5.0), found by killing one of 4 ranks mid-step:
 #
-# - By default it kills every other rank with SIGKILL within about a
-#   second and prints "BAD TERMINATION ... PID <pid> ... EXIT CODE: 9".
-#   Nothing hangs, but the survivors never get to say which rank was
-#   lost: ember.distribute.run maps that process id to the rank and says
-#   so (Note [Launcher] in run.py).
-# - With `mpiexec -disable-auto-cleanup` it sends the survivors SIGUSR1,
-#   whose default action ends a process without a word. Ember handles
-#   SIGUSR1 and starts a roll call at the next poll. But hydra still ended
-#   the survivors, silently, 0.3 to 3 seconds later in our runs, often
-#   before the roll call was over, and stopped passing their output on.
-#   So the launcher does not use this mode.
+# - By default it kills every other rank with SIGKILL within milliseconds
+#   and prints "BAD TERMINATION ... PID <pid> ... EXIT CODE: 9" for one
+#   of the ranks it killed, not the first to fail. Nothing hangs, but the
+#   survivors never get to say which rank was lost. A worker that exits
+#   without MPI_Finalize, even with code 0, counts as a failure.
+# - With `mpiexec -disable-auto-cleanup` (what ember.distribute.run passes)
+#   it sends the survivors SIGUSR1, whose default action ends a process
+#   without a word. Ember handles SIGUSR1, and the next poll starts a roll
+#   call (below): within about the grace period every survivor raises an
+#   error naming the lost rank. Hydra may still end some survivors
+#   silently, 0.3 to 3 seconds later in our runs, and may stop passing
+#   their output on; ember.distribute.run names the first failure from
+#   the moments the workers ended (Note [Launcher] in run.py).
 #
-# The roll call is for the other cases: a worker that is alive but never
-# joins (stuck, or calling different collectives), and process managers
-# that leave the survivors running (a worker started by hand, some batch
-# systems). A worker whose deadline passed, or that got SIGUSR1, sends its
+# The roll call also covers a worker that is alive but never joins
+# (stuck), and process managers that leave the survivors running without
+# a signal (the deadline finds the loss). A worker whose deadline passed,
+# or that got SIGUSR1, sends its
 # rank to every other worker on a communicator of its own and listens for
 # theirs for a grace period; a worker that sees a roll call while it polls
 # joins it. The ranks never heard from are lost: the error

@@ -3,10 +3,10 @@
 The workers are not the launcher's children (hydra's proxy starts them), so
 their exit status cannot be waited for. A pidfd (Linux 5.3+) becomes
 readable the moment its process ends; one thread waits on all of them, so
-the order of ends is known to well under a millisecond. That order matters:
-hydra kills the other workers within a few milliseconds of the first
-failure, and its own report names one of the killed workers instead of the
-first (the lowest rank, in our runs). Without pidfds the thread polls
+the order of ends is known to well under a millisecond when the thread
+gets a core in time. That order matters: hydra may end other workers soon
+after the first failure, and its own report names one of those instead of
+the first (the lowest rank, in our runs). Without pidfds the thread polls
 /proc every 10 ms.
 """
 

@@ -5,11 +5,13 @@ found next to this Python or on PATH), one process per worker, each
 running the script through _launched.py, which records the worker's
 process id, its exit code, and the traceback of an uncaught exception in
 a temporary directory. To mpiexec it adds:
-- the first failure, named by rank: MPICH's hydra ends every worker within
-  a few milliseconds of the first failure (Note [Lost workers] in
-  _lost_workers.py), and its own report names one of the workers it
-  killed, not the first. The launcher watches the moment each local
-  worker ends (_worker_ends.py): the first to end with a nonzero code, or
+- faults: with MPICH's hydra it passes -disable-auto-cleanup, so the other
+  workers learn of a death by a signal and raise an error naming the lost
+  rank (Note [Lost workers] in _lost_workers.py) instead of being killed
+  at once, and the first failure stands out in time. Hydra may still end
+  some of them, and its own report names one of the workers it killed,
+  not the first. So the launcher watches the moment each local worker
+  ends (_worker_ends.py): the first to end with a nonzero code, or
   without a record (killed, or crashed), is named, with the last line of
   what each worker raised (after a death hydra may stop passing the
   others' output on, so the recorded tracebacks are the reliable copy).
@@ -52,6 +54,14 @@ def find_mpiexec(explicit=None):
         raise FileNotFoundError("ember.distribute.run: no mpiexec found next to Python or on PATH; install MPI with "
                                 "`pip install mpi4py mpich` (or a system MPI)")
     return found
+
+
+def _is_hydra(mpiexec):
+    try:
+        text = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "HYDRA" in text
 
 
 def _parse(argv):
@@ -187,6 +197,8 @@ def main(argv=None):
         env["EMBER_COLLECTIVE_TIMEOUT"] = str(options.timeout)
     timeout = float(env.get("EMBER_COLLECTIVE_TIMEOUT", "60"))
     command = [mpiexec, "-n", str(options.num_workers)]
+    if _is_hydra(mpiexec):
+        command.append("-disable-auto-cleanup")  # Note [Launcher]: the first failure stands out
     if options.hosts:
         command += ["-hosts", options.hosts]
     if options.hostfile:

@@ -4,8 +4,6 @@ Each rank computes what every other rank holds (the values are a function of
 the rank), so it can check its own results; it prints "ok <rank>" at the end.
 """
 
-import os
-
 import numpy as np
 
 import ember
@@ -66,22 +64,4 @@ except TypeError as error:
 else:
     raise AssertionError("bool was accepted")
 
-# Mismatched shapes, and different calls, are errors on every worker, not wrong results or hangs.
-try:
-    c.all_reduce([ember.zeros([2 + rank])], "sum")
-except ValueError as error:
-    assert "different shapes" in str(error), error
-else:
-    raise AssertionError("a shape mismatch was not detected")
-other = MpiCollectives(timeout=10)
-try:
-    other.barrier() if rank == 0 else other.all_reduce([ember.zeros([3])], "sum")
-except ValueError as error:
-    assert "called different collectives" in str(error), error
-else:
-    raise AssertionError("different collectives were not detected")
-
 print(f"ok {rank}", flush=True)
-# The workers are out of step on purpose now, and MPI_Finalize would wait for the unmatched calls;
-# Ember's exit hook would end the process with 1 for the same reason (Note [Lost workers]).
-os._exit(0)
