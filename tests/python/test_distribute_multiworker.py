@@ -129,7 +129,7 @@ def test_workers_that_disagree_get_an_error(tmp_path):
     assert not job.leftovers
 
 
-@pytest.mark.parametrize("n, sync", [(2, False), (4, False), (2, True), (4, True)])
+@pytest.mark.parametrize("n, sync", [(2, False), (4, True)])
 def test_mlp_example_matches_one_worker(n, sync):
     """examples/train_mlp_multiworker.py: N workers on N shards of each batch reach the parameters of
     one worker on the whole batch (it checks, and exits with 1 otherwise)."""
@@ -141,7 +141,7 @@ def test_mlp_example_matches_one_worker(n, sync):
     assert not job.leftovers
 
 
-@pytest.mark.parametrize("n, local_devices, sync", [(2, 1, True), (4, 1, False), (2, 2, False)])
+@pytest.mark.parametrize("n, local_devices, sync", [(2, 1, True), (4, 1, False), (4, 1, True), (2, 2, False)])
 def test_workers_train_like_one_device(tmp_path, n, local_devices, sync):
     """N workers on N shards reach one device's parameters (SGD with momentum and Adam), in async
     and sync mode, with one or two devices per worker; worker 0 alone writes the checkpoint."""
@@ -178,13 +178,13 @@ def test_killed_worker_is_named_and_every_worker_ends(tmp_path):
 
 
 def test_stalled_worker_is_named_by_the_others(tmp_path):
-    job = _launch(4, "fault_worker.py", str(tmp_path), "stall", timeout=2)
+    job = _launch(4, "fault_worker.py", str(tmp_path), "stall", timeout=1.5)
     errors = _errors(tmp_path)
     assert job.code == 1, job  # a survivor's error came first; rank 1 would have exited with 3 later
     assert errors and set(errors) <= {0, 2, 3}, job
     for message in errors.values():
         assert "UnavailableError" in message and _lost_ranks(message) == [1], message
-        assert "EMBER_COLLECTIVE_TIMEOUT=2s" in message or "roll call" in message, message
+        assert "EMBER_COLLECTIVE_TIMEOUT=1.5s" in message or "roll call" in message, message
     assert "lost worker rank 1 of 4" in job.err, job
     assert job.seconds < 20, job
     assert not job.leftovers, job
