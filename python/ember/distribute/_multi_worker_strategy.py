@@ -91,7 +91,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         self.extended = MultiWorkerExtended(self._devices, task_id)
         self.cluster_resolver = MpiClusterResolver(task_id, self._host_names())
         from ember.train import _chief  # the checkpoint layer sits above this one
-        _chief.set_policy(_chief.ChiefPolicy(is_chief=task_id == 0, barrier=self._workers.barrier))
+        _chief.set_chief(task_id == 0)
 
     @property
     def num_replicas_in_sync(self):

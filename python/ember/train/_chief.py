@@ -14,21 +14,14 @@ calls ``save`` works too; a worker that restores right after a save
 calls ``strategy.barrier()`` first.
 """
 
-_policy = []  # [ChiefPolicy] once a multi-worker strategy exists in this process
+_chief = []  # [whether this process is the chief] once a multi-worker strategy exists in it
 
 
-class ChiefPolicy:
-    """Set by MultiWorkerMirroredStrategy: whether this process is the chief, and a barrier."""
-
-    def __init__(self, is_chief, barrier):
-        self.is_chief = is_chief
-        self.barrier = barrier
-
-
-def set_policy(policy):
-    _policy[:] = [policy]
+def set_chief(is_chief):
+    """Called by MultiWorkerMirroredStrategy with whether this worker is worker 0."""
+    _chief[:] = [bool(is_chief)]
 
 
 def writes_checkpoints():
     """False on the non-chief workers of a multi-worker job, True everywhere else."""
-    return not _policy or _policy[0].is_chief
+    return not _chief or _chief[0]
