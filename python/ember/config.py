@@ -292,7 +292,15 @@ def build_info():
       (the GPU code in the library), ``gpus_found`` and ``gpu_status`` (why no
       GPU is used: no driver, no GPU, or the device runtime not yet written;
       Note [GPU discovery]).
+    - ``mpi_backend``: ``'mpi4py'`` when multi-worker collectives can run
+      (ember.distribute.MultiWorkerMirroredStrategy), else None; with it
+      ``mpi4py_version``, ``mpi_library`` (the first line of
+      ``MPI.Get_library_version()``, e.g. ``'MPICH Version: 5.0.2'``) and
+      ``mpi_standard``; ``mpi_status`` says why there is none. MPI is loaded
+      here, on the first call, not at ``import ember``.
     """
+    from ember.distribute import _mpi  # loads mpi4py only now: importing it initializes MPI
     info = dict(_C._build_info())
     info["conv_backend"] = f"im2col + {info['blas']} GEMM"
+    info.update(_mpi.backend_info())
     return info

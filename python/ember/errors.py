@@ -10,7 +10,8 @@ described in docs/architecture.md ("Errors").
 __all__ = [
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "NotFoundError", "AlreadyExistsError",
     "ResourceExhaustedError", "FailedPreconditionError", "OutOfRangeError", "UnimplementedError",
-    "InternalError", "DataLossError", "OperatorNotAllowedInGraphError",
+    "InternalError", "DataLossError", "OperatorNotAllowedInGraphError", "DeadlineExceededError",
+    "UnavailableError",
 ]
 
 # The numeric codes of tf.errors (and of absl::StatusCode).
@@ -18,6 +19,7 @@ OK = 0
 CANCELLED = 1
 UNKNOWN = 2
 INVALID_ARGUMENT = 3
+DEADLINE_EXCEEDED = 4
 NOT_FOUND = 5
 ALREADY_EXISTS = 6
 RESOURCE_EXHAUSTED = 8
@@ -25,6 +27,7 @@ FAILED_PRECONDITION = 9
 OUT_OF_RANGE = 11
 UNIMPLEMENTED = 12
 INTERNAL = 13
+UNAVAILABLE = 14
 DATA_LOSS = 15
 
 
@@ -67,6 +70,11 @@ class InvalidArgumentError(OpError, ValueError):
     error_code = INVALID_ARGUMENT
 
 
+class DeadlineExceededError(OpError, TimeoutError):
+    """An operation did not finish in time (a collective that other workers never joined)."""
+    error_code = DEADLINE_EXCEEDED
+
+
 class NotFoundError(OpError, LookupError):
     """Something requested (an op, a device, a function) does not exist."""
     error_code = NOT_FOUND
@@ -100,6 +108,11 @@ class UnimplementedError(OpError, NotImplementedError):
 class InternalError(OpError, RuntimeError):
     """An invariant of the runtime broke: a bug in Ember; please report it."""
     error_code = INTERNAL
+
+
+class UnavailableError(OpError, ConnectionError):
+    """A service or peer is gone: another worker of a multi-worker job was lost."""
+    error_code = UNAVAILABLE
 
 
 class DataLossError(OpError, ValueError):

@@ -215,3 +215,23 @@ def test_deferred_restore_from_inside_a_traced_call(tmp_path):
     # The restore ran eagerly, not as part of the graph: later calls do not assign it again.
     fresh.w.assign([5.0, 6.0])
     np.testing.assert_array_equal(fresh(ember.ones([2])).numpy(), [5.0, 6.0])
+
+
+def test_only_the_chief_of_a_multi_worker_job_writes(tmp_path):
+    """Note [Checkpoints from one worker]: a non-chief worker's saves write no files and return the
+    chief's paths (tests/python/test_distribute_multiworker.py runs the real thing)."""
+    from ember.train import _chief
+    v = ember.Variable([1.0, 2.0])
+    checkpoint = ember.train.Checkpoint(v=v)
+    manager = ember.train.CheckpointManager(checkpoint, str(tmp_path / "managed"), max_to_keep=1)
+    _chief.set_chief(False)
+    try:
+        assert checkpoint.save(str(tmp_path / "ckpt")) == str(tmp_path / "ckpt-1")
+        assert checkpoint.write(str(tmp_path / "written")) == str(tmp_path / "written")
+        assert manager.save() == str(tmp_path / "managed" / "ckpt-2")
+        assert manager.latest_checkpoint == str(tmp_path / "managed" / "ckpt-2")
+        assert sorted(os.listdir(tmp_path)) == []
+    finally:
+        _chief._chief.clear()
+    assert checkpoint.save(str(tmp_path / "ckpt")) == str(tmp_path / "ckpt-3")
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-3.ckpt"]

@@ -18,6 +18,7 @@ TF_SIGNATURES = {
     'GradientTape': ['persistent', 'watch_accessed_variables'],
     'Module': ['name'],
     'train.Checkpoint': ['root'],
+    'distribute.MultiWorkerMirroredStrategy': ['cluster_resolver', 'communication_options'],
     'train.CheckpointManager': [
         'checkpoint', 'directory', 'max_to_keep', 'keep_checkpoint_every_n_hours', 'checkpoint_name', 'step_counter',
         'checkpoint_interval', 'init_fn'
@@ -551,7 +552,8 @@ TF_NAMES = {
         'INVALID_ARGUMENT', 'InternalError', 'InvalidArgumentError', 'NOT_FOUND', 'NotFoundError', 'OK',
         'OperatorNotAllowedInGraphError', 'OUT_OF_RANGE', 'OpError', 'OutOfRangeError', 'RESOURCE_EXHAUSTED',
         'ResourceExhaustedError',
-        'UNIMPLEMENTED', 'UNKNOWN', 'UnimplementedError', 'UnknownError'
+        'UNIMPLEMENTED', 'UNKNOWN', 'UnimplementedError', 'UnknownError',
+        'DEADLINE_EXCEEDED', 'DeadlineExceededError', 'UNAVAILABLE', 'UnavailableError',
     ],
     'initializers': [
         'Constant', 'GlorotNormal', 'GlorotUniform', 'HeNormal', 'HeUniform', 'Initializer', 'LecunNormal',
@@ -619,7 +621,8 @@ TF_NAMES = {
     'strings': ['as_string', 'bytes_split', 'format', 'join', 'length', 'lower', 'reduce_join', 'regex_full_match',
                 'regex_replace', 'split', 'strip', 'substr', 'to_hash_bucket_fast', 'to_number', 'unicode_decode',
                 'unicode_encode', 'upper'],
-    'distribute': ['InputContext', 'MirroredStrategy', 'OneDeviceStrategy', 'ReduceOp', 'ReplicaContext',
+    'distribute': ['InputContext', 'MirroredStrategy', 'MultiWorkerMirroredStrategy', 'OneDeviceStrategy',
+                   'ReduceOp', 'ReplicaContext',
                    'Strategy', 'StrategyExtended', 'get_cross_replica_context', 'get_replica_context',
                    'get_strategy', 'has_strategy', 'in_cross_replica_context'],
     'io': ['TFRecordOptions', 'TFRecordWriter', 'decode_csv', 'decode_raw', 'gfile', 'parse_tensor', 'read_file',
@@ -659,7 +662,10 @@ EXTENSIONS = {
     # The collectives backend interface and its in-process implementation (TensorFlow's
     # CrossDeviceOps plays that part); the distributed values strategy.run returns and
     # mirrored variables (TensorFlow has them, but not under tf.distribute).
-    "distribute": {"Collectives", "LocalCollectives", "MirroredVariable", "PerReplica"},
+    "distribute": {"Collectives", "LocalCollectives", "MirroredVariable", "PerReplica",
+                   # The MPI backend, its view of the cluster (TensorFlow reads TF_CONFIG instead),
+                   # and tf.distribute.experimental.CommunicationOptions, kept at the top.
+                   "MpiCollectives", "MpiClusterResolver", "CommunicationOptions"},
     "autodiff": {"UnconnectedGradients", "custom_gradient"},  # tf.UnconnectedGradients, tf.custom_gradient
 }
 

@@ -143,8 +143,8 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        """This replica's index, an int32 scalar tensor as in TensorFlow."""
-        return constant(self._replica_id, "int32")
+        """This replica's index among all replicas (of all workers), an int32 scalar tensor as in TensorFlow."""
+        return constant(self._strategy._global_replica_id(self._replica_id), "int32")
 
     @property
     def devices(self):

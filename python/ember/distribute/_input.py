@@ -9,7 +9,7 @@ from ember.distribute._values import regroup
 
 class InputContext:
     """What ``dataset_fn`` learns in ``distribute_datasets_from_function`` (``tf.distribute.InputContext``).
-    In one process there is one input pipeline; several processes will each have their own."""
+    In one process there is one input pipeline; in a multi-worker job each worker has its own."""
 
     def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
         self.num_input_pipelines = num_input_pipelines
@@ -42,10 +42,26 @@ class DistributedDataset:
     def _split(self, element):
         devices = self._strategy.extended.worker_devices
         n = len(devices)
-        per_leaf = [_split_leaf(leaf, n) for leaf in nest.flatten(element)]
+        workers, index = self._strategy._input_workers()
+        per_leaf = [_split_leaf(_worker_share(leaf, workers, index, n), n) for leaf in nest.flatten(element)]
         per_replica = [nest.pack_sequence_as(element, [_on(devices[i], pieces[i]) for pieces in per_leaf])
                        for i in range(n)]
         return regroup(per_replica)
+
+
+def _worker_share(leaf, workers, index, local_replicas):
+    """Worker ``index``'s contiguous share of a global batch (TensorFlow's AutoShardPolicy.DATA:
+    every worker reads every batch and keeps its replicas' slices)."""
+    if workers == 1:
+        return leaf
+    n = workers * local_replicas
+    batch = leaf.shape[0] if hasattr(leaf, "shape") and len(leaf.shape) else None
+    if batch is None or batch % n:
+        raise ValueError(f"experimental_distribute_dataset: a global batch of {batch} does not split evenly among "
+                         f"{n} replicas ({workers} workers x {local_replicas}); use a global batch size divisible "
+                         "by num_replicas_in_sync, and batch(..., drop_remainder=True) if the last batch is short")
+    share = batch // workers
+    return leaf[index * share:(index + 1) * share]
 
 
 def _split_leaf(leaf, n):
@@ -72,8 +88,8 @@ class DistributedDatasetFromFunction:
 
     def __init__(self, strategy, dataset_fn):
         self._strategy = strategy
-        n = strategy.num_replicas_in_sync
-        self._dataset = dataset_fn(InputContext(1, 0, n))
+        workers, index = strategy._input_workers()
+        self._dataset = dataset_fn(InputContext(workers, index, strategy.num_replicas_in_sync))
 
     def __iter__(self):
         return _DistributedIterator(iter(self._dataset), self._next_per_replica)

@@ -94,11 +94,13 @@ class Strategy:
         (a plain value with one replica). Note [Replicas in lockstep] in _lockstep.py."""
         del options
         kwargs = kwargs or {}
-        n = self.num_replicas_in_sync
+        n = len(self._devices)  # the replicas of this process
         args_per_replica = [select_replica(i, tuple(args)) for i in range(n)]
         kwargs_per_replica = [select_replica(i, dict(kwargs)) for i in range(n)]
         if n == 1:
-            with self._replica_scope(0, None):
+            # One replica here; other workers may still hold more (MultiWorkerMirroredStrategy).
+            rendezvous = None if self.num_replicas_in_sync == 1 else self._only_replica_rendezvous
+            with self._replica_scope(0, rendezvous):
                 return fn(*args_per_replica[0], **kwargs_per_replica[0])
         if current_trace() is not None:
             raise NotImplementedError(
@@ -107,6 +109,23 @@ class Strategy:
                 "asynchronously); see docs/distributed.md")
         outputs = Lockstep(n, self._replica_scope, self._collectives).run(fn, args_per_replica, kwargs_per_replica)
         return regroup(outputs)
+
+    def _only_replica_rendezvous(self, replica_id, flat, combine):
+        """A collective of this process's only replica: straight to the collectives (no threads)."""
+        del replica_id
+        if current_trace() is not None:
+            raise NotImplementedError("a collective across workers inside ember.function: the collectives run "
+                                      "eagerly (docs/distributed.md)")
+        return [combine(self._collectives, [value])[0] for value in flat]
+
+    def _global_replica_id(self, local_id):
+        """The index among all replicas of the replica with index ``local_id`` in this process."""
+        return local_id
+
+    def _input_workers(self):
+        """(number of input pipelines, this process's index): each worker of a multi-worker job reads
+        its own share of the input."""
+        return 1, 0
 
     @contextlib.contextmanager
     def _replica_scope(self, replica_id, rendezvous):

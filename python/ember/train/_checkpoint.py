@@ -6,7 +6,7 @@ import numpy as np
 
 from ember._module import Module
 from ember._variables import Variable
-from ember.train import _format, _object_graph as graph, _state
+from ember.train import _chief, _format, _object_graph as graph, _state
 from ember.train._bundle.bundle import BundleReader, is_bundle, remove_bundle
 from ember.train._bundle.object_graph import OBJECT_GRAPH_KEY, restore_plan, tensorflow_object_graph
 from ember.train._bundle.writer import write_bundle
@@ -73,6 +73,8 @@ class Checkpoint:
         file_prefix = os.fspath(file_prefix)
         if file_format not in ("ember", "tensorflow"):
             raise ValueError(f"Checkpoint.write: file_format must be 'ember' or 'tensorflow', got {file_format!r}")
+        if not _chief.writes_checkpoints():
+            return file_prefix  # the chief writes it (Note [Checkpoints from one worker] in _chief.py)
         if file_format == "tensorflow":
             graph_proto, arrays = tensorflow_object_graph(self)
             arrays[OBJECT_GRAPH_KEY] = np.array(graph_proto, dtype=object)
@@ -100,7 +102,8 @@ class Checkpoint:
         counter = self.save_counter
         counter.assign_add(1)
         path = self.write(f"{os.fspath(file_prefix)}-{int(counter.numpy())}", options)
-        _state.record_latest(path)
+        if _chief.writes_checkpoints():
+            _state.record_latest(path)
         return path
 
     # --- Restoring -------------------------------------------------------------

@@ -3,7 +3,7 @@
 import os
 import time
 
-from ember.train import _state
+from ember.train import _chief, _state
 
 
 class CheckpointManager:
@@ -64,6 +64,8 @@ class CheckpointManager:
         self._kept = [(n, t) for n, t in self._kept if n != name] + [(name, time.time())]
         self._latest = name
         doomed = self._sweep()
+        if not _chief.writes_checkpoints():
+            return path  # the chief writes the state file and deletes old checkpoints
         # The state names only files that exist: written after the new checkpoint, before deletions.
         _state.write_state(self._directory, name, [n for n, _ in self._kept], [t for _, t in self._kept])
         for old in doomed:

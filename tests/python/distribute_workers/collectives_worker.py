@@ -1,0 +1,67 @@
+"""One MPI worker of test_distribute_multiworker.py: every MpiCollectives call against NumPy.
+
+Each rank computes what every other rank holds (the values are a function of
+the rank), so it can check its own results; it prints "ok <rank>" at the end.
+"""
+
+import numpy as np
+
+import ember
+from ember.distribute import MpiCollectives, ReduceOp
+
+c = MpiCollectives()
+rank, n = c.rank, c.num_workers
+
+
+def value_of(r, dtype, shape=(3, 4)):
+    return (np.arange(np.prod(shape)).reshape(shape) * (r + 1) - 5 * r).astype(dtype)
+
+
+def check(got, want, what):
+    got = got.numpy()
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, want {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape}, want {want.shape}"
+    np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=what)
+
+
+for dtype in (np.float32, np.float64, np.int32, np.int64):
+    everyone = np.stack([value_of(r, dtype) for r in range(n)])
+    mine = ember.constant(value_of(rank, dtype))
+    check(c.all_reduce([mine], ReduceOp.SUM)[0], everyone.sum(0).astype(dtype), f"SUM {dtype}")
+    check(c.all_reduce([mine], "max")[0], everyone.max(0), f"MAX {dtype}")
+    check(c.all_reduce([mine], "min")[0], everyone.min(0), f"MIN {dtype}")
+    mean = everyone.sum(0) / n if np.dtype(dtype).kind == "f" else np.trunc(everyone.sum(0) / n)
+    check(c.all_reduce([mine], "mean")[0], mean.astype(dtype), f"MEAN {dtype}")
+    check(c.all_gather([mine], axis=1)[0], np.concatenate(list(everyone), axis=1), f"all_gather {dtype}")
+    check(c.broadcast(mine)[0], value_of(0, dtype), f"broadcast {dtype}")
+    tall = ember.constant(np.tile(value_of(rank, dtype), (n, 1)))
+    want = np.split(np.tile(everyone.sum(0), (n, 1)).astype(dtype), n, axis=0)[rank]
+    check(c.reduce_scatter([tall], "sum", axis=0)[0], want, f"reduce_scatter {dtype}")
+
+# broadcast carries any dtype (variables of every dtype start from worker 0's values).
+for dtype in ("bool", "float16", "bfloat16", "uint8"):
+    mine = ember.cast(ember.constant([[rank, 1.0, 0.0]]), dtype)
+    got = c.broadcast(mine)[0]
+    assert got.dtype.name == dtype, (got.dtype, dtype)
+    np.testing.assert_array_equal(got.numpy().astype(np.float32), [[0.0, 1.0, 0.0]])
+
+# all_gather with a first axis that differs between workers.
+ragged = ember.constant(np.full((rank + 1, 2), rank, np.float32))
+want = np.concatenate([np.full((r + 1, 2), r, np.float32) for r in range(n)])
+check(c.all_gather([ragged], axis=0)[0], want, "ragged all_gather")
+
+# Scalars and a large buffer.
+check(c.all_reduce([ember.constant(float(rank))], "sum")[0], np.array(n * (n - 1) / 2, np.float32), "scalar")
+big = ember.constant(np.full(1 << 20, rank + 1, np.float64))
+check(c.all_reduce([big], "sum")[0], np.full(1 << 20, n * (n + 1) / 2), "1M doubles")
+c.barrier()
+
+# Unsupported dtypes are refused before anything is sent.
+try:
+    c.all_reduce([ember.constant([True])], "sum")
+except TypeError as error:
+    assert "float32, float64, int32 and int64" in str(error), error
+else:
+    raise AssertionError("bool was accepted")
+
+print(f"ok {rank}", flush=True)
