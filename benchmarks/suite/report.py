@@ -73,11 +73,13 @@ def case_lines(record, memcpy=None):
             lines.append(f"  => {row['impl']}: {fmt_ratio(row['ratio_vs_best_peer'])} the time of {row['best_peer']}"
                          f" (medians: {fmt_ratio(row['ratio_vs_best_peer_median'])} of {row['best_peer_by_median']})"
                          f"{same}, {fmt_ratio(row.get('ratio_vs_numpy'))} of numpy")
-    for m in record.get("mismatches", []):
-        lines.append(f"  !! OUTPUT MISMATCH: {m}")
-    for f in record.get("failures", []):
-        lines.append(f"  !! FAILED: {f}")
-    return lines
+    return lines + _problem_lines(record)
+
+
+def _problem_lines(record):
+    """A case's output mismatches and failures, one line each."""
+    return ([f"  !! OUTPUT MISMATCH: {m}" for m in record.get("mismatches", [])] +
+            [f"  !! FAILED: {f}" for f in record.get("failures", [])])
 
 
 def _allocator_peak(entry):
@@ -113,11 +115,7 @@ def memory_lines(record):
         lines.append(f"  => {row['impl']} (target: peak <= lowest peer's): peak RSS "
                      f"{_target(row, 'ratio_peak_rss', 'target_met', 'lowest_peer')}; increase "
                      f"{_target(row, 'ratio_peak_increase', 'target_met_increase', 'lowest_peer_by_increase')}")
-    for m in record.get("mismatches", []):
-        lines.append(f"  !! OUTPUT MISMATCH: {m}")
-    for f in record.get("failures", []):
-        lines.append(f"  !! FAILED: {f}")
-    return lines
+    return lines + _problem_lines(record)
 
 
 # --- Markdown ------------------------------------------------------------------

@@ -212,7 +212,9 @@ def test_launcher_exits_with_the_first_failing_code(tmp_path):
 # --- Without MPI in this process --------------------------------------------------
 def test_missing_mpi4py_names_the_packages(monkeypatch):
     from ember.distribute import _mpi
+    monkeypatch.setattr(_mpi, "_loaded", [])  # an earlier test in this process may have loaded it
     monkeypatch.setitem(sys.modules, "mpi4py", None)
+    monkeypatch.setitem(sys.modules, "mpi4py.MPI", None)
     with pytest.raises(ImportError, match="pip install mpi4py mpich"):
         _mpi.mpi()
 
