@@ -220,7 +220,11 @@ def test_missing_mpi4py_names_the_packages(monkeypatch):
 
 
 def test_build_info_reports_mpi_without_importing_it_at_import():
+    # Note [MPI on demand]: build_info loads MPI without initializing it; a
+    # strategy's first collective initializes it later, and exit finalizes it.
     code = ("import sys, ember\nassert 'mpi4py' not in sys.modules\ninfo = ember.config.build_info()\n"
+            "from mpi4py import MPI\nassert not MPI.Is_initialized()\n"
+            "from ember.distribute import _mpi\nassert _mpi.mpi().Is_initialized()\n"
             "print(info['mpi_backend'], info['mpi4py_version'], '|', info['mpi_library'])")
     job = Job([sys.executable, "-c", code], timeout=30)
     assert job.code == 0, job

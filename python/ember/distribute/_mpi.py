@@ -1,5 +1,8 @@
 """Loads mpi4py on first use and describes the MPI library behind it (for build_info)."""
 
+import atexit
+import sys
+
 import numpy as np
 
 _INSTALL_HINT = ("Ember's multi-worker collectives use MPI through mpi4py. Install both from the package index "
@@ -11,14 +14,40 @@ _loaded = []  # [the mpi4py.MPI module] once imported
 
 
 def mpi():
-    """The ``mpi4py.MPI`` module; importing it initializes MPI (once per process)."""
+    """The ``mpi4py.MPI`` module, with MPI initialized (once per process)."""
     if _loaded:
         return _loaded[0]
     try:
         from mpi4py import MPI
     except ImportError as error:
         raise ImportError(f"{error}. {_INSTALL_HINT}") from error
+    if not MPI.Is_initialized():  # loaded by backend_info without initializing (Note [MPI on demand])
+        MPI.Init_thread()
+        atexit.register(_finalize, MPI)
     _loaded.append(MPI)
+    return MPI
+
+
+def _finalize(MPI):
+    if MPI.Is_initialized() and not MPI.Is_finalized():
+        MPI.Finalize()
+
+
+def _load_without_initializing():
+    """Note [MPI on demand]: importing ``mpi4py.MPI`` normally initializes MPI, which in a
+    process not started by mpiexec means a singleton MPI job (tens of milliseconds, sockets).
+    build_info only asks versions, which MPI answers before initialization, so it loads the
+    module with mpi4py's automatic initialization off; mpi() initializes it when a strategy
+    first needs it and finalizes it at exit."""
+    import mpi4py
+    if "mpi4py.MPI" in sys.modules:
+        return sys.modules["mpi4py.MPI"]
+    initialize, finalize = mpi4py.rc.initialize, mpi4py.rc.finalize
+    mpi4py.rc.initialize, mpi4py.rc.finalize = False, False
+    try:
+        from mpi4py import MPI
+    finally:
+        mpi4py.rc.initialize, mpi4py.rc.finalize = initialize, finalize
     return MPI
 
 
@@ -29,13 +58,13 @@ def available():
 
 
 def backend_info():
-    """What build_info reports about MPI. Importing mpi4py initializes MPI, so this runs only
-    when asked (build_info), never at ``import ember``."""
+    """What build_info reports about MPI, without initializing it (Note [MPI on demand]);
+    never at ``import ember``."""
     if not available():
         return {"mpi_backend": None, "mpi_status": f"mpi4py not installed: {_INSTALL_HINT}"}
     import mpi4py
     try:
-        MPI = mpi()
+        MPI = _load_without_initializing()
         library = MPI.Get_library_version().strip().splitlines()[0]
         standard = "{}.{}".format(*MPI.Get_version())
     except Exception as error:  # noqa: BLE001 - a broken MPI install is reported, not raised
