@@ -75,10 +75,27 @@ int64_t RegisterGraphFunction(const std::shared_ptr<const GraphFunction>& fn) {
 }
 
 std::shared_ptr<const GraphFunction> FindGraphFunction(int64_t id) {
+  // Every call of a function looks it up here (its shape function); a
+  // thread usually calls the same function again, so it remembers the last
+  // one, weakly, as the library does: a function still dies with its
+  // Python object (Note [Function lifetime]). Ids are never reused.
+  thread_local int64_t last_id = 0;
+  thread_local std::weak_ptr<const GraphFunction> last;
+  if (id == last_id) {
+    if (std::shared_ptr<const GraphFunction> fn = last.lock()) return fn;
+  }
   Library& lib = GetLibrary();
-  std::lock_guard<std::mutex> lock(lib.mu);
-  auto it = lib.functions.find(id);
-  return it == lib.functions.end() ? nullptr : it->second.lock();
+  std::shared_ptr<const GraphFunction> fn;
+  {
+    std::lock_guard<std::mutex> lock(lib.mu);
+    auto it = lib.functions.find(id);
+    if (it != lib.functions.end()) fn = it->second.lock();
+  }
+  if (fn != nullptr) {
+    last_id = id;
+    last = fn;
+  }
+  return fn;
 }
 
 std::vector<int> InputRange(int first, int last) {
@@ -107,24 +124,34 @@ Status InferCallShapes(const Graph& g, const ShapeContext& ctx, const std::vecto
     return InvalidArgument("function expects " + std::to_string(g.num_args()) + " arguments, got " +
                            std::to_string(num));
   }
-  std::vector<Shape> arg_shapes(g.num_args());
   bool traced = true;
+  int seen = 0;
   for (const Node& node : g.nodes()) {
+    if (seen == num) break;  // the arguments usually come first: skip the body
     if (!node.is_arg()) continue;
+    ++seen;
     const int i = node.arg_index;
     const ValueInfo& want = node.outputs[0];
-    const std::string arg = "argument " + std::to_string(i);
     const DType dtype = ctx.input_dtype(inputs[i]);
     if (dtype != want.dtype) {
-      return TypeError(arg + " must be " + DTypeName(want.dtype) + ", got dtype " + DTypeName(dtype));
+      return TypeError("argument " + std::to_string(i) + " must be " + DTypeName(want.dtype) + ", got dtype " +
+                       DTypeName(dtype));
     }
     const Shape& have = ctx.input_shape(inputs[i]);
-    if (!want.shape.IsCompatibleWith(have)) return InvalidArgument(arg + " must have shape " + want.shape.ToString() + ", got " + have.ToString());
-    arg_shapes[i] = have;
+    if (!want.shape.IsCompatibleWith(have)) {
+      return InvalidArgument("argument " + std::to_string(i) + " must have shape " + want.shape.ToString() +
+                             ", got " + have.ToString());
+    }
     traced = traced && have == want.shape;
   }
   out->clear();
-  if (!traced) return InferGraphShapes(g, arg_shapes, out);
+  if (!traced) {
+    std::vector<Shape> arg_shapes(g.num_args());
+    for (const Node& node : g.nodes()) {
+      if (node.is_arg()) arg_shapes[node.arg_index] = ctx.input_shape(inputs[node.arg_index]);
+    }
+    return InferGraphShapes(g, arg_shapes, out);
+  }
   for (const Endpoint& e : g.outputs()) out->push_back(g.info(e).shape);
   return Status::OK();
 }
