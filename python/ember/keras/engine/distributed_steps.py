@@ -1,10 +1,12 @@
-"""The train, test and predict steps of a keras.Model whose strategy has several replicas in this process.
+"""The train, test and predict steps of a keras.Model whose strategy has several replicas.
 
 Note [Keras steps under a strategy]: fit/evaluate/predict hand each global
 batch to these steps instead of the model's single-device step. A step
 1. splits the batch along its first dimension, one contiguous slice per
    replica (replica i gets the examples before replica i + 1's, so joining
-   the replicas' outputs in replica order gives the global batch order);
+   the replicas' outputs in replica order gives the global batch order).
+   In a multi-worker job every worker reads every global batch and keeps
+   its replicas' slices (TensorFlow's AutoShardPolicy.DATA);
 2. runs the forward pass (and in training the loss and its gradients) in
    ``strategy.run``, one @ember.function traced per replica (Note [Traces
    per replica] in ember/distribute/_distribution_context.py);
@@ -12,7 +14,8 @@ batch to these steps instead of the model's single-device step. A step
    ``strategy.reduce`` and applies them once: each MirroredVariable write
    there copies the same new value to every replica's component;
 4. updates the metrics once, on the global batch: the replicas'
-   predictions joined in order, against the global targets.
+   predictions joined in order (across workers too: ``strategy.gather``),
+   against the global targets, so every worker logs the same values.
 A replica's loss is its examples' share of the global loss: the compiled
 losses' mean over its examples times (its examples / global batch), plus
 the layers' added losses divided by the number of replicas. Summed over the
@@ -27,6 +30,7 @@ from ember._generated import ops
 from ember.device import device
 from ember.distribute import PerReplica, ReduceOp
 from ember.distribute import _distribution_context as _dc
+from ember.distribute._input import _worker_share
 from ember.distribute._mirrored_variable import MirroredVariable
 from ember.function import function as _function
 
@@ -123,9 +127,15 @@ class DistributedSteps:
 
     # --- Splitting and joining ---------------------------------------------
     def _split(self, batch):
-        """(x, y, sample_weight) as PerReplica values: contiguous, nearly equal slices in replica order."""
+        """(x, y, sample_weight) as PerReplica values: contiguous, nearly equal slices in replica order.
+        In a multi-worker job each worker first keeps its own contiguous share of the global batch
+        (which must split evenly among all replicas); its replicas split that share."""
         devices = self._strategy.extended.worker_devices
         n = len(devices)
+        workers, index = self._strategy._input_workers()
+        if workers > 1:
+            batch = nest.map_structure(
+                lambda leaf: None if leaf is None else _worker_share(leaf, workers, index, n), batch)
         rows = _rows(batch[0])
         if rows < n:
             raise ValueError(
@@ -162,11 +172,6 @@ def check_supported(model, strategy):
     """Refuses, naming the limit, what the distributed steps cannot do right (rather than do it wrong)."""
     from ember.keras.engine.training import Model
     name = type(strategy).__name__
-    if len(strategy.extended.worker_devices) != strategy.num_replicas_in_sync:
-        raise NotImplementedError(
-            f"keras fit/evaluate/predict under {name} across several workers: the Keras steps join the "
-            "replicas' predictions within one process only; use strategy.run with a custom training loop "
-            "(docs/distributed.md)")
     for method in ("train_step", "test_step", "predict_step", "compute_loss"):
         if getattr(type(model), method) is not getattr(Model, method):
             raise NotImplementedError(
