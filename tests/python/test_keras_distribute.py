@@ -124,6 +124,23 @@ def test_fit_of_a_cnn_matches_one_device(optimizer):
 
 
 @needs_two_cpus
+def test_batch_normalization_keeps_one_moving_mean_for_all_replicas():
+    def build():
+        return keras.Sequential([keras.Input((4,)), layers.BatchNormalization(momentum=0.5), layers.Dense(3)])
+    x, y = classes(16)
+    single, mirrored, _ = twin_models(build, "sgd")
+    single.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    mirrored.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    moving_mean = mirrored.layers[0].moving_mean
+    np.testing.assert_array_equal(moving_mean.values[1].numpy(), moving_mean.values[0].numpy())
+    # Each replica normalizes with its own slice's statistics (no cross-replica batch norm, as in
+    # TensorFlow), but the mean of the slices' means is the batch's mean.
+    np.testing.assert_allclose(moving_mean.numpy(), single.layers[0].moving_mean.numpy(), rtol=1e-5, atol=1e-6)
+    variance = mirrored.layers[0].moving_variance
+    np.testing.assert_array_equal(variance.values[1].numpy(), variance.values[0].numpy())
+
+
+@needs_two_cpus
 def test_the_replica_step_is_traced_once_per_replica():
     x, y = classes(32)
     _, mirrored, _ = twin_models(mlp)

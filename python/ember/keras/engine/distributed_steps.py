@@ -97,8 +97,21 @@ class DistributedSteps:
             variables = self._model.trainable_weights
             summed = [None if g is None else self._strategy.reduce(ReduceOp.SUM, g) for g in grads]
             self._model.optimizer.apply_gradients(zip(summed, variables))
+            self._average_replica_state()
             total_loss = self._strategy.reduce(ReduceOp.SUM, loss)
             return self._update_metrics(total_loss, y, self._gather(y_pred), sample_weight)
+
+    def _average_replica_state(self):
+        """Note [Replica state]: a layer that updates a non-trainable weight in its forward pass
+        (BatchNormalization's moving mean and variance) writes, in each replica, that replica's
+        component with what its own slice gave. Like TensorFlow (whose such variables are
+        aggregated with MEAN), the step then sets every component to their mean; with even
+        slices the moving mean is then the single-device one. Weights nobody wrote have equal
+        components, and their mean is the same value."""
+        for variable in self._model.non_trainable_weights:
+            if isinstance(variable, MirroredVariable) and variable.dtype.is_floating:
+                parts = PerReplica([component.read_value() for component in variable.values])
+                variable.assign(self._strategy.reduce(ReduceOp.MEAN, parts))
 
     def test(self, batch):
         x, y, sample_weight = batch
