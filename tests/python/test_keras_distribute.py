@@ -161,6 +161,10 @@ def test_evaluate_and_predict_match_one_device_with_an_uneven_last_batch():
     p2 = mirrored.predict(x, batch_size=6, verbose=0)  # batches of 6, 6, 6, 3: joined in order
     assert p2.shape == (21, 3)
     np.testing.assert_allclose(p2, p1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mirrored.predict_on_batch(x[:5]), p1[:5], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mirrored.train_on_batch(x[:6], y[:6]), single.train_on_batch(x[:6], y[:6]),
+                               rtol=1e-5)
+    assert_same_weights(single, mirrored)
 
 
 @needs_two_cpus
@@ -254,6 +258,15 @@ def test_what_cannot_be_split_is_refused_by_name():
         custom.compile(**compile_args("sgd"))
     with pytest.raises(NotImplementedError, match="overrides train_step"):
         custom.fit(x, y, batch_size=4, verbose=0)
+    class AddsLoss(layers.Layer):
+        def call(self, inputs):
+            self.add_loss(ember.reduce_mean(inputs))
+            return inputs
+    with strategy.scope():
+        adds_loss = keras.Sequential([keras.Input((4,)), AddsLoss(), layers.Dense(3)])
+        adds_loss.compile(**compile_args("sgd"))
+    with pytest.raises(NotImplementedError, match="add_loss"):
+        adds_loss.fit(x, y, batch_size=4, verbose=0)
     with strategy.scope():
         model = mlp()
     model.compile(**compile_args("sgd"))  # outside the scope: the optimizer's state is not mirrored

@@ -89,6 +89,7 @@ class DistributedSteps:
     def train(self, batch):
         x, y, sample_weight = batch
         self._build_compiled(x, y)
+        _refuse_call_time_losses(self._model, self._strategy)
         pieces = self._split(batch)
         global_size = float(_rows(x))
         with self._strategy.scope():
@@ -179,6 +180,20 @@ def _rows(structure):
 def _group(structures):
     """One structure per replica to one structure of PerReplica leaves (None stays None)."""
     return nest.map_structure(lambda *leaves: None if leaves[0] is None else PerReplica(leaves), *structures)
+
+
+def _refuse_call_time_losses(model, strategy):
+    """A loss a layer adds with add_loss inside call() is a tensor of one call; the replicas'
+    calls would mix theirs in one list. Regularizers (callables over the weights) are fine."""
+    pending = [model]
+    while pending:
+        layer = pending.pop()
+        if any(not callable(loss) for loss in getattr(layer, "_extra_losses", ())):
+            raise NotImplementedError(
+                f"{layer.name} adds a loss with add_loss() in call(), which fit under "
+                f"{type(strategy).__name__} cannot yet keep per replica; use a weight regularizer or "
+                "compute the term in the loss")
+        pending.extend(layer._sublayers())
 
 
 def check_supported(model, strategy):
