@@ -168,6 +168,19 @@ def test_evaluate_and_predict_match_one_device_with_an_uneven_last_batch():
 
 
 @needs_two_cpus
+def test_a_summed_loss_on_uneven_batches_matches_one_device():
+    def compile_fn(model):
+        model.compile(optimizer=keras.optimizers.SGD(0.01), loss=keras.losses.MeanSquaredError(reduction="sum"))
+    x, y = classes(13)
+    target = np.eye(3, dtype=np.float32)[y]
+    single, mirrored, _ = twin_models(mlp, compile_fn=compile_fn)
+    h1 = single.fit(x, target, batch_size=5, epochs=2, shuffle=False, verbose=0)  # batches of 5, 5, 3
+    h2 = mirrored.fit(x, target, batch_size=5, epochs=2, shuffle=False, verbose=0)
+    assert_same_history(h1, h2)
+    assert_same_weights(single, mirrored)
+
+
+@needs_two_cpus
 def test_a_batch_smaller_than_the_replicas_is_refused():
     x, y = classes(9)
     _, mirrored, _ = twin_models(mlp)
@@ -267,6 +280,11 @@ def test_what_cannot_be_split_is_refused_by_name():
         adds_loss.compile(**compile_args("sgd"))
     with pytest.raises(NotImplementedError, match="add_loss"):
         adds_loss.fit(x, y, batch_size=4, verbose=0)
+    with strategy.scope():
+        unreduced = mlp()
+        unreduced.compile("sgd", loss=keras.losses.MeanSquaredError(reduction=None))
+    with pytest.raises(NotImplementedError, match="reduction=None"):
+        unreduced.fit(x, np.eye(3, dtype=np.float32)[y], batch_size=4, verbose=0)
     with strategy.scope():
         model = mlp()
     model.compile(**compile_args("sgd"))  # outside the scope: the optimizer's state is not mirrored

@@ -17,7 +17,8 @@ batch to these steps instead of the model's single-device step. A step
    predictions joined in order (across workers too: ``strategy.gather``),
    against the global targets, so every worker logs the same values.
 A replica's loss is its examples' share of the global loss: the compiled
-losses' mean over its examples times (its examples / global batch), plus
+losses' mean over its examples times (its examples / global batch) (a
+loss with reduction="sum" is already its share), plus
 the layers' added losses divided by the number of replicas. Summed over the
 replicas this is the single-device loss, and so are the summed gradients.
 The collectives run eagerly, outside any trace (docs/distributed.md), which
@@ -67,8 +68,14 @@ class DistributedSteps:
     def _replica_loss(self, y, y_pred, sample_weight, global_size):
         model = self._model
         share = _rows(y_pred) / global_size  # Python numbers: each shape traces once anyway
-        compiled, _ = model._compiled_loss_terms(y, y_pred, sample_weight)
-        total = None if compiled is None else compiled * share
+        _, values = model._compiled_loss_terms(y, y_pred, sample_weight)
+        total = None
+        for entry, value in zip(model._compiled, values):
+            if value is None:
+                continue
+            # A mean over this replica's examples counts for its share of the batch; a sum is its part already.
+            scale = entry["weight"] * (1.0 if entry["loss"].reduction == "sum" else share)
+            total = value * scale if total is None else total + value * scale
         extra = model.losses
         if extra:
             added = ember.add_n(extra) / float(self._strategy.num_replicas_in_sync)
@@ -205,6 +212,10 @@ def check_supported(model, strategy):
             raise NotImplementedError(
                 f"{type(model).__name__} overrides {method}, which fit/evaluate/predict cannot yet split among "
                 f"the replicas of {name}; write the loop with strategy.run instead (docs/keras.md)")
+    for loss in nest.flatten(model._compile_args["loss"]) if model.compiled else []:
+        if getattr(loss, "reduction", "sum_over_batch_size") in (None, "none"):
+            raise NotImplementedError(f"a loss with reduction={loss.reduction!r} under {name}: fit needs one loss "
+                                      "value per replica; use 'sum_over_batch_size' or 'sum'")
     if model.optimizer is not None and model.compiled:
         iterations = model.optimizer.iterations
         if not isinstance(iterations, MirroredVariable) or iterations._strategy is not strategy:
