@@ -154,6 +154,16 @@ def test_workers_train_like_one_device(tmp_path, n, local_devices, sync):
     assert not job.leftovers
 
 
+def test_keras_fit_on_two_workers_matches_one_device(tmp_path):
+    """keras fit/evaluate/predict under MultiWorkerMirroredStrategy: each worker takes its share of
+    each global batch and ends with one device's weights, logs and predictions."""
+    job = _launch(2, "keras_fit_worker.py", str(tmp_path),
+                  env={"EMBER_NUM_CPU_DEVICES": "1", "EMBER_COLLECTIVE_TIMEOUT": "30"})
+    assert job.code == 0, job
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok-0", "ok-1"], job
+    assert not job.leftovers
+
+
 # --- Faults --------------------------------------------------------------------
 def _errors(directory):
     return {int(p.name.split("-")[1]): p.read_text() for p in directory.iterdir() if p.name.startswith("error-")}

@@ -3,7 +3,7 @@
 import numpy as np
 
 import ember
-from ember import nest
+from ember import distribute, nest
 from ember.function import function as _function
 from ember.keras import callbacks as callbacks_module
 from ember.keras import losses as losses_module
@@ -22,7 +22,10 @@ class Model(Layer):
         if cls is Model and _functional_arguments(args, kwargs):
             from ember.keras.models.functional import Functional
             return Functional.__new__(Functional)
-        return super().__new__(cls)
+        model = super().__new__(cls)
+        # A model remembers the strategy whose scope it was made in (TensorFlow's rule).
+        object.__setattr__(model, "_distribute_strategy", distribute.get_strategy())
+        return model
 
     def __init__(self, *args, **kwargs):
         from ember.keras.models.functional import Functional
@@ -54,6 +57,12 @@ class Model(Layer):
         object.__setattr__(self, "_train_fn", None)
         object.__setattr__(self, "_test_fn", None)
         object.__setattr__(self, "_predict_fn", None)
+        object.__setattr__(self, "_distributed_steps", None)
+
+    @property
+    def distribute_strategy(self):
+        """The strategy whose scope the model was made in (the default strategy outside any)."""
+        return self._distribute_strategy
 
     # --- compile -----------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
@@ -157,24 +166,32 @@ class Model(Layer):
     # --- Steps -------------------------------------------------------------
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The weighted sum of the compiled losses plus the layers' added losses."""
-        self._build_compiled(y, y_pred)  # a custom train_step may call this first
-        total = None
-        flat_y = nest.flatten(y) if y is not None else None
-        if isinstance(y, dict):
-            flat_y = [y[n] for n in self._output_names()]
-        for i, (e, pred) in enumerate(zip(self._compiled, nest.flatten(y_pred))):
-            if e["loss"] is None:
-                continue
-            value = e["loss"](flat_y[i], pred, sample_weight)
-            if e["tracker"] is not None:
-                e["tracker"].update_state(value, sample_weight=_batch_size(pred))
-            value = value * e["weight"] if e["weight"] != 1.0 else value
-            total = value if total is None else total + value
+        total, _ = self._compiled_loss_terms(y, y_pred, sample_weight, update_trackers=True)
         for extra in self.losses:
             total = extra if total is None else total + extra
         if total is None:
             raise ValueError("No loss to compute: give `loss` to compile() or add losses with add_loss()")
         return total
+
+    def _compiled_loss_terms(self, y, y_pred, sample_weight, update_trackers=False):
+        """(the weighted sum of the compiled losses or None, each output's loss value); with
+        ``update_trackers`` each output's loss tracker takes its value."""
+        self._build_compiled(y, y_pred)  # a custom train_step may call this first
+        total, values = None, []
+        flat_y = nest.flatten(y) if y is not None else None
+        if isinstance(y, dict):
+            flat_y = [y[n] for n in self._output_names()]
+        for i, (e, pred) in enumerate(zip(self._compiled, nest.flatten(y_pred))):
+            if e["loss"] is None:
+                values.append(None)
+                continue
+            value = e["loss"](flat_y[i], pred, sample_weight)
+            values.append(value)
+            if update_trackers and e["tracker"] is not None:
+                e["tracker"].update_state(value, sample_weight=_batch_size(pred))
+            value = value * e["weight"] if e["weight"] != 1.0 else value
+            total = value if total is None else total + value
+        return total, values
 
     def _update_metrics(self, y, y_pred, sample_weight):
         flat_y = nest.flatten(y) if y is not None else None
@@ -217,6 +234,10 @@ class Model(Layer):
     def _step_function(self, kind):
         # One @ember.function per kind: it traces once per input signature (a last
         # partial batch traces once more) and runs as one graph afterwards.
+        steps = self._steps_under_strategy()
+        if steps is not None:
+            step = {"train": steps.train, "test": steps.test, "predict": steps.predict}[kind]
+            return lambda data: step(data_adapter.unpack(data))
         attr = {"train": "_train_fn", "test": "_test_fn", "predict": "_predict_fn"}[kind]
         fn = getattr(self, attr)
         if fn is None:
@@ -227,6 +248,18 @@ class Model(Layer):
             fn = run if getattr(self, "run_eagerly", False) else _function(run)
             object.__setattr__(self, attr, fn)
         return fn
+
+    def _steps_under_strategy(self):
+        """The distributed steps when the model's strategy has several replicas, else None
+        (Note [Keras steps under a strategy] in distributed_steps.py)."""
+        strategy = self._distribute_strategy
+        if strategy.num_replicas_in_sync == 1:
+            return None
+        from ember.keras.engine.distributed_steps import DistributedSteps, check_supported
+        check_supported(self, strategy)
+        if self._distributed_steps is None:
+            object.__setattr__(self, "_distributed_steps", DistributedSteps(self, strategy))
+        return self._distributed_steps
 
     def _ensure_built_for(self, x):
         # A first eager call on one example builds every layer, so the weights
