@@ -218,3 +218,35 @@ def test_nested_models_save_and_load(tmp_path):
         loaded = keras.models.load_model(tmp_path / f"{model.name}.keras")
         assert type(loaded) is type(model) and len(loaded.weights) == 4
         np.testing.assert_allclose(loaded.predict(data, verbose=0), model.predict(data, verbose=0), rtol=1e-6)
+
+
+def test_files_are_written_atomically_and_by_the_chief_alone(tmp_path, monkeypatch):
+    # Note [Keras files from one worker]: a failed write leaves the old file
+    # whole, and a non-chief worker of a multi-worker job writes nothing.
+    from ember.train import _chief, _format
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
+    path = tmp_path / "m.keras"
+    model.save(path)
+    before = path.read_bytes()
+    model.layers[0].kernel.assign(np.ones((3, 2), np.float32))
+
+    def failing_write(f, chunk):
+        f.write(chunk[: len(chunk) // 2])
+        raise OSError("disk full")
+
+    monkeypatch.setattr(_format, "write_chunk", failing_write)
+    with pytest.raises(OSError, match="disk full"):
+        model.save(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.keras"]  # no temporary file left
+    monkeypatch.undo()
+
+    monkeypatch.setattr(_chief, "_chief", [False])  # a non-chief worker
+    model.save(tmp_path / "other.keras")
+    model.save_weights(tmp_path / "other.weights.npz")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.keras"]
+    monkeypatch.setattr(_chief, "_chief", [True])  # the chief
+    model.save_weights(tmp_path / "w.weights.npz")
+    fresh = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
+    fresh.load_weights(tmp_path / "w.weights.npz")
+    np.testing.assert_array_equal(fresh.layers[0].kernel.numpy(), np.ones((3, 2), np.float32))

@@ -16,6 +16,8 @@ import zipfile as _zipfile
 import numpy as _np
 
 from ember.keras.engine.layer import Layer as _Layer
+from ember.train import _chief
+from ember.train._format import atomic_write as _atomic_write
 
 _CONFIG, _METADATA = "config.json", "metadata.json"
 _WEIGHTS_H5, _WEIGHTS_NPZ = "model.weights.h5", "model.weights.npz"
@@ -316,10 +318,18 @@ def save_weights(model, filepath, overwrite=True):
     else:
         raise ValueError(f"save_weights: the file name must end in .weights.h5 (or .weights.npz, Ember's "
                          f"format without h5py), got {filepath!r}")
+    _write_model_file(filepath, data, overwrite)
+
+
+def _write_model_file(filepath, data, overwrite):
+    """Note [Keras files from one worker]: as checkpoints (Note [Checkpoints from
+    one worker]), a model or weights file is written by the chief alone in a
+    multi-worker job, and atomically (a temporary file renamed into place), so
+    a crash or a second writer never leaves part of a file."""
     if not overwrite and _os.path.exists(filepath):
         raise FileExistsError(filepath)
-    with open(filepath, "wb") as f:
-        f.write(data)
+    if _chief.writes_checkpoints():
+        _atomic_write(filepath, [data])
 
 
 def load_weights(model, filepath):
@@ -425,8 +435,6 @@ def save_model(model, filepath, overwrite=True):
     filepath = _os.fspath(filepath)
     if not filepath.endswith(".keras"):
         raise ValueError(f"save: the file name must end in .keras, got {filepath!r} (use save_weights for weights)")
-    if not overwrite and _os.path.exists(filepath):
-        raise FileExistsError(filepath)
     from ember import __version__
     config = serialize_layer(model)
     config["compile_config"] = model.get_compile_config()
@@ -435,10 +443,12 @@ def save_model(model, filepath, overwrite=True):
     h5 = _have_h5py()
     metadata["weights_format"] = "h5" if h5 else "npz"
     weights = (_h5_bytes if h5 else _npz_bytes)(model, include_optimizer=model.compiled)
-    with _zipfile.ZipFile(filepath, "w", compression=_zipfile.ZIP_DEFLATED) as z:
+    archive = _io.BytesIO()
+    with _zipfile.ZipFile(archive, "w", compression=_zipfile.ZIP_DEFLATED) as z:
         z.writestr(_METADATA, _json.dumps(metadata))
         z.writestr(_CONFIG, _json.dumps(config))
         z.writestr(_WEIGHTS_H5 if h5 else _WEIGHTS_NPZ, weights)
+    _write_model_file(filepath, archive.getvalue(), overwrite)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
