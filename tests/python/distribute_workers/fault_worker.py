@@ -37,6 +37,10 @@ try:
         if fault == "interrupt":
             time.sleep(0.01)
 except (Exception, KeyboardInterrupt) as error:
-    with open(os.path.join(out_dir, f"error-{rank}"), "w") as f:
+    # Written aside and renamed: mpiexec may end this worker mid-write once another one failed, and
+    # the test must never find a half-written (empty) error file.
+    partial = os.path.join(out_dir, f"partial-{rank}")
+    with open(partial, "w") as f:
         f.write(f"{type(error).__name__}: {error}")
+    os.replace(partial, os.path.join(out_dir, f"error-{rank}"))
     raise
