@@ -52,6 +52,7 @@ constexpr FusedOpInfo kFusedOps[] = {
     {"minimum", FusedOp::kMinimum, 2, P::kNone, 1},
     {"squared_difference", FusedOp::kSquaredDifference, 2, P::kNone, 2},
     {"pow", FusedOp::kPow, 2, P::kNone, 40},
+    {"relu_grad", FusedOp::kReluGrad, 2, P::kNone, 1},
 };
 
 Status ProgramError(const std::string& text, const std::string& problem) {
@@ -172,7 +173,7 @@ std::string FusedProgram::ToText() const {
 }
 
 Status FusedProgram::Parse(const std::string& text, const std::vector<int64_t>& outputs, FusedProgram* out) {
-  static_assert(sizeof(kFusedOps) / sizeof(kFusedOps[0]) == static_cast<int>(FusedOp::kPow) + 1);
+  static_assert(sizeof(kFusedOps) / sizeof(kFusedOps[0]) == static_cast<int>(FusedOp::kReluGrad) + 1);
   FusedProgram p;
   std::string_view rest(text);
   while (!Trim(rest).empty()) {

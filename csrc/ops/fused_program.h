@@ -34,7 +34,7 @@ enum class FusedOp : uint8_t {
   kFloor, kCeil, kRound, kExpm1, kLog1p, kSin, kCos, kErf, kSoftplus,
   kRelu6, kLeakyRelu, kElu, kSelu, kGelu, kSilu,
   // Binary.
-  kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum, kSquaredDifference, kPow,
+  kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum, kSquaredDifference, kPow, kReluGrad,
 };
 
 // What an op carries besides its operands: leaky_relu's alpha and silu's

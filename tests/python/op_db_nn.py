@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from op_db import LARGE, ErrorInput, OpInfo, Sample, make
+from op_db import LARGE, ErrorInput, OpInfo, Sample, binary_errors, binary_samples, make
 
 F32 = np.ones((2, 3), np.float32)
 # Long float32 sums (conv, GEMM). float16 and bfloat16 keep the default tolerances, about one unit
@@ -39,6 +39,10 @@ ACTIVATIONS = {
     "gelu": (_gelu, {"approximate": True}),
     "silu": (lambda x, beta=1.0: x / (1 + np.exp(-beta * x)), {"beta": 0.5}),
 }
+
+
+def ref_relu_grad(gradients, features):
+    return np.where(features > 0, gradients, 0).astype(gradients.dtype)
 
 
 def activation_samples(attrs):
@@ -545,6 +549,7 @@ def entries(ember):
         out.append(OpInfo(name, getattr(nn, name), _f64(fn), activation_samples(attrs), errors,
                           tols={"float32": (2e-5, 2e-6)}))
     out += [
+        OpInfo("relu_grad", ember.raw_ops.relu_grad, ref_relu_grad, binary_samples(), binary_errors("relu_grad")),
         OpInfo("softmax", nn.softmax, _f64(ref_softmax), softmax_samples, softmax_errors("softmax")),
         OpInfo("log_softmax", nn.log_softmax, _f64(ref_log_softmax), softmax_samples, softmax_errors("log_softmax"),
                tols={"float32": (1e-5, 1e-5)}),

@@ -89,9 +89,14 @@ def reduction_samples(kind="any", large=True):
         if large:
             yield Sample("large_all", (mk(LARGE),), {}, LOOSE)
             yield Sample("large_axis0", (mk(700, 100),), {"axis": 0}, LOOSE)
+            # Few columns over many rows: the rows are cut into chunks (Note [Reducing few columns over
+            # many rows]), with one outer block and with two.
+            yield Sample("tall_leading_axes", (mk(4000, 7, 3),), {"axis": [0, 1]}, LOOSE)
+            yield Sample("tall_middle_axis", (mk(2, 9000, 8),), {"axis": 1}, LOOSE)
         else:  # products: values of magnitude ~1, so 70k factors stay finite
             yield Sample("large_all", (_near_one(rng, LARGE, dtype),), {}, LOOSE)
             yield Sample("large_axis0", (_near_one(rng, (700, 100), dtype),), {"axis": 0}, LOOSE)
+            yield Sample("tall_middle_axis", (_near_one(rng, (2, 9000, 8), dtype),), {"axis": 1}, LOOSE)
     return gen
 
 

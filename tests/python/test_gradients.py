@@ -310,3 +310,48 @@ def _check_second_order(what, fn, xs, rng):
             gp, gm = _first_gradient(fn, plus, v), _first_gradient(fn, minus, v)
             want[idx] = sum(np.sum((a - b) * w) for a, b, w in zip(gp, gm, u)) / (2 * step)
         np.testing.assert_allclose(got[i], want, rtol=1e-5, atol=1e-6, err_msg=f"{what} input {i}")
+
+
+# --- Gradients nobody asked for ----------------------------------------------
+@pytest.mark.parametrize("watch_input", [False, True])
+def test_conv2d_input_gradient_only_when_asked(monkeypatch, watch_input):
+    """With the input as plain data, conv2d's backward pass skips its input gradient (OpRecord's
+    skip_input_indices); the filter gradient is the same either way."""
+    from ember._generated import ops as generated
+    transposes = []
+    real = generated.conv2d_transpose
+    monkeypatch.setattr(generated, "conv2d_transpose", lambda *a, **k: transposes.append(1) or real(*a, **k))
+    rng = np.random.default_rng(3)
+    x = ember.constant(rng.standard_normal((2, 5, 5, 3)))
+    f = ember.Variable(rng.standard_normal((3, 3, 3, 4)))
+    with ember.GradientTape() as tape:
+        if watch_input:
+            tape.watch(x)
+        y = ember.reduce_sum(ember.nn.relu(ember.nn.conv2d(x, f, 1, "VALID")) ** 2)
+    grads = tape.gradient(y, [x, f] if watch_input else [f])
+    assert len(transposes) == (1 if watch_input else 0)
+    # The filter gradient against NumPy: dy/df[i,j,c,o] = sum over pixels of x * 2 relu(z) where z > 0.
+    xs = x.numpy()
+    z = np.zeros((2, 3, 3, 4))
+    for i in range(3):
+        for j in range(3):
+            z += np.einsum("bhwc,co->bhwo", xs[:, i:i + 3, j:j + 3, :], f.numpy()[i, j])
+    dz = 2 * np.maximum(z, 0)
+    expected = np.stack([np.stack([np.einsum("bhwc,bhwo->co", xs[:, i:i + 3, j:j + 3, :], dz) for j in range(3)])
+                         for i in range(3)])
+    np.testing.assert_allclose(grads[-1].numpy(), expected, rtol=1e-10)
+
+
+def test_matmul_gradient_skips_the_unasked_side(monkeypatch):
+    from ember._generated import ops as generated
+    products = []
+    real = generated.matmul
+    monkeypatch.setattr(generated, "matmul", lambda *a, **k: products.append(1) or real(*a, **k))
+    a = ember.constant(np.arange(6.0).reshape(2, 3))
+    b = ember.Variable(np.ones((3, 2)))
+    with ember.GradientTape() as tape:
+        y = ember.reduce_sum(ember.matmul(a, b))
+    products.clear()  # the forward product, if it went through the module
+    g = tape.gradient(y, b)
+    assert len(products) == 1
+    np.testing.assert_allclose(g.numpy(), np.repeat(np.arange(6.0).reshape(2, 3).sum(0)[:, None], 2, 1))

@@ -251,6 +251,11 @@ struct Minimum {
     return x < y ? x : y;
   }
 };
+// relu's gradient: g where the feature (relu's output) is positive, else 0
+// (also for a NaN feature, and whatever g holds there).
+struct ReluGrad {
+  template <typename T> EMBER_HOST_DEVICE T operator()(T g, T feature) const { return feature > T(0) ? g : T(0); }
+};
 struct SquaredDifference {
   template <typename T> EMBER_HOST_DEVICE T operator()(T x, T y) const { return Square()(Subtract()(x, y)); }
 };

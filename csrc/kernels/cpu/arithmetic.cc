@@ -24,6 +24,7 @@ void RegisterArithmeticKernels(KernelRegistry& r) {
   // truediv.
   RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "divide", type_sets::FloatingAndComplex{});
   RegisterForTypeSet<Arithmetic<DivideFn>::Kernel>(r, "truediv", type_sets::FloatingAndComplex{});
+  RegisterForTypeSet<Arithmetic<ReluGradFn>::Kernel>(r, "relu_grad", type_sets::Real{});
   RegisterForTypeSet<Arithmetic<SquaredDifferenceFn>::Kernel>(r, "squared_difference",
                                                               type_sets::WideReal{});
   RegisterForTypeSet<Arithmetic<Atan2Fn>::Kernel>(r, "atan2", type_sets::Floating{});

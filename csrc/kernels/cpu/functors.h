@@ -341,6 +341,16 @@ struct MinimumFn {
   }
 };
 
+// select() is not vectorized by Eigen 3.4, but its inlined scalar loop is
+// branch-free and the compiler vectorizes it.
+struct ReluGradFn {
+  static constexpr double kCycles = 1;
+  using Scalar = math::ReluGrad;  // Note [Shared element math]
+  template <typename A, typename B> auto operator()(const A& a, const B& b) const {
+    using T = typename A::Scalar;
+    return (b > T(0)).select(a, T(0));
+  }
+};
 struct SquaredDifferenceFn {
   static constexpr double kCycles = 2;
   using Scalar = math::SquaredDifference;  // Note [Shared element math]

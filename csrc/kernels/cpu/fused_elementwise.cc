@@ -86,6 +86,7 @@ StepFn<T> StepFor(FusedOp op) {
     case FusedOp::kMinimum: return &BinaryStep<T, MinimumFn>;
     case FusedOp::kSquaredDifference: return &BinaryStep<T, SquaredDifferenceFn>;
     case FusedOp::kPow: return &BinaryStep<T, PowFn>;
+    case FusedOp::kReluGrad: return &BinaryStep<T, ReluGradFn>;
   }
   return nullptr;
 }

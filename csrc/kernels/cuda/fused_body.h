@@ -93,6 +93,7 @@ EMBER_HOST_DEVICE inline T ApplyFused(uint8_t op, T x, T y, double param) {
     case FusedOp::kMinimum: return math::Minimum()(x, y);
     case FusedOp::kSquaredDifference: return math::SquaredDifference()(x, y);
     case FusedOp::kPow: return math::Pow()(x, y);
+    case FusedOp::kReluGrad: return math::ReluGrad()(x, y);
   }
   return x;  // unreachable: FusedCode holds only the ops above
 }

@@ -228,6 +228,8 @@ void RegisterCudaElementwiseKernels(KernelRegistry& r, DeviceTypeId gpu) {
   BinaryFloats<math::Minimum>(r, "minimum", gpu);
   BinaryIntegers<math::Minimum>(r, "minimum", gpu);
   BinaryFloats<math::SquaredDifference>(r, "squared_difference", gpu);
+  BinaryFloats<math::ReluGrad>(r, "relu_grad", gpu);
+  BinaryIntegers<math::ReluGrad>(r, "relu_grad", gpu);
   BinaryFloats<math::Pow>(r, "pow", gpu);
   BinaryFloats<math::Atan2>(r, "atan2", gpu);
   BinaryFloats<math::Xlogy>(r, "xlogy", gpu);

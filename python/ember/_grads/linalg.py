@@ -13,7 +13,10 @@ from ember._matrix_composites import diag
 def matmul(op, grad):
     a, b = op.inputs
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
-    mm = ops.matmul
+    skip = op.skip_input_indices
+
+    def mm(x, y, **transposes):  # a product nobody needs is not computed (OpRecord.skip_input_indices)
+        return lambda: ops.matmul(x, y, **transposes)
     if not ta and not tb:
         ga, gb = mm(grad, b, transpose_b=True), mm(a, grad, transpose_a=True)
     elif ta and not tb:
@@ -23,7 +26,7 @@ def matmul(op, grad):
     else:
         ga, gb = mm(b, grad, transpose_a=True, transpose_b=True), mm(grad, a, transpose_a=True, transpose_b=True)
     # Batch dims broadcast in the forward pass: sum them back.
-    return [unbroadcast(ga, a.shape), unbroadcast(gb, b.shape)]
+    return [None if 0 in skip else unbroadcast(ga(), a.shape), None if 1 in skip else unbroadcast(gb(), b.shape)]
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"

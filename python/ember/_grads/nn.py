@@ -11,7 +11,14 @@ def _positive(x):
 
 
 def relu(op, grad):
-    return zeros_where_false(_positive(op.inputs[0]), grad)
+    # relu's output is positive exactly where its input is: one fusible kernel (TensorFlow's ReluGrad).
+    return ops.relu_grad(grad, op.outputs[0])
+
+
+def relu_grad(op, grad):
+    # Linear in the incoming gradient, piecewise constant in the features.
+    gradients, features = op.inputs
+    return [unbroadcast(ops.relu_grad(grad, features), gradients.shape), ops.zeros_like(features)]
 
 
 def relu6(op, grad):
@@ -160,8 +167,9 @@ def _conv2d_input_grad(grad, f, x_shape, common, axis):
 def conv2d(op, grad):
     x, f = op.inputs
     common = _conv_attrs(op)
-    dx = _conv2d_input_grad(grad, f, x.shape, common, _channel_axis(op))
-    df = ops.conv2d_backprop_filter(x, grad, list(f.shape), **common)
+    skip = op.skip_input_indices
+    dx = None if 0 in skip else _conv2d_input_grad(grad, f, x.shape, common, _channel_axis(op))
+    df = None if 1 in skip else ops.conv2d_backprop_filter(x, grad, list(f.shape), **common)
     return [dx, df]
 
 
@@ -170,8 +178,9 @@ def conv2d_transpose(op, grad):
     # filters' gradient is conv2d's with dy as the input.
     x, f = op.inputs
     common = _conv_attrs(op)
-    dx = ops.conv2d(grad, f, **common)
-    df = ops.conv2d_backprop_filter(grad, x, list(f.shape), **common)
+    skip = op.skip_input_indices
+    dx = None if 0 in skip else ops.conv2d(grad, f, **common)
+    df = None if 1 in skip else ops.conv2d_backprop_filter(grad, x, list(f.shape), **common)
     return [dx, df]
 
 
@@ -181,8 +190,9 @@ def conv2d_backprop_filter(op, grad):
     # gradient with filters G and incoming gradient dy.
     x, dy = op.inputs
     common = _conv_attrs(op)
-    dx = _conv2d_input_grad(dy, grad, x.shape, common, _channel_axis(op))
-    return [dx, ops.conv2d(x, grad, **common)]
+    skip = op.skip_input_indices
+    dx = None if 0 in skip else _conv2d_input_grad(dy, grad, x.shape, common, _channel_axis(op))
+    return [dx, None if 1 in skip else ops.conv2d(x, grad, **common)]
 
 
 def _pool_attrs(op):

@@ -70,16 +70,21 @@ class OpRecord:
 
     ``inputs`` and ``outputs`` are flat lists of tensors (list arguments
     laid out by ``list_sizes``); ``attrs`` maps attribute names to values.
+    ``skip_input_indices`` (as in TensorFlow's eager ops) names the inputs
+    whose gradients nobody asked for: a gradient function may return None
+    for them instead of computing them (conv2d's input gradient, when the
+    input is the data, is as costly as the forward pass).
     """
 
-    __slots__ = ("name", "attrs", "inputs", "outputs", "list_sizes")
+    __slots__ = ("name", "attrs", "inputs", "outputs", "list_sizes", "skip_input_indices")
 
-    def __init__(self, name, attrs, inputs, outputs, list_sizes):
+    def __init__(self, name, attrs, inputs, outputs, list_sizes, skip_input_indices=()):
         self.name = name
         self.attrs = attrs
         self.inputs = inputs
         self.outputs = outputs
         self.list_sizes = list_sizes
+        self.skip_input_indices = skip_input_indices
 
     @property
     def type(self):
@@ -148,7 +153,9 @@ def backward(entries, targets, target_grads, source_keys, custom_grads):
         else:
             what = f"op '{name}'"
             fn = registry.gradient_function(name)
-            in_grads = fn(OpRecord(name, attrs, inputs, outputs, list_sizes), *out_grads)
+            skip = tuple(i for i, (k, x) in enumerate(zip(in_keys, inputs))
+                         if k not in depends or not _differentiable(x.dtype))
+            in_grads = fn(OpRecord(name, attrs, inputs, outputs, list_sizes, skip), *out_grads)
         for key, grad, x in zip(in_keys, _as_list(in_grads, len(inputs), what), inputs):
             if grad is None or key not in depends or not _differentiable(x.dtype):
                 continue
