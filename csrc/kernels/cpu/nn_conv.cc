@@ -2,10 +2,12 @@
 // GEMM, with direct paths for 1x1 and depthwise filters) and
 // conv2d_transpose (GEMM + col2im).
 #include <algorithm>
+#include <type_traits>
 #include <cstring>
 #include <vector>
 
 #include "kernels/cpu/eigen.h"
+#include "kernels/cpu/conv_direct.h"
 #include "kernels/cpu/matmul_gemm.h"
 #include "kernels/cpu/nn_kernels.h"
 #include "kernels/cpu/parallel.h"
@@ -92,6 +94,9 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
       w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0) {
     ParallelMatmul<T>(device, MatmulDims{n_img * m, c, cout, false, false}, x, f, y);
     return;
+  }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (UsesDirectConv(w, cin_g, groups)) return DirectConv2dNhwc(device, x, f, y, w, cout);
   }
 
   if (cin_g == 1 && groups > 1) {

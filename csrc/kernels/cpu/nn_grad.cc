@@ -4,11 +4,13 @@
 // (conv2d's input gradient is conv2d_transpose, in nn_conv.cc.) All
 // compute in NHWC and in ComputeType<T> (Note [Half compute]).
 #include <algorithm>
+#include <type_traits>
 #include <cmath>
 #include <cstring>
 #include <mutex>
 #include <vector>
 
+#include "kernels/cpu/conv_direct.h"
 #include "kernels/cpu/matmul_gemm.h"
 #include "kernels/cpu/nn_kernels.h"
 #include "kernels/cpu/parallel.h"
@@ -46,6 +48,9 @@ void FilterGradNhwc(const DeviceContext* device, const C* x, const C* dy, C* dw,
   const int64_t oh = w.out_h, ow = w.out_w, m = oh * ow;
   const int64_t groups = c / cin_g, cout_g = cout / groups;
   const int64_t k = w.k_h * w.k_w * cin_g;
+  if constexpr (std::is_same_v<C, float> || std::is_same_v<C, double>) {
+    if (UsesDirectConv(w, cin_g, groups)) return DirectFilterGradNhwc(device, x, dy, dw, w, cout);
+  }
   const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(m, (1 << 16) / std::max<int64_t>(k, 1)));
   const int64_t blocks = (m + rows - 1) / rows;
   const int64_t units = w.batch * groups * blocks;
