@@ -288,6 +288,9 @@ def conv_transpose_samples(dtype, rng):
     yield Sample("explicit", (m(1, 4, 4, 2), m(3, 3, 2, 2), [1, 4, 4, 2], 1, [[0, 0], [1, 1], [1, 1], [0, 0]]))
     yield Sample("nchw", (m(2, 4, 3, 3), m(3, 3, 2, 4), [2, 2, 6, 6], 2), {"data_format": "NCHW"})
     yield Sample("empty_batch", (m(0, 3, 3, 4), m(3, 3, 2, 4), [0, 6, 6, 2], 2))
+    # Each image's columns (40 x 40 x 9 x 80) pass half of the group budget: three groups of one image
+    # (Note [Conv2d transpose plan]).
+    yield Sample("image_groups", (m(3, 40, 40, 8), m(3, 3, 80, 8), [3, 40, 40, 80], 1, "SAME"), {}, LOOSE)
     yield Sample("large", (m(2, 16, 16, 16), m(3, 3, 16, 16), [2, 32, 32, 16], 2), {}, LOOSE)
 
 
