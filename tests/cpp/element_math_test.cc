@@ -157,6 +157,7 @@ void CheckExactArithmetic() {
   CheckBinary<MaximumFn, T>("maximum", 1);
   CheckBinary<MinimumFn, T>("minimum", 1);
   CheckBinary<SquaredDifferenceFn, T>("squared_difference");
+  CheckBinary<ReluGradFn, T>("relu_grad");
   CheckBinary<EqualFn, T, bool>("equal");
   CheckBinary<NotEqualFn, T, bool>("not_equal");
   CheckBinary<LessFn, T, bool>("less");
