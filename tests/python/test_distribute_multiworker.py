@@ -154,6 +154,20 @@ def test_workers_train_like_one_device(tmp_path, n, local_devices, sync):
     assert not job.leftovers
 
 
+@pytest.mark.parametrize("first, then", [(4, 2), (2, 4)])
+def test_training_resumes_from_a_checkpoint_with_another_worker_count(tmp_path, first, then):
+    """A job of `first` workers trains and checkpoints (model, Adam slots, step count); a job of `then`
+    workers restores it and trains on, ending where one device that never stopped ends."""
+    env = {"EMBER_NUM_CPU_DEVICES": "1", "EMBER_COLLECTIVE_TIMEOUT": "30"}
+    job = _launch(first, "resume_worker.py", str(tmp_path), "first", env=env)
+    assert job.code == 0, job
+    job = _launch(then, "resume_worker.py", str(tmp_path), "resume", env=env)
+    assert job.code == 0, job
+    names = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ok-"))
+    assert names == sorted([f"ok-first-{r}" for r in range(first)] + [f"ok-resume-{r}" for r in range(then)])
+    assert not job.leftovers
+
+
 def test_keras_fit_on_two_workers_matches_one_device(tmp_path):
     """keras fit/evaluate/predict under MultiWorkerMirroredStrategy: each worker takes its share of
     each global batch and ends with one device's weights, logs and predictions."""
