@@ -123,11 +123,11 @@ struct GraphExecutor::RunState {
   std::vector<std::pair<int, RefPtr<DeferredError>>> deferred;
 
   // Back to the state of a new run, keeping the allocations; called when
-  // no thread and no posted work refers to the state any more.
+  // no thread and no posted work refers to the state any more. The values
+  // are already empty: the lease released them when the last run ended.
   void Reset(const std::vector<int>& initial_uses) {
     for (size_t i = 0; i < initial_uses.size(); ++i) {
       uses[i].store(initial_uses[i], std::memory_order_relaxed);
-      values[i] = Tensor();
       events[i] = Event();
     }
     for (Event& post : posts) post = Event();
@@ -295,6 +295,17 @@ void GraphExecutor::RecordFailure(RunState& state, int id, const Status& s) cons
 // vectors; the draining thread keeps one pair and clears it after each
 // node, so an unfused node allocates only its outputs' buffers. (A node
 // whose kernel runs a nested graph drains that graph with its own pair.)
+//
+// Note [Last uses in graphs]: when a node is the last consumer of a value
+// (its use count is down to this node's one use: every other consumer
+// has already taken its copy and counted down), the node takes the value
+// out of the run state instead of copying it, which saves two reference
+// count updates. If nothing else holds the buffer then (not the caller,
+// not a view, not a captured constant), an element-wise op's output 0
+// takes it over (OpDef::reusable_input, as eager ops do with donated
+// buffers: Note [Buffer donation]), so a chain of such nodes allocates
+// nothing: an unfused node of a 1-element chain went from 131 to about
+// 100 ns.
 void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local, NodeBuffers* buffers) const {
   const NodeInfo& info = nodes_[id];
   const Node& node = *info.node;
@@ -302,7 +313,13 @@ void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local,
   std::vector<Tensor>& outputs = buffers->outputs;
   inputs.clear();
   outputs.clear();
-  for (int v : info.input_values) inputs.push_back(state.values[v]);
+  for (int v : info.input_values) {
+    if (state.uses[v].load(std::memory_order_acquire) == 1) {
+      inputs.push_back(std::move(state.values[v]));
+    } else {
+      inputs.push_back(state.values[v]);
+    }
+  }
   Status s = AllocateOutputs(state, info, inputs, &outputs);
   if (s.ok()) {
     KernelContext ctx(*node.op, info.device, node.attrs, &inputs, &outputs,
@@ -317,6 +334,24 @@ void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local,
   outputs.clear();
 }
 
+namespace {
+
+// True (and *output set) if `op`'s output 0, of `dtype` and `shape`, may
+// take over the buffer of its reusable input: the same dtype and shape, and
+// nobody but `inputs` holds the buffer (Note [Last uses in graphs]).
+bool TakesOverInput(const OpDef& op, const std::vector<Tensor>& inputs, DType dtype, const Shape& shape,
+                    Tensor* output) {
+  const int k = op.reusable_input;
+  if (k < 0 || op.output_is_view || static_cast<size_t>(k) >= inputs.size()) return false;
+  const Tensor& in = inputs[k];
+  if (in.dtype() != dtype || !in.buffer() || in.buffer()->foreign() || in.buffer()->RefCount() != 1) return false;
+  if (!(in.shape() == shape)) return false;
+  *output = Tensor(dtype, shape, in.buffer());
+  return true;
+}
+
+}  // namespace
+
 // The node's outputs, allocated from the traced shapes when the call's
 // arguments have them, else from the shape function (a transfer's are
 // filled by the copy).
@@ -327,6 +362,9 @@ Status GraphExecutor::AllocateOutputs(const RunState& state, const NodeInfo& inf
   if (state.traced_shapes && info.static_shapes) {
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (info.is_transfer) continue;
+      if (i == 0 && TakesOverInput(*node.op, inputs, node.outputs[0].dtype, node.outputs[0].shape, &(*outputs)[0])) {
+        continue;  // Note [Last uses in graphs]
+      }
       EMBER_RETURN_IF_ERROR(
           AllocateOutput(*node.op, info.device, node.outputs[i].dtype, node.outputs[i].shape, &(*outputs)[i]));
     }
