@@ -254,13 +254,17 @@ def conv_samples(dtype, rng):
     yield Sample("depthwise", (m(2, 5, 5, 3), m(3, 3, 1, 6), 1, "SAME"))
     yield Sample("empty_batch", (m(0, 5, 5, 3), m(3, 3, 3, 4), 1, "SAME"))
     yield Sample("large", (m(2, 32, 32, 16), m(3, 3, 16, 32), 1, "SAME"), {}, LOOSE)
-    # Few input channels take the direct kernels (Note [Direct convolution for few input channels]):
-    # a block of 32 output channels plus a tail, two whole blocks with a stride, many output rows (the
-    # filter gradient's chunks), and five input channels for the im2col path beside them.
+    # The direct kernels (Note [Direct convolution for few input channels]): a block of output
+    # channels plus a tail, two whole blocks with a stride, many output rows (the filter gradient's
+    # chunks), more input channels at stride 1 with a tail block; and the im2col path beside them:
+    # more than four input channels with a stride, and K = 3 x 3 x 130 above the direct limit.
     yield Sample("rgb_wide_channels", (m(2, 9, 13, 3), m(3, 3, 3, 40), 1, "SAME"))
     yield Sample("gray_two_blocks_strided", (m(1, 12, 11, 1), m(5, 5, 1, 64), 2, "SAME"))
     yield Sample("gray_tall", (m(2, 40, 9, 1), m(3, 3, 1, 8), 1, "VALID"))
+    yield Sample("deep_direct_tail", (m(2, 9, 7, 16), m(3, 3, 16, 40), 1, "SAME"), {}, LOOSE)
     yield Sample("five_channels", (m(2, 6, 6, 5), m(3, 3, 5, 4), 1, "SAME"))
+    yield Sample("im2col_strided", (m(2, 7, 7, 5), m(3, 3, 5, 4), 2, "SAME"))
+    yield Sample("im2col_deep", (m(1, 4, 4, 130), m(3, 3, 130, 3), 1, "SAME"), {}, LOOSE)
 
 
 def conv_errors():

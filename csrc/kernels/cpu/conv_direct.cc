@@ -1,5 +1,6 @@
-// This file implements the direct convolution kernels for few input
-// channels (Note [Direct convolution for few input channels]).
+// This file implements the direct convolution kernels: the forward pass
+// for few input channels or a short reduction, the filter gradient for few
+// input channels (Note [Direct convolution for few input channels]).
 #include "kernels/cpu/conv_direct.h"
 
 #include <algorithm>
@@ -21,23 +22,17 @@ using shape_fns::Window2D;
 // Output channels per register block: 32 float32 lanes are four AVX2
 // registers, so a block plus the broadcast input value stay in registers.
 constexpr int64_t kBlock = 32;
-// Input channels up to which the direct kernels beat im2col + GEMM.
+// Input channels up to which the direct kernels beat im2col + GEMM, and
+// the largest K = k_h * k_w * in_channels at which the forward kernel
+// still does (measured: 3x3x128 yes, 3x3x256 no; docs/performance.md).
 constexpr int64_t kMaxDirectInChannels = 4;
+constexpr int64_t kMaxDirectForwardK = 1152;
 // The filter gradient's partial results: at most this many chunks of
 // output rows, each chunk at most kMaxPartialElements values in all.
 constexpr int64_t kMaxChunks = 64;
 constexpr int64_t kMaxPartialElements = int64_t{1} << 22;
 
 int64_t Blocks(int64_t cout) { return (cout + kBlock - 1) / kBlock; }
-
-// f[K, cout] as [K, Blocks(cout) * kBlock], the padding lanes zero.
-template <typename C>
-std::vector<C> PaddedRows(const C* f, int64_t k, int64_t cout) {
-  const int64_t padded = Blocks(cout) * kBlock;
-  std::vector<C> out(k * padded, C(0));
-  for (int64_t r = 0; r < k; ++r) std::memcpy(out.data() + r * padded, f + r * cout, cout * sizeof(C));
-  return out;
-}
 
 // The input row of tap row ky for output row py, or -1 in the padding.
 int64_t InputRow(const Window2D& w, int64_t py, int64_t ky) {
@@ -67,88 +62,139 @@ template <typename C>
 constexpr int kLanes = Eigen::internal::unpacket_traits<Packet<C>>::size;
 template <typename C>
 constexpr int kPacketsPerBlock = static_cast<int>(kBlock) / kLanes<C>;
-// Output pixels that share one load of the filter rows: the accumulators,
-// kPixels * kPacketsPerBlock registers, stay at 8.
-template <typename C>
-constexpr int kPixels = std::max(1, 8 / kPacketsPerBlock<C>);
 
-// Output pixels [px, px + kP) of output row (b, py), channel block blk:
-// accumulators in registers, one filter load per tap shared by the kP
-// pixels. With kInterior every tap column of every pixel is inside the
-// input (no check per pixel); otherwise kP is 1 and columns are checked.
-template <typename C, int kP, bool kInterior>
-void DirectConvPixels(const C* x, const C* fp, C* y, const Window2D& w, int64_t cout, int64_t padded, int64_t b,
-                      int64_t py, int64_t px, int64_t blk) {
+// The forward kernel's register tile: kForwardPackets packets of output
+// channels (a block of 2 x 16 float32 with AVX-512, 2 x 8 with AVX2) for
+// kForwardPixels output pixels; the accumulators, the block's filter
+// packets and one broadcast input value fill the SIMD registers.
+constexpr int kForwardPackets = 2;
+constexpr int kForwardPixels = std::min(12, (EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS - 4) / kForwardPackets);
+template <typename C>
+constexpr int64_t kForwardBlock = kForwardPackets * kLanes<C>;
+
+// The input padded so that every tap of every output pixel is inside it:
+// [N, hp, wp, cin].
+struct PaddedInput {
+  int64_t hp, wp;
+};
+
+// Output pixels first..first+kP-1 (row-major within image b), channel
+// block blk: acc[p] += x[pixel p's tap] * filters[tap], over every tap and
+// input channel, one filter load shared by the kP pixels. The panel holds
+// the block's filters, [K, kB], rows panel_stride apart.
+template <typename C, int kP>
+void ForwardTile(const C* x, const C* panel, int64_t panel_stride, C* y, const Window2D& w, const PaddedInput& in,
+                 int64_t cout, int64_t b, int64_t first, int64_t blk) {
   using P = Packet<C>;
-  constexpr int kNp = kPacketsPerBlock<C>, kL = kLanes<C>;
+  constexpr int kL = kLanes<C>;
+  constexpr int64_t kB = kForwardBlock<C>;
   const int64_t cin = w.channels;
-  P acc[kP][kNp];
+  const C* base[kP];
   EMBER_UNROLL for (int p = 0; p < kP; ++p) {
-    EMBER_UNROLL for (int j = 0; j < kNp; ++j) acc[p][j] = Eigen::internal::pset1<P>(C(0));
+    const int64_t py = (first + p) / w.out_w, px = (first + p) % w.out_w;
+    base[p] = x + ((b * in.hp + py * w.stride_h) * in.wp + px * w.stride_w) * cin;
   }
+  P acc[kP][kForwardPackets];
+  EMBER_UNROLL for (int p = 0; p < kP; ++p) {
+    EMBER_UNROLL for (int j = 0; j < kForwardPackets; ++j) acc[p][j] = Eigen::internal::pset1<P>(C(0));
+  }
+  const C* f = panel;
   for (int64_t ky = 0; ky < w.k_h; ++ky) {
-    const int64_t iy = InputRow(w, py, ky);
-    if (iy < 0) continue;
-    const C* x_row = x + (b * w.in_h + iy) * w.in_w * cin;
     for (int64_t kx = 0; kx < w.k_w; ++kx) {
-      const int64_t ix0 = InputColumn(w, px, kx);
-      if (!kInterior && (ix0 < 0 || ix0 >= w.in_w)) continue;
-      const C* fv = fp + (ky * w.k_w + kx) * cin * padded + blk * kBlock;
-      for (int64_t ci = 0; ci < cin; ++ci) {
-        P f[kNp];
-        EMBER_UNROLL for (int j = 0; j < kNp; ++j) f[j] = Eigen::internal::ploadu<P>(fv + ci * padded + j * kL);
+      const int64_t tap = (ky * w.dilation_h * in.wp + kx * w.dilation_w) * cin;
+      for (int64_t ci = 0; ci < cin; ++ci, f += panel_stride) {
+        P fv[kForwardPackets];
+        EMBER_UNROLL for (int j = 0; j < kForwardPackets; ++j) fv[j] = Eigen::internal::ploadu<P>(f + j * kL);
         EMBER_UNROLL for (int p = 0; p < kP; ++p) {
-          const P v = Eigen::internal::pset1<P>(x_row[(ix0 + p * w.stride_w) * cin + ci]);
-          EMBER_UNROLL for (int j = 0; j < kNp; ++j) acc[p][j] = Eigen::internal::pmadd(v, f[j], acc[p][j]);
+          const P v = Eigen::internal::pset1<P>(base[p][tap + ci]);
+          EMBER_UNROLL for (int j = 0; j < kForwardPackets; ++j) {
+            acc[p][j] = Eigen::internal::pmadd(v, fv[j], acc[p][j]);
+          }
         }
       }
     }
   }
-  const int64_t n = std::min(kBlock, cout - blk * kBlock);
+  const int64_t n = std::min(kB, cout - blk * kB);
   EMBER_UNROLL for (int p = 0; p < kP; ++p) {
-    C* out = y + (((b * w.out_h + py) * w.out_w) + px + p) * cout + blk * kBlock;
-    if (n == kBlock) {
-      EMBER_UNROLL for (int j = 0; j < kNp; ++j) Eigen::internal::pstoreu(out + j * kL, acc[p][j]);
+    C* out = y + ((b * w.out_h * w.out_w) + first + p) * cout + blk * kB;
+    if (n == kB) {
+      EMBER_UNROLL for (int j = 0; j < kForwardPackets; ++j) Eigen::internal::pstoreu(out + j * kL, acc[p][j]);
     } else {
-      C lanes[kBlock];
-      EMBER_UNROLL for (int j = 0; j < kNp; ++j) Eigen::internal::pstoreu(lanes + j * kL, acc[p][j]);
+      C lanes[kB];
+      EMBER_UNROLL for (int j = 0; j < kForwardPackets; ++j) Eigen::internal::pstoreu(lanes + j * kL, acc[p][j]);
       std::memcpy(out, lanes, n * sizeof(C));
     }
   }
 }
 
-// True if every tap column of output columns [px, px + count) is inside
-// the input.
-bool InteriorColumns(const Window2D& w, int64_t px, int64_t count) {
-  return InputColumn(w, px, 0) >= 0 && InputColumn(w, px + count - 1, w.k_w - 1) < w.in_w;
+// x with the window's padding made explicit (zeros), or x itself when the
+// window reads nothing outside it.
+template <typename C>
+const C* PadInput(const DeviceContext* device, const C* x, const Window2D& w, PaddedInput* in,
+                  std::vector<C>* scratch) {
+  in->hp = std::max(w.in_h + w.pad_top, (w.out_h - 1) * w.stride_h + (w.k_h - 1) * w.dilation_h + 1);
+  in->wp = std::max(w.in_w + w.pad_left, (w.out_w - 1) * w.stride_w + (w.k_w - 1) * w.dilation_w + 1);
+  if (w.pad_top == 0 && w.pad_left == 0 && in->hp == w.in_h && in->wp == w.in_w) return x;
+  const int64_t cin = w.channels;
+  scratch->assign(w.batch * in->hp * in->wp * cin, C(0));
+  C* xp = scratch->data();
+  ParallelFor(device, w.batch * w.in_h, static_cast<double>(w.in_w * cin), [&](int64_t first, int64_t last) {
+    for (int64_t row = first; row < last; ++row) {
+      const int64_t b = row / w.in_h, iy = row % w.in_h;
+      std::memcpy(xp + ((b * in->hp + iy + w.pad_top) * in->wp + w.pad_left) * cin, x + row * w.in_w * cin,
+                  w.in_w * cin * sizeof(C));
+    }
+  });
+  return xp;
 }
 
 }  // namespace
 
 bool UsesDirectConv(const Window2D& w, int64_t cin_g, int64_t groups) {
-  return groups == 1 && cin_g <= kMaxDirectInChannels && w.channels == cin_g;
+  if (groups != 1 || w.channels != cin_g) return false;
+  if (cin_g <= kMaxDirectInChannels) return true;
+  return w.k_h * w.k_w * cin_g <= kMaxDirectForwardK && w.stride_h == 1 && w.stride_w == 1;
+}
+
+bool UsesDirectFilterGrad(const Window2D& w, int64_t cin_g, int64_t groups) {
+  return groups == 1 && w.channels == cin_g && cin_g <= kMaxDirectInChannels;
 }
 
 template <typename C>
 void DirectConv2dNhwc(const DeviceContext* device, const C* x, const C* f, C* y, const Window2D& w, int64_t cout) {
-  constexpr int kP = kPixels<C>;
-  const int64_t taps = w.k_h * w.k_w, blocks = Blocks(cout), padded = blocks * kBlock;
-  const std::vector<C> filters = PaddedRows(f, taps * w.channels, cout);
-  const C* fp = filters.data();
-  ParallelFor(device, w.batch * w.out_h, 2.0 * w.out_w * taps * w.channels * padded, [&](int64_t first, int64_t last) {
-    for (int64_t row = first; row < last; ++row) {
-      const int64_t b = row / w.out_h, py = row % w.out_h;
-      for (int64_t blk = 0; blk < blocks; ++blk) {
-        int64_t px = 0;
-        for (; px + kP <= w.out_w; px += kP) {
-          if (InteriorColumns(w, px, kP)) {
-            DirectConvPixels<C, kP, true>(x, fp, y, w, cout, padded, b, py, px, blk);
-          } else {
-            for (int p = 0; p < kP; ++p) DirectConvPixels<C, 1, false>(x, fp, y, w, cout, padded, b, py, px + p, blk);
-          }
-        }
-        for (; px < w.out_w; ++px) DirectConvPixels<C, 1, false>(x, fp, y, w, cout, padded, b, py, px, blk);
+  constexpr int kP = kForwardPixels;
+  constexpr int64_t kB = kForwardBlock<C>;
+  const int64_t k = w.k_h * w.k_w * w.channels, blocks = (cout + kB - 1) / kB;
+  // A block's filters are the [K, kB] columns of f, read in place (rows
+  // cout apart) when cout is a whole number of blocks; otherwise they are
+  // copied into one [K, kB] panel per block, the lanes past cout zero.
+  const bool in_place = cout % kB == 0;
+  std::vector<C> panels(in_place ? 0 : blocks * k * kB, C(0));
+  for (int64_t blk = 0; !in_place && blk < blocks; ++blk) {
+    const int64_t n = std::min(kB, cout - blk * kB);
+    for (int64_t r = 0; r < k; ++r) std::memcpy(&panels[(blk * k + r) * kB], f + r * cout + blk * kB, n * sizeof(C));
+  }
+  const int64_t panel_stride = in_place ? cout : kB;
+  PaddedInput in;
+  std::vector<C> scratch;
+  const C* xp = PadInput(device, x, w, &in, &scratch);
+  // Units are (block, image, tile) with the block outermost, so a thread's
+  // consecutive units read one panel, which stays in its cache.
+  const int64_t pixels = w.out_h * w.out_w, tiles = (pixels + kP - 1) / kP, per_block = w.batch * tiles;
+  ParallelFor(device, blocks * per_block, 2.0 * kP * k * kB, [&](int64_t first, int64_t last) {
+    for (int64_t unit = first; unit < last; ++unit) {
+      const int64_t blk = unit / per_block, b = (unit % per_block) / tiles, p0 = (unit % tiles) * kP;
+      const C* panel = in_place ? f + blk * kB : panels.data() + blk * k * kB;
+      const int64_t end = std::min(pixels, p0 + kP);
+      int64_t p = p0;
+      if (end - p == kP) {
+        ForwardTile<C, kP>(xp, panel, panel_stride, y, w, in, cout, b, p, blk);
+        continue;
       }
+      // The image's last pixels: smaller tiles, so a lone pixel does not
+      // cost a whole tile's filter loads.
+      for (; end - p >= 4; p += 4) ForwardTile<C, 4>(xp, panel, panel_stride, y, w, in, cout, b, p, blk);
+      for (; p < end; ++p) ForwardTile<C, 1>(xp, panel, panel_stride, y, w, in, cout, b, p, blk);
     }
   });
 }

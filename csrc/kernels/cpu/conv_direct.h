@@ -1,6 +1,7 @@
 // This file declares the direct (no im2col, no GEMM) CPU convolution
-// kernels for filters with few input channels: the first layer of an image
-// network (grayscale or RGB in, K = k_h * k_w * in_channels small).
+// kernels: the forward pass for filters with few input channels or a
+// short reduction (K = k_h * k_w * in_channels up to 1152 at stride 1),
+// and the filter gradient for few input channels.
 #pragma once
 
 #include <cstdint>
@@ -13,21 +14,29 @@ namespace ember::cpu {
 // Note [Direct convolution for few input channels]
 // With one to four input channels, im2col + GEMM is a poor fit: the GEMM's
 // inner dimension K is 9 (3x3 grayscale) to 27 (3x3 RGB), so packing and
-// the gather's one small memcpy per tap cost more than the products. The
-// direct kernels instead vectorize over output channels:
-// - forward: each output pixel keeps a block of output channels in
-//   registers (kDirectBlock lanes) and adds, for every tap and input
-//   channel, the input value times the filter's row;
-// - filter gradient: for each tap, a row of output pixels' gradients is
-//   multiplied by the input values under that tap and summed into
-//   registers, then added to that tap's row of dW.
-// Filters are copied once with the output channels padded to whole blocks,
-// so no block needs a tail. The filter gradient sums fixed chunks of
-// output rows into separate partial results and adds them in chunk order,
-// so the result does not depend on the thread count.
+// the gather's one small memcpy per tap cost more than the products. And
+// up to K = 1152 (3x3x128) OpenBLAS reaches about half of the machine's
+// peak on these narrow products, plus the gather. The direct kernels:
+// - forward: a tile of output pixels (12 with AVX-512's 32 registers, 6
+//   with AVX2's 16) times a block of two packets of output channels
+//   accumulates in registers; for every tap and input channel, one load
+//   of the block's filter row serves all the tile's pixels, whose input
+//   values are broadcast from the input (padded first when the window
+//   reaches outside it). Units are (block, image, tile), block outermost,
+//   so a thread's consecutive units read one block's filters. The filters
+//   are read in place when the output channels are whole blocks, else
+//   copied into zero-padded panels. Above K = 1152 (ResNet's 3x3x256 and
+//   3x3x512 layers) and at strides above 1 with more than four channels,
+//   im2col + GEMM was faster in the measurements and stays in use.
+// - filter gradient (few input channels): for each tap, a row of output
+//   pixels' gradients is multiplied by the input values under that tap and
+//   summed into registers, then added to that tap's row of dW. It sums
+//   fixed chunks of output rows into separate partial results and adds them
+//   in chunk order, so the result does not depend on the thread count.
 // Both need groups == 1; measured against im2col + GEMM in
-// docs/performance.md ("Direct convolution").
+// docs/performance.md ("Training a small CNN").
 bool UsesDirectConv(const shape_fns::Window2D& w, int64_t cin_g, int64_t groups);
+bool UsesDirectFilterGrad(const shape_fns::Window2D& w, int64_t cin_g, int64_t groups);
 
 // y[N, OH, OW, cout] = conv(x[N, H, W, cin], f[KH, KW, cin, cout]), NHWC.
 template <typename C>

@@ -49,7 +49,7 @@ void FilterGradNhwc(const DeviceContext* device, const C* x, const C* dy, C* dw,
   const int64_t groups = c / cin_g, cout_g = cout / groups;
   const int64_t k = w.k_h * w.k_w * cin_g;
   if constexpr (std::is_same_v<C, float> || std::is_same_v<C, double>) {
-    if (UsesDirectConv(w, cin_g, groups)) return DirectFilterGradNhwc(device, x, dy, dw, w, cout);
+    if (UsesDirectFilterGrad(w, cin_g, groups)) return DirectFilterGradNhwc(device, x, dy, dw, w, cout);
   }
   const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(m, (1 << 16) / std::max<int64_t>(k, 1)));
   const int64_t blocks = (m + rows - 1) / rows;
