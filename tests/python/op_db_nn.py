@@ -309,6 +309,10 @@ def conv_transpose_errors():
 def pool_samples(dtype, rng):
     m = lambda *shape: make(rng, shape, dtype)  # noqa: E731
     yield Sample("valid", (m(2, 6, 6, 3), 2, 2, "VALID"))
+    # Windows that tile the input, with a last row and column no window covers, and with windows cut
+    # short by SAME's padding after the last row and column.
+    yield Sample("valid_uncovered", (m(2, 7, 5, 3), 2, 2, "VALID"))
+    yield Sample("same_tiled_odd", (m(1, 5, 7, 4), 2, 2, "SAME"))
     yield Sample("same", (m(2, 5, 7, 3), 3, 2, "SAME"))
     yield Sample("same_rect", (m(1, 5, 5, 2), [2, 3], [1, 2], "SAME"))
     yield Sample("explicit", (m(1, 5, 5, 2), 3, 2, [[0, 0], [1, 1], [0, 2], [0, 0]]))
