@@ -246,8 +246,59 @@ class Conv2dKernel final : public OpKernel {
 // parallel regions per call, and 3.7 ms where a group takes about a third.)
 constexpr int64_t kTransposeColElements = int64_t{1} << 21;
 
+// Note [Stride-1 transposed convolution as a convolution]
+// At stride 1, conv2d_transpose (conv2d's input gradient) is itself a
+// convolution: of its input, padded by (k - 1) * dilation - pad before and
+// whatever makes the output size after, with the filters flipped in both
+// spatial dims and their two channel dims swapped. When that convolution
+// takes the direct kernel (Note [Direct convolution for few input
+// channels]), it runs there: for the CIFAR tutorial's second layer, the
+// flipped filters are 3x3x64 -> 32, K = 576. Returns false (nothing done)
+// otherwise.
+template <typename T>
+bool TransposeAsDirectConv(const DeviceContext* device, const T* in, const T* f, T* out, const Window2D& w,
+                           int64_t cin) {
+  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+    return false;
+  } else {
+    if (w.stride_h != 1 || w.stride_w != 1) return false;
+    const int64_t cout = w.channels;  // the forward conv's input channels: this output's
+    Window2D t;
+    t.batch = w.batch;
+    t.in_h = w.out_h;
+    t.in_w = w.out_w;
+    t.channels = cin;
+    t.k_h = w.k_h;
+    t.k_w = w.k_w;
+    t.dilation_h = w.dilation_h;
+    t.dilation_w = w.dilation_w;
+    t.pad_top = (w.k_h - 1) * w.dilation_h - w.pad_top;
+    t.pad_left = (w.k_w - 1) * w.dilation_w - w.pad_left;
+    t.out_h = w.in_h;
+    t.out_w = w.in_w;
+    t.pad_bottom = t.out_h - 1 + (w.k_h - 1) * w.dilation_h + 1 - t.in_h - t.pad_top;
+    t.pad_right = t.out_w - 1 + (w.k_w - 1) * w.dilation_w + 1 - t.in_w - t.pad_left;
+    if (t.pad_top < 0 || t.pad_left < 0 || t.pad_bottom < 0 || t.pad_right < 0) return false;
+    if (!UsesDirectConv(t, cin, 1)) return false;
+    // filters [kh, kw, cout, cin] -> flipped [kh, kw, cin, cout]
+    std::vector<T> flipped(w.k_h * w.k_w * cin * cout);
+    for (int64_t ky = 0; ky < w.k_h; ++ky) {
+      for (int64_t kx = 0; kx < w.k_w; ++kx) {
+        const T* src = f + ((w.k_h - 1 - ky) * w.k_w + (w.k_w - 1 - kx)) * cout * cin;
+        T* dst = flipped.data() + (ky * w.k_w + kx) * cin * cout;
+        for (int64_t co = 0; co < cout; ++co) {
+          for (int64_t ci = 0; ci < cin; ++ci) dst[ci * cout + co] = src[co * cin + ci];
+        }
+      }
+    }
+    DirectConv2dNhwc(device, in, flipped.data(), out, t, cout);
+    return true;
+  }
+}
+
 template <typename T>
 void Conv2dTransposeNhwc(const DeviceContext* device, const T* in, const T* f, T* out, const Window2D& w, int64_t cin) {
+  if (TransposeAsDirectConv(device, in, f, out, w, cin)) return;  // Note [Stride-1 transposed convolution as a convolution]
   // w describes the forward conv of the output: w.in_* = output dims,
   // w.out_* = input dims.
   const int64_t oh = w.in_h, ow = w.in_w, cout = w.channels;
