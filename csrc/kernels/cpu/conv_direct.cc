@@ -68,7 +68,7 @@ constexpr int kPacketsPerBlock = static_cast<int>(kBlock) / kLanes<C>;
 // kForwardPixels output pixels; the accumulators, the block's filter
 // packets and one broadcast input value fill the SIMD registers.
 constexpr int kForwardPackets = 2;
-constexpr int kForwardPixels = std::min(12, (EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS - 4) / kForwardPackets);
+constexpr int kForwardPixels = std::min(12, (static_cast<int>(EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS) - 4) / kForwardPackets);
 template <typename C>
 constexpr int64_t kForwardBlock = kForwardPackets * kLanes<C>;
 
