@@ -334,24 +334,6 @@ void GraphExecutor::RunNodeNow(RunState& state, int id, std::vector<int>* local,
   outputs.clear();
 }
 
-namespace {
-
-// True (and *output set) if `op`'s output 0, of `dtype` and `shape`, may
-// take over the buffer of its reusable input: the same dtype and shape, and
-// nobody but `inputs` holds the buffer (Note [Last uses in graphs]).
-bool TakesOverInput(const OpDef& op, const std::vector<Tensor>& inputs, DType dtype, const Shape& shape,
-                    Tensor* output) {
-  const int k = op.reusable_input;
-  if (k < 0 || op.output_is_view || static_cast<size_t>(k) >= inputs.size()) return false;
-  const Tensor& in = inputs[k];
-  if (in.dtype() != dtype || !in.buffer() || in.buffer()->foreign() || in.buffer()->RefCount() != 1) return false;
-  if (!(in.shape() == shape)) return false;
-  *output = Tensor(dtype, shape, in.buffer());
-  return true;
-}
-
-}  // namespace
-
 // The node's outputs, allocated from the traced shapes when the call's
 // arguments have them, else from the shape function (a transfer's are
 // filled by the copy).
@@ -362,8 +344,11 @@ Status GraphExecutor::AllocateOutputs(const RunState& state, const NodeInfo& inf
   if (state.traced_shapes && info.static_shapes) {
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (info.is_transfer) continue;
-      if (i == 0 && TakesOverInput(*node.op, inputs, node.outputs[0].dtype, node.outputs[0].shape, &(*outputs)[0])) {
-        continue;  // Note [Last uses in graphs]
+      // Note [Last uses in graphs]: the inputs vector alone holds the buffer.
+      const int k = node.op->reusable_input;
+      if (i == 0 && k >= 0 && static_cast<size_t>(k) < inputs.size() &&
+          TakeOverBuffer(*node.op, inputs[k], node.outputs[0].dtype, node.outputs[0].shape, 1, &(*outputs)[0])) {
+        continue;
       }
       EMBER_RETURN_IF_ERROR(
           AllocateOutput(*node.op, info.device, node.outputs[i].dtype, node.outputs[i].shape, &(*outputs)[i]));

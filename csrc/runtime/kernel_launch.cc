@@ -203,16 +203,13 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
   outputs->reserve(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorHandle& out = *outputs_[i];
-    int k = op_.reusable_input;
-    if (i == 0 && k >= 0 && !op_.output_is_view && (donated_mask_ >> k) & 1u && !inputs_[k]->saved()) {
-      const Tensor& in = inputs[k];
-      if (in.dtype() == out.dtype() && in.shape() == out.shape() && in.buffer() && !in.buffer()->foreign() &&
-          in.buffer()->RefCount() == 2) {
-        outputs->emplace_back(out.dtype(), out.shape(), in.buffer());
-        continue;
-      }
-    }
+    const int k = op_.reusable_input;
     outputs->emplace_back();
+    // The handle and our local copy are the buffer's two owners.
+    if (i == 0 && k >= 0 && (donated_mask_ >> k) & 1u && !inputs_[k]->saved() &&
+        TakeOverBuffer(op_, inputs[k], out.dtype(), out.shape(), 2, &outputs->back())) {
+      continue;
+    }
     EMBER_RETURN_IF_ERROR(AllocateOutput(op_, device_, out.dtype(), out.shape(), &outputs->back()));
   }
   return Status::OK();

@@ -86,4 +86,22 @@ inline Status AllocateOutput(const OpDef& op, Device* device, DType dtype, const
   return Status::OK();
 }
 
+// True (and *out set to a tensor on `in`'s buffer) if output 0 of `op`, of
+// `dtype` and `shape`, may take over input `in`'s buffer: `op` declares a
+// reusable input and is no view, the dtype and shape match, the buffer is
+// Ember's own (Note [Foreign buffers]) and exactly `owners` references
+// hold it — those the caller knows about, no view or NumPy array. The
+// callers check which input and who owns it: Note [Buffer donation] for
+// eager ops, Note [Last uses in graphs] for graph nodes.
+inline bool TakeOverBuffer(const OpDef& op, const Tensor& in, DType dtype, const Shape& shape, int owners,
+                           Tensor* out) {
+  if (op.reusable_input < 0 || op.output_is_view) return false;
+  if (in.dtype() != dtype || !in.buffer() || in.buffer()->foreign() || in.buffer()->RefCount() != owners) {
+    return false;
+  }
+  if (!(in.shape() == shape)) return false;
+  *out = Tensor(dtype, shape, in.buffer());
+  return true;
+}
+
 }  // namespace ember
