@@ -43,6 +43,9 @@ py::object Wrap(RefPtr<TensorHandle> handle) {
 
 // Tracers set aside by ember.init_scope on this thread, innermost last.
 thread_local std::vector<Tracer*> g_suspended_tracers;
+// The tracers this thread had before it joined another thread's trace
+// (Note [Replicas join the caller's trace] in ember/distribute/_lockstep.py).
+thread_local std::vector<Tracer*> g_tracers_before_join;
 
 // A trace in progress: owns the Tracer and restores the previous one.
 class PyTracer {
@@ -59,6 +62,14 @@ class PyTracer {
     if (!entered_) return;
     SwapCurrentTracer(previous_);
     entered_ = false;
+  }
+  // Makes this trace the current one on another thread too, which must
+  // never record while the entering thread does (the replicas take turns).
+  void Join() { g_tracers_before_join.push_back(SwapCurrentTracer(tracer_.get())); }
+  void Leave() {
+    if (g_tracers_before_join.empty()) throw py::value_error("_Tracer.leave without join on this thread");
+    SwapCurrentTracer(g_tracers_before_join.back());
+    g_tracers_before_join.pop_back();
   }
 
   py::object Parameter(const std::string& dtype_name, const std::vector<py::object>& dims,
@@ -424,6 +435,8 @@ void RegisterFunctionBindings(py::module_& m) {
       .def(py::init<>())
       .def("enter", &PyTracer::Enter)
       .def("exit", &PyTracer::Exit)
+      .def("join", &PyTracer::Join)
+      .def("leave", &PyTracer::Leave)
       .def("parameter", &PyTracer::Parameter, py::arg("dtype"), py::arg("shape"), py::arg("device"))
       .def("variable", &PyTracer::Variable)
       .def("finish", &PyGraphFunction::FromTracer, py::arg("outputs"), py::arg("optimize") = true);

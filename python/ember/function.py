@@ -128,6 +128,27 @@ def init_scope():
 
 
 @contextlib.contextmanager
+def joined_trace(trace):
+    """Records this thread's ops into ``trace``, another thread's trace in progress.
+
+    For threads that take turns with the tracing thread and never run at
+    the same time as it (Note [Replicas join the caller's trace] in
+    ember/distribute/_lockstep.py). ``trace`` None: nothing changes.
+    """
+    if trace is None:
+        yield
+        return
+    previous = current_trace()
+    _state.trace = trace
+    trace.tracer.join()
+    try:
+        yield
+    finally:
+        trace.tracer.leave()
+        _state.trace = previous
+
+
+@contextlib.contextmanager
 def _variable_creation_in_trace(initial_value):
     allow_variable_creation(initial_value)
     with init_scope():

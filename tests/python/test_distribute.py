@@ -349,15 +349,37 @@ def test_asynchronous_kernel_errors_in_a_replica_reach_the_caller(devices, async
 
 
 @needs_two_devices
-def test_run_with_several_replicas_inside_a_function_is_refused(devices):
+def test_run_with_several_replicas_inside_a_function_traces_one_graph(devices):
+    """TensorFlow's `distributed_train_step`: strategy.run and strategy.reduce inside one function
+    (Note [Replicas join the caller's trace])."""
     strategy = D.MirroredStrategy(devices)
+    with strategy.scope():
+        w = ember.Variable([1.0, 2.0])
+
+    def replica_step(x):
+        y = x * w
+        total = D.get_replica_context().all_reduce("SUM", y)  # a collective inside the trace
+        w.assign_add(total)
+        return y
 
     @ember.function
     def step(x):
-        return strategy.run(lambda y: y * 2.0, args=(x,))
+        per_replica = strategy.run(replica_step, args=(x,))
+        return per_replica, strategy.reduce("SUM", per_replica, axis=None)
 
-    with pytest.raises(NotImplementedError, match="inside ember.function"):
-        step(ember.constant(1.0))
+    x = D.PerReplica([ember.constant([1.0, 1.0]), ember.constant([2.0, 2.0])])
+    per_replica, total = step(x)
+    assert isinstance(per_replica, D.PerReplica)  # (a function's results are on its call's device)
+    assert [t.numpy().tolist() for t in per_replica.values] == [[1.0, 2.0], [2.0, 4.0]]
+    assert total.numpy().tolist() == [3.0, 6.0]
+    assert [c.numpy().tolist() for c in w.values] == [[4.0, 8.0], [4.0, 8.0]]
+    x2 = D.PerReplica([ember.constant([0.0, 1.0]), ember.constant([1.0, 0.0])])
+    per_replica, total = step(x2)  # the same trace: the PerReplica's components are its parameters
+    assert [t.numpy().tolist() for t in per_replica.values] == [[0.0, 8.0], [4.0, 0.0]]
+    assert [c.numpy().tolist() for c in w.values] == [[8.0, 16.0], [8.0, 16.0]]
+    assert step.experimental_get_tracing_count() == 1
+    partitions = step.get_concrete_function(x).graph.partitions()
+    assert sorted({d for d, _ in partitions}) == sorted(devices)  # each replica's ops on its device
 
 
 @needs_two_devices
@@ -443,7 +465,8 @@ _OPTIMIZERS = {
 
 def _train_mlp(strategy, make_optimizer, steps=4, aggregate=True, traced=False):
     """An MLP trained on the whole batch of 8 each step, split among the strategy's replicas;
-    with `traced`, each replica computes its loss and gradients in an ember.function."""
+    with `traced` True, each replica computes its loss and gradients in an ember.function; with
+    "step", the whole step (strategy.run, the optimizer's sum, strategy.reduce) is one function."""
     with strategy.scope():
         params = [ember.Variable(_W1, name="w1"), ember.Variable(np.zeros(8, np.float32), name="b1"),
                   ember.Variable(_W2, name="w2")]
@@ -457,18 +480,23 @@ def _train_mlp(strategy, make_optimizer, steps=4, aggregate=True, traced=False):
             loss = ember.nn.compute_average_loss(per_example, global_batch_size=8)
         return loss, tape.gradient(loss, params)
 
-    compute = ember.function(loss_and_gradients) if traced else loss_and_gradients
+    compute = ember.function(loss_and_gradients) if traced is True else loss_and_gradients
 
     def step(x, y):
         loss, grads = compute(x, y)
-        # The optimizer's sum across replicas is a collective: it runs eagerly (docs/distributed.md).
+        # The optimizer sums the replicas' gradients: a collective, traced only with traced="step".
         optimizer.apply_gradients(zip(grads, params), skip_gradients_aggregation=not aggregate)
         return loss
 
+    def distributed_step(x, y):
+        return strategy.reduce("SUM", strategy.run(step, args=(x, y)), axis=None)
+
+    if traced == "step":
+        distributed_step = ember.function(distributed_step)
     ds = ember.data.Dataset.from_tensor_slices((_X, _Y)).batch(8).repeat(steps)
-    losses = []
-    for x, y in strategy.experimental_distribute_dataset(ds):
-        losses.append(float(strategy.reduce("SUM", strategy.run(step, args=(x, y)), axis=None)))
+    losses = [float(distributed_step(x, y)) for x, y in strategy.experimental_distribute_dataset(ds)]
+    if traced == "step":
+        assert distributed_step.experimental_get_tracing_count() == 1
     return params, optimizer, losses
 
 
@@ -488,11 +516,12 @@ def test_two_replicas_train_like_one_device(devices, optimizer, mode):
     # The optimizer's state is mirrored too, and counted one step per replica call.
     assert all(isinstance(v, D.MirroredVariable) for v in mirrored_optimizer.variables)
     assert [int(c) for c in mirrored_optimizer.iterations.values] == [4, 4]
-    traced, _, traced_losses = _train_mlp(D.MirroredStrategy(devices), make, traced=True)
-    np.testing.assert_allclose(traced_losses, single_losses, rtol=1e-5)
-    for one, two in zip(single, traced):
-        for component in two.values:
-            np.testing.assert_allclose(component.numpy(), one.numpy(), rtol=1e-5, atol=1e-6)
+    for traced in (True, "step"):
+        trained, _, traced_losses = _train_mlp(D.MirroredStrategy(devices), make, traced=traced)
+        np.testing.assert_allclose(traced_losses, single_losses, rtol=1e-5)
+        for one, two in zip(single, trained):
+            for component in two.values:
+                np.testing.assert_allclose(component.numpy(), one.numpy(), rtol=1e-5, atol=1e-6)
     # Without the sum across replicas each replica follows its own half: the check can fail.
     unsummed, _, _ = _train_mlp(D.MirroredStrategy(devices), make, aggregate=False)
     assert not np.allclose(unsummed[0].values[0].numpy(), single[0].numpy(), rtol=1e-5, atol=1e-6)

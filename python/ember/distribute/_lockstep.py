@@ -4,6 +4,7 @@ import threading
 
 from ember import _C
 from ember._context import current_trace
+from ember.function import joined_trace
 
 # Note [Replicas in lockstep]: strategy.run calls the function once per
 # replica. A replica may stop in the middle, in a collective
@@ -26,9 +27,21 @@ from ember._context import current_trace
 # the step's kernels have run: replicas overlap each other, not the next step.
 #
 # Per-thread state (device scope, tapes, the distribution context) is set
-# up on each replica thread. A trace of ember.function belongs to one
-# thread, so strategy.run with several replicas cannot run inside one
-# (docs/distributed.md).
+# up on each replica thread.
+#
+# Note [Replicas join the caller's trace]
+# strategy.run inside an ember.function (TensorFlow's usual
+# `distributed_train_step`) runs the replicas on their threads as above,
+# and each thread joins the caller's trace (function.joined_trace): the
+# replicas' ops, and the collectives the last replica combines, become
+# nodes of the one graph being traced, each placed on its replica's
+# device, as TensorFlow's MirroredStrategy builds one graph from its
+# replica threads. A tracer is not safe for threads that record at the
+# same time; the turns guarantee they never do, and the caller's thread
+# waits in run() meanwhile. A replica leaves the trace before it gives up
+# its last turn. A collective that cannot be a graph node (MPI between
+# workers) raises function.HostCallbackInTrace, which reaches the caller
+# like any replica error, and the function then runs eagerly.
 
 
 class _Aborted(BaseException):
@@ -53,8 +66,9 @@ class Lockstep:
 
     def run(self, fn, args_per_replica, kwargs_per_replica):
         outputs = [None] * self._n
+        trace = current_trace()  # Note [Replicas join the caller's trace]
         threads = [threading.Thread(target=self._replica, name=f"ember-replica-{i}", daemon=True,
-                                    args=(i, fn, args_per_replica[i], kwargs_per_replica[i], outputs))
+                                    args=(i, fn, args_per_replica[i], kwargs_per_replica[i], outputs, trace))
                    for i in range(self._n)]
         for t in threads:
             t.start()
@@ -68,10 +82,10 @@ class Lockstep:
             raise self._error[1]
         return outputs
 
-    def _replica(self, i, fn, args, kwargs, outputs):
+    def _replica(self, i, fn, args, kwargs, outputs, trace):
         try:
             self._wait_for_turn(i)
-            with self._replica_scope(i, self._rendezvous):
+            with joined_trace(trace), self._replica_scope(i, self._rendezvous):
                 outputs[i] = fn(*args, **kwargs)
             self._finish(i)
             _C.sync()  # this thread's asynchronous kernel errors
@@ -111,9 +125,6 @@ class Lockstep:
 
     def _rendezvous(self, i, flat, combine):
         """Replica i's part of a collective: hands over its values, returns its results."""
-        if current_trace() is not None:
-            raise NotImplementedError("a collective across replicas inside ember.function: replicas run on "
-                                      "their own threads and a trace belongs to one (docs/distributed.md)")
         with self._cond:
             self._deposits[i] = flat
             self._state[i] = "waiting"

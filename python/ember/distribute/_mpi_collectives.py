@@ -37,6 +37,7 @@ import sys
 
 import numpy as np
 
+from ember._context import HostCallbackInTrace, current_trace
 from ember._creation import convert_to_tensor
 from ember._dlpack import from_dlpack
 from ember._generated import ops
@@ -51,6 +52,14 @@ _POOL_SHAPES = 8
 _POOL_ARRAYS_PER_SHAPE = 3
 _KINDS = {"all_reduce": 1, "all_gather": 2, "broadcast": 3, "reduce_scatter": 4, "barrier": 5}
 _MAX_CHECKED_DIMS = 6  # shapes with more dimensions are checked through their element count
+
+
+def _refuse_trace(what):
+    """An MPI call moves real values, so it cannot be a node of a graph being traced: the function
+    then runs eagerly at every call (Note [py_function in functions], Note [Replicas join the
+    caller's trace] in _lockstep.py)."""
+    if current_trace() is not None:
+        raise HostCallbackInTrace(f"an MPI {what} between workers")
 
 
 class MpiCollectives(Collectives):
@@ -139,10 +148,12 @@ class MpiCollectives(Collectives):
 
     def barrier(self):
         """Returns once every worker has called barrier."""
+        _refuse_trace("barrier")
         self._run("barrier", None, self._comm.Ibarrier)
 
     # --- Plumbing ----------------------------------------------------------------
     def _host_arrays(self, values, what, any_dtype=False):
+        _refuse_trace(what)
         if len(values) != 1:
             raise ValueError(f"{what}: MpiCollectives takes one value per worker (this process's), got {len(values)}")
         value = values[0]

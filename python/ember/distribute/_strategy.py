@@ -3,7 +3,6 @@
 import contextlib
 
 from ember import _C, nest
-from ember._context import current_trace
 from ember._generated import ops
 from ember._variables import plain_variable, variable_creator_scope
 from ember.device import device
@@ -102,20 +101,12 @@ class Strategy:
             rendezvous = None if self.num_replicas_in_sync == 1 else self._only_replica_rendezvous
             with self._replica_scope(0, rendezvous):
                 return fn(*args_per_replica[0], **kwargs_per_replica[0])
-        if current_trace() is not None:
-            raise NotImplementedError(
-                f"{type(self).__name__}.run with {n} replicas inside ember.function: each replica runs on its own "
-                "thread and a trace belongs to one thread. Call strategy.run eagerly (its ops still run "
-                "asynchronously); see docs/distributed.md")
         outputs = Lockstep(n, self._replica_scope, self._collectives).run(fn, args_per_replica, kwargs_per_replica)
         return regroup(outputs)
 
     def _only_replica_rendezvous(self, replica_id, flat, combine):
         """A collective of this process's only replica: straight to the collectives (no threads)."""
         del replica_id
-        if current_trace() is not None:
-            raise NotImplementedError("a collective across workers inside ember.function: the collectives run "
-                                      "eagerly (docs/distributed.md)")
         return [combine(self._collectives, [value])[0] for value in flat]
 
     def _global_replica_id(self, local_id):

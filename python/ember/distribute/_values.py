@@ -21,6 +21,24 @@ class PerReplica:
         inner = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
         return f"PerReplica:{{\n{inner}\n}}"
 
+    # Note [Composite arguments] (ember/function.py): as an argument of an
+    # ember.function, its components are the graph's parameters, so the
+    # next step's batch reuses the trace; returned, it travels as them.
+    def _arg_key(self):
+        return ("PerReplica", len(self._values))
+
+    def _arg_parts(self):
+        return list(self._values)
+
+    def _from_arg_parts(self, parts):
+        return PerReplica(parts)
+
+    def _components(self):
+        return list(self._values)
+
+    def _from_components(self, components):
+        return PerReplica(components)
+
 
 def local_results(value):
     """The per-replica components of a distributed value; a plain value is its own only one."""

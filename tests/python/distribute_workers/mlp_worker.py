@@ -4,7 +4,7 @@ device training on the whole batch.
 Usage: mlp_worker.py OUT_DIR [LOCAL_DEVICES]. Each worker trains with
 MultiWorkerMirroredStrategy on its share of each global batch of 8, trains the
 same model alone on the whole batch (the reference), and compares, for SGD with
-momentum and for Adam. Worker 0 also saves a checkpoint into OUT_DIR; every
+momentum (its step eager, then as an ember.function) and for Adam. Worker 0 also saves a checkpoint into OUT_DIR; every
 worker writes OUT_DIR/ok-<rank> when all checks pass.
 """
 
@@ -27,7 +27,9 @@ W2 = (_rng.normal(size=(8, 1)) * 0.5).astype(np.float32)
 OPTIMIZERS = {"sgd": lambda: ember.optimizers.SGD(0.1, momentum=0.9), "adam": lambda: ember.optimizers.Adam(0.01)}
 
 
-def train(strategy, make_optimizer, first_w1, steps=4):
+def train(strategy, make_optimizer, first_w1, steps=4, traced=False):
+    """With `traced`, the whole step (strategy.run and strategy.reduce) is an ember.function, as in
+    TensorFlow's tutorials; its MPI collectives make it run eagerly at each call."""
     with strategy.scope():
         params = [ember.Variable(first_w1, name="w1"), ember.Variable(np.zeros(8, np.float32), name="b1"),
                   ember.Variable(W2, name="w2")]
@@ -42,9 +44,13 @@ def train(strategy, make_optimizer, first_w1, steps=4):
         optimizer.apply_gradients(zip(tape.gradient(loss, params), params))
         return loss
 
+    def distributed_step(x, y):
+        return strategy.reduce("SUM", strategy.run(step, args=(x, y)), axis=None)
+
+    if traced:
+        distributed_step = ember.function(distributed_step)
     dataset = ember.data.Dataset.from_tensor_slices((X, Y)).batch(8).repeat(steps)
-    losses = [float(strategy.reduce("SUM", strategy.run(step, args=(x, y)), axis=None))
-              for x, y in strategy.experimental_distribute_dataset(dataset)]
+    losses = [float(distributed_step(x, y)) for x, y in strategy.experimental_distribute_dataset(dataset)]
     return params, optimizer, losses
 
 
@@ -55,10 +61,11 @@ workers = strategy.cluster_resolver.num_tasks
 assert strategy.num_replicas_in_sync == workers * local_devices
 assert len(strategy.cluster_resolver.cluster_spec()["worker"]) == workers
 
-for name, make in sorted(OPTIMIZERS.items()):
+for name, make, traced in [("adam", OPTIMIZERS["adam"], False), ("sgd", OPTIMIZERS["sgd"], False),
+                           ("sgd", OPTIMIZERS["sgd"], True)]:
     # Workers other than 0 start from other values: the scope makes every worker start from worker 0's.
     first_w1 = W1 if rank == 0 else W1 + rank
-    params, optimizer, losses = train(strategy, make, first_w1)
+    params, optimizer, losses = train(strategy, make, first_w1, traced=traced)
     reference, _, reference_losses = train(D.OneDeviceStrategy("cpu:0"), make, W1)
     np.testing.assert_allclose(losses, reference_losses, rtol=1e-5, err_msg=name)
     assert reference_losses[-1] < reference_losses[0]
