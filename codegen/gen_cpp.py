@@ -111,6 +111,7 @@ def _op_view(op: Op) -> dict:
         "reusable_input": -1 if op.reusable_input is None else op.reusable_input,
         "output_is_view": op.output_is_view,
         "stateful": op.stateful,
+        "waits_for_peers": op.waits_for_peers,
         "host_memory_inputs": sum(1 << i for i in op.host_memory_inputs),
         "metadata_inputs": sum(1 << i for i in op.metadata_inputs),
         "host_memory_outputs": sum(1 << i for i in op.host_memory_outputs),

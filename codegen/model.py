@@ -142,6 +142,10 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     ShapeFnSpec("expand_dims", 1, 1, (AttrReq("axis", "int", False),)),
     ShapeFnSpec("squeeze", 1, 1, (AttrReq("axis", "list(int)", True),)),
     ShapeFnSpec("tile", 1, 1, (AttrReq("multiples", "list(int)", False),)),
+    ShapeFnSpec("collective_reduce", 1, 1, (AttrReq("communicator", "int", False),
+                                            AttrReq("reduction", "string", False))),
+    ShapeFnSpec("collective_gather", 1, 1, (AttrReq("communicator", "int", False),
+                                            AttrReq("group_size", "int", False))),
     ShapeFnSpec("pad", 1, 1, (AttrReq("paddings", "list(int)", False),
                               AttrReq("mode", "string", False)), extra_attrs=True),
     ShapeFnSpec("broadcast_to", 1, 1, (AttrReq("shape", "list(int)", False),)),
@@ -289,6 +293,9 @@ class Op:
     # Has an effect besides its outputs (print): graphs keep it, never merge
     # or fold it, and run it in program order with the other stateful ops.
     stateful: bool = False
+    # Note [Ops that wait for peers] (csrc/runtime/kernel_launch.cc): the
+    # kernel may wait for other processes (the collectives).
+    waits_for_peers: bool = False
     # Note [Gradient declarations]: the name of the op's gradient function
     # in python/ember/_grads/<family>.py, "none" for an op that is not
     # differentiable, or None while nobody has declared one yet.
@@ -524,7 +531,7 @@ def _dtype_list(f: _File, value: Any, line: int, what: str) -> tuple[str, ...]:
 
 _OP_KEYS = {"name", "summary", "doc", "inputs", "outputs", "type_vars", "attrs", "shape_fn",
             "python", "tensor_methods", "reusable_input", "output_is_view", "signature", "arg_docs",
-            "wrapper_signature", "stateful", "grad", "output_tuple", "host_memory_inputs",
+            "wrapper_signature", "stateful", "waits_for_peers", "grad", "output_tuple", "host_memory_inputs",
             "metadata_inputs", "host_memory_outputs"}
 _OP_REQUIRED = {"name", "summary", "outputs", "shape_fn", "python"}
 
@@ -748,6 +755,10 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
 
     stateful = m.get("stateful", False)
     f.expect(stateful, bool, m.key_lines.get("stateful", m.line), f"{what}: 'stateful'")
+    waits_for_peers = m.get("waits_for_peers", False)
+    f.expect(waits_for_peers, bool, m.key_lines.get("waits_for_peers", m.line), f"{what}: 'waits_for_peers'")
+    if waits_for_peers and not stateful:
+        raise err("waits_for_peers", "an op that waits for peers must be stateful, so that traces keep its order")
     wrapper_signature = m.get("wrapper_signature")
     if wrapper_signature is not None:
         f.expect(wrapper_signature, str, m.key_lines["wrapper_signature"], f"{what}: 'wrapper_signature'")
@@ -785,6 +796,7 @@ def _parse_op(f: _File, m: Any, line: int, family: str,
               reusable_input=reusable, output_is_view=output_is_view, signature=signature,
               arg_docs=tuple((k, " ".join(v.split())) for k, v in arg_docs.items()),
               loc=f.loc(m.key_lines["name"]), wrapper_signature=wrapper_signature, stateful=stateful,
+              waits_for_peers=waits_for_peers,
               grad=grad, output_tuple=output_tuple, host_memory_inputs=host_indices,
               metadata_inputs=metadata_indices, host_memory_outputs=host_output_indices)
 

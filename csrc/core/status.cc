@@ -30,5 +30,7 @@ Status Internal(std::string m) { return Status(StatusCode::kInternal, std::move(
 Status ResourceExhausted(std::string m) { return Status(StatusCode::kResourceExhausted, std::move(m)); }
 Status Cancelled(std::string m) { return Status(StatusCode::kCancelled, std::move(m)); }
 Status FailedPrecondition(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }
+Status DeadlineExceeded(std::string m) { return Status(StatusCode::kDeadlineExceeded, std::move(m)); }
+Status Unavailable(std::string m) { return Status(StatusCode::kUnavailable, std::move(m)); }
 
 }  // namespace ember

@@ -25,6 +25,8 @@ enum class StatusCode : int {
   kResourceExhausted,
   kCancelled,
   kFailedPrecondition,
+  kDeadlineExceeded,  // a wait ran past its deadline (a collective whose peers never joined)
+  kUnavailable,       // a peer is gone (a lost worker)
 };
 
 // A cheap-to-pass result: OK is a null pointer, an error owns its message.
@@ -74,6 +76,8 @@ Status Internal(std::string message);
 Status ResourceExhausted(std::string message);
 Status Cancelled(std::string message);
 Status FailedPrecondition(std::string message);
+Status DeadlineExceeded(std::string message);
+Status Unavailable(std::string message);
 
 }  // namespace ember
 

@@ -36,7 +36,7 @@ bool HasEffect(const Node& node) {
 
 int64_t BoundedWork(const Node& node) {
   if (node.is_arg()) return 0;
-  if (node.op->id == OpId::kWhileLoop) return -1;
+  if (node.op->id == OpId::kWhileLoop || node.op->waits_for_peers) return -1;  // Note [Ops that wait for peers]
   int64_t work = 0;
   for (const ValueInfo& out : node.outputs) {
     if (!out.shape.IsFullyKnown()) return -1;

@@ -143,6 +143,9 @@ struct OpDef {
   // Has an effect besides its outputs (print): graph passes keep it and
   // tracing orders it after the previous stateful op (Note [Tracing]).
   bool is_stateful = false;
+  // Note [Ops that wait for peers]: the kernel may wait, for as long as a
+  // timeout, for other processes to make the same call (the collectives).
+  bool waits_for_peers = false;
   // Note [Host-memory inputs]
   // Bit i set: the kernel reads input i on the host on every device (cond's
   // predicate), declared in op_defs/ as `host_memory_inputs`. On a device

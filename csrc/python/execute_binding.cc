@@ -302,7 +302,7 @@ bool FinishSyncCall(const OpDef& op, ExecuteResult& result, bool release_gil) {
   // graph op: run on the device's executor while this thread waits.
   const bool waits = result.inline_task->WaitBeforeRun(kNoWake);
   const auto* launch = dynamic_cast<const KernelLaunch*>(result.inline_task.get());
-  const bool unbounded = RunsGraphs(op) && (launch == nullptr || launch->MayRunUnbounded());
+  const bool unbounded = op.waits_for_peers || (RunsGraphs(op) && (launch == nullptr || launch->MayRunUnbounded()));
   if ((waits || unbounded) && !result.outputs.empty()) {
     // A graph op that may run for long (a loop, Note [Bounded graphs]) runs
     // on the device's executor while this thread waits, watching for

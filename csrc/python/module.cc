@@ -15,6 +15,7 @@
 #include "python/dlpack_binding.h"
 #include "python/execute_binding.h"
 #include "python/function_binding.h"
+#include "python/collectives_binding.h"
 #include "python/profiler_binding.h"
 #include "python/shape_object.h"
 #include "python/tape_binding.h"
@@ -450,6 +451,7 @@ PYBIND11_MODULE(_C, m) {
   RegisterTapeBindings(m);
   RegisterProfilerBindings(m);
   RegisterDLPackBindings(m);
+  RegisterCollectiveBindings(m);
   m.def("execute", &ExecuteByName, py::arg("op_name"), py::arg("inputs"), py::arg("attrs") = py::dict(),
         "Runs any registered op by name (the open domain): inputs in declaration order, attrs by name.");
 }

@@ -6,7 +6,7 @@
 namespace ember::python {
 namespace {
 
-constexpr int kNumCodes = static_cast<int>(StatusCode::kFailedPrecondition) + 1;
+constexpr int kNumCodes = static_cast<int>(StatusCode::kUnavailable) + 1;
 PyObject* g_error_classes[kNumCodes] = {};  // strong references, set at import
 
 PyObject* BuiltinException(StatusCode code) {
@@ -17,6 +17,8 @@ PyObject* BuiltinException(StatusCode code) {
     case StatusCode::kNotFound: return PyExc_LookupError;
     case StatusCode::kUnimplemented: return PyExc_NotImplementedError;
     case StatusCode::kResourceExhausted: return PyExc_MemoryError;
+    case StatusCode::kDeadlineExceeded: return PyExc_TimeoutError;
+    case StatusCode::kUnavailable: return PyExc_ConnectionError;
     default: return PyExc_RuntimeError;
   }
 }

@@ -41,7 +41,16 @@ bool KernelLaunch::WaitBeforeRun(const std::function<void()>& wake) {
 constexpr int64_t kReaderInlineElements = int64_t{1} << 16;
 constexpr int64_t kIssuerInlineElements = int64_t{1} << 12;
 
+// Note [Ops that wait for peers]: a collective's kernel waits, up to the
+// collective timeout, for the other workers to make the same call. It must
+// not run on the thread that issues it or on one that reads a value: that
+// thread would stop watching for Ctrl-C (Note [Readers run queued work]),
+// and it may hold the GIL, which the kernel takes while it waits to look
+// for lost workers. So it always runs on its device's executor, in sync
+// mode too (FinishSyncCall), and a graph that contains one is unbounded
+// (Note [Bounded graphs]), so the graph runs there as well.
 bool KernelLaunch::CheapToRunInline(InlineRunner runner) const {
+  if (op_.waits_for_peers) return false;
   const int64_t limit = runner == InlineRunner::kReader ? kReaderInlineElements : kIssuerInlineElements;
   int64_t elements = 0;
   if (RunsOnHost(op_)) {  // Note [Bounded graphs]: its graph's work counts too

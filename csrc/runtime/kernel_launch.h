@@ -47,8 +47,11 @@ class KernelLaunch final : public Task {
   // elements in and out (fewer for an issuer than for a reader).
   bool CheapToRunInline(InlineRunner runner) const override;
   // Runs a graph with a loop, or whose work is not known before it runs
-  // (Note [Bounded graphs]).
-  bool MayRunUnbounded() const { return RunsOnHost(op_) && kernel_->BoundedGraphWork() < 0; }
+  // (Note [Bounded graphs]), or waits for other processes (Note [Ops that
+  // wait for peers]).
+  bool MayRunUnbounded() const {
+    return op_.waits_for_peers || (RunsOnHost(op_) && kernel_->BoundedGraphWork() < 0);
+  }
   void set_profiler_flow(uint64_t flow) { flow_ = flow; }
 
  private:

@@ -23,7 +23,7 @@ from ember import errors
 _C._set_error_classes((
     None, errors.InvalidArgumentError, None, errors.OutOfRangeError, errors.NotFoundError,
     errors.UnimplementedError, errors.InternalError, errors.ResourceExhaustedError, errors.CancelledError,
-    errors.FailedPreconditionError))
+    errors.FailedPreconditionError, errors.DeadlineExceededError, errors.UnavailableError))
 from ember.dtypes import (  # noqa: A004
     ALL_DTYPES as _ALL_DTYPES, DType, as_dtype, bfloat16, bool, complex64, float16, float32, float64, int8,
     int16, int32, int64, string, uint8)

@@ -188,9 +188,11 @@ def _lost_ranks(message):
     return [int(r) for r in found.group(1).split(",")] if found else []
 
 
-def test_killed_worker_is_named_and_every_worker_ends(tmp_path):
+@pytest.mark.parametrize("fault", ["kill", "kill_in_graph"])
+def test_killed_worker_is_named_and_every_worker_ends(tmp_path, fault):
+    """Rank 1 of 4 kills itself mid-step, its all-reduce eager or a graph's op (Note [Collective ops])."""
     timeout = 5
-    job = _launch(4, "fault_worker.py", str(tmp_path), "kill", timeout=timeout)
+    job = _launch(4, "fault_worker.py", str(tmp_path), fault, timeout=timeout)
     assert job.code == 9, job  # SIGKILL's number, as mpiexec reports it
     assert "worker rank 1 ended without finishing" in job.err, job
     assert job.seconds < timeout + 15, job

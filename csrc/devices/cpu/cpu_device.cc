@@ -86,6 +86,7 @@ void InitCpuDevice() {
     RegisterCpuSegmentKernels(registry);
     RegisterCpuSignalKernels(registry);
     RegisterCpuImageKernels(registry);
+    RegisterCpuCollectiveKernels(registry);
     return true;
   }();
   (void)done;

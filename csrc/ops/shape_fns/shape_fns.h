@@ -126,6 +126,8 @@ Status ImageResizeGrad(ShapeContext& ctx);  // attr original_size [height, width
 Status ExpandDims(ShapeContext& ctx);             // attr axis
 Status Squeeze(ShapeContext& ctx);                // attr axis (optional list)
 Status Tile(ShapeContext& ctx);                   // attr multiples
+Status CollectiveReduce(ShapeContext& ctx);       // attrs communicator, reduction: unchanged, reduction checked
+Status CollectiveGather(ShapeContext& ctx);       // attrs communicator, group_size: dim 0 times group_size
 Status Pad(ShapeContext& ctx);                    // attrs paddings (flat), mode
 Status BroadcastTo(ShapeContext& ctx);            // attr shape
 Status Slice(ShapeContext& ctx);                  // attrs begin, size

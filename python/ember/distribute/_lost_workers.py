@@ -118,6 +118,7 @@ class WorkerWatch:
         self.timeout = collective_timeout() if timeout is None else float(timeout)
         self.grace = min(max(1.0, self.timeout / 4), 5.0)
         self.failed = None  # the error once a worker is known lost; later collectives raise it again
+        self._roll_call_lock = threading.Lock()
         _install_signal_handler()
         atexit.register(_at_exit, self)
 
@@ -136,29 +137,52 @@ class WorkerWatch:
             if polls % _CLOCK_EVERY:
                 continue
             now = time.monotonic()
-            if _peer_exit_signalled.is_set():
-                self._check_roll_call(what, "mpiexec reported that a worker process ended")
-            elif self._roll_call_pending():
-                self._check_roll_call(what, "another worker called a roll call: a collective timed out or a "
-                                            "worker process ended")
-            elif now > deadline:
-                self._check_roll_call(what, f"it did not join within EMBER_COLLECTIVE_TIMEOUT={self.timeout:g}s")
-                self.failed = DeadlineExceededError(
-                    f"{what}: not every worker joined within EMBER_COLLECTIVE_TIMEOUT={self.timeout:g}s, although "
-                    f"all {self.size} answered a roll call: the workers make different collective calls "
-                    "(every worker must make the same collectives, in the same order)")
-                raise self.failed
+            self._check(what, now > deadline)
             if now - start > _SPIN_S:
                 polls = _CLOCK_EVERY - 1  # from now on the checks run at every poll, between sleeps
                 time.sleep(0.0001 if now - start < 1.0 else 0.001)
             else:
                 _yield()  # a worker sharing this core may be the one everybody waits for
 
+    def check_for_kernel(self, what, deadline_passed):
+        """The collective ops' C++ wait asks this while it waits (Note [Collective ops] in
+        csrc/collectives/communicator.h): None, or (kind, message) for the error to fail with."""
+        try:
+            self._check(what, deadline_passed)
+        except UnavailableError as error:
+            return ("unavailable", str(error))
+        except DeadlineExceededError as error:
+            return ("deadline", str(error))
+        return None
+
+    def _check(self, what, deadline_passed):
+        """Raises once a worker is known lost, or at the deadline (a roll call decides which)."""
+        if self.failed is not None:
+            raise self.failed
+        if _peer_exit_signalled.is_set():
+            self._check_roll_call(what, "mpiexec reported that a worker process ended")
+        elif self._roll_call_pending():
+            self._check_roll_call(what, "another worker called a roll call: a collective timed out or a "
+                                        "worker process ended")
+        elif deadline_passed:
+            self._check_roll_call(what, f"it did not join within EMBER_COLLECTIVE_TIMEOUT={self.timeout:g}s")
+            self.failed = DeadlineExceededError(
+                f"{what}: not every worker joined within EMBER_COLLECTIVE_TIMEOUT={self.timeout:g}s, although "
+                f"all {self.size} answered a roll call: the workers make different collective calls "
+                "(every worker must make the same collectives, in the same order)")
+            raise self.failed
+
     def _roll_call_pending(self):
         return self._comm.Iprobe(source=mpi().ANY_SOURCE, tag=_ROLL_CALL_TAG)
 
     def _check_roll_call(self, what, reason):
-        _peer_exit_signalled.clear()
+        with self._roll_call_lock:  # a graph's collective (another thread) may call one too
+            if self.failed is not None:
+                raise self.failed
+            _peer_exit_signalled.clear()
+            self._raise_if_lost(what, reason)
+
+    def _raise_if_lost(self, what, reason):
         lost = self._roll_call()
         if lost:
             names = ", ".join(str(r) for r in lost)

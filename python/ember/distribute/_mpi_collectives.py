@@ -37,21 +37,33 @@ import sys
 
 import numpy as np
 
+from ember import _context
 from ember._context import HostCallbackInTrace, current_trace
 from ember._creation import convert_to_tensor
 from ember._dlpack import from_dlpack
 from ember._generated import ops
+from ember._movement import pad, split
+from ember.dtypes import ALL_DTYPES
 from ember.device import device
 from ember.distribute._collectives import Collectives
 from ember.distribute._lost_workers import WorkerWatch
 from ember.distribute._mpi import DTYPE_CODES, datatype, mpi
+from ember.distribute._native_collectives import REDUCIBLE, NativeCommunicator
 from ember.distribute._reduce_op import ReduceOp
+from ember.errors import OpError
 
 _POOLED_BYTES = 1 << 20  # smaller results come from malloc, which is cheap (Note [Result buffers])
 _POOL_SHAPES = 8
 _POOL_ARRAYS_PER_SHAPE = 3
 _KINDS = {"all_reduce": 1, "all_gather": 2, "broadcast": 3, "reduce_scatter": 4, "barrier": 5}
 _MAX_CHECKED_DIMS = 6  # shapes with more dimensions are checked through their element count
+
+
+def _as_ops():
+    """Whether collectives run as ops: in a trace (graph nodes) or under a gradient tape (recorded,
+    with gradients); otherwise eagerly on this thread (Note [Eager collectives without the
+    executor])."""
+    return current_trace() is not None or _context.active_tape_count > 0
 
 
 def _refuse_trace(what):
@@ -84,6 +96,10 @@ class MpiCollectives(Collectives):
         self._watch = WorkerWatch(base, timeout)
         self._calls = 0
         self._pool = {}  # (shape, dtype) -> arrays results were written into (Note [Result buffers])
+        # Note [Collective ops]: the C++ side, where MPI takes calls from any thread.
+        self._native = None
+        if MPI.Query_thread() == MPI.THREAD_MULTIPLE:
+            self._native = NativeCommunicator(MPI, base, check, self._watch.timeout, self._watch)
 
     def __repr__(self):
         return f"MpiCollectives(rank {self.rank} of {self.num_workers}, device={self.devices[0]!r})"
@@ -91,6 +107,13 @@ class MpiCollectives(Collectives):
     # --- The interface -----------------------------------------------------------
     def all_reduce(self, values, op):
         op = ReduceOp.from_value(op)
+        if self._native is not None:
+            value = self._native_value(values, "all_reduce", REDUCIBLE)
+            reduction = "sum" if op in (ReduceOp.SUM, ReduceOp.MEAN) else op.name.lower()
+            out = self._native_call("all_reduce", value, reduction=reduction)
+            if op is ReduceOp.MEAN:
+                out = _divided(out, self.num_workers)
+            return [self._placed(out)]
         (send,) = self._host_arrays(values, "all_reduce")
         out = self._result_array(send)
         mpi_op = self._ops[op]
@@ -105,6 +128,19 @@ class MpiCollectives(Collectives):
             return ops.identity(result)
 
     def all_gather(self, values, axis=0):
+        if self._native is not None:
+            value = self._native_value(values, "all_gather", None)
+            rank = value.shape.rank
+            if rank == 0:
+                raise ValueError("all_gather: a scalar has no axis to concatenate along; reshape it to [1] first")
+            axis = axis + rank if axis < 0 else axis
+            order = [axis] + [d for d in range(rank) if d != axis]
+            moved = value if axis == 0 else ops.transpose(value, order)
+            # As an op (in a graph) every worker's part has the same shape; eagerly they may differ.
+            out = self._native_call("all_gather", moved) if _as_ops() else self._gather_parts(moved, value, axis)
+            if axis != 0:
+                out = ops.transpose(out, [order.index(d) for d in range(rank)])
+            return [self._placed(out)]
         (send,) = self._host_arrays(values, "all_gather")
         if send.ndim == 0:
             raise ValueError("all_gather: a scalar has no axis to concatenate along; reshape it to [1] first")
@@ -124,6 +160,9 @@ class MpiCollectives(Collectives):
     def broadcast(self, value, root=0):
         """Worker ``root``'s ``value`` on every worker; the others' values give the shape and dtype.
         Any dtype works (its bytes are copied), since variables of every dtype start this way."""
+        if self._native is not None and convert_to_tensor(value).dtype.name != "string":
+            out = self._native_call("broadcast", self._native_value([value], "broadcast", None), root=root)
+            return [self._placed(out)]
         (send,) = self._host_arrays([value], "broadcast", any_dtype=True)
         out = send.copy() if self.rank == root else np.empty_like(send)
         raw = [out.reshape(-1).view(np.uint8), mpi().BYTE]
@@ -132,6 +171,17 @@ class MpiCollectives(Collectives):
 
     def reduce_scatter(self, values, op, axis=0):
         op = ReduceOp.from_value(op)
+        if self._native is not None:
+            # The whole reduction, then this worker's piece: n times the bytes of MPI's own
+            # reduce-scatter, which the C++ side does not call yet.
+            value = self._native_value(values, "reduce_scatter", REDUCIBLE)
+            n = self.num_workers
+            if value.shape.rank == 0 or value.shape[axis] % n:
+                raise ValueError(f"reduce_scatter: dimension {axis} of shape {tuple(value.shape)} does not split "
+                                 f"into {n} equal pieces, one per worker")
+            (total,) = self.all_reduce([value], op)
+            with device(self.devices[0]):
+                return [split(total, n, axis=axis)[self.rank]]
         (send,) = self._host_arrays(values, "reduce_scatter")
         n = self.num_workers
         if send.ndim == 0 or send.shape[axis] % n:
@@ -148,10 +198,75 @@ class MpiCollectives(Collectives):
 
     def barrier(self):
         """Returns once every worker has called barrier."""
+        if self._native is not None:
+            self._native_call("barrier", ops.zeros([], "int64"))  # in a graph, kept: the op is stateful
+            return
         _refuse_trace("barrier")
         self._run("barrier", None, self._comm.Ibarrier)
 
     # --- Plumbing ----------------------------------------------------------------
+    def _native_value(self, values, what, dtypes):
+        """The one value as a tensor the C++ side can read (in host memory), or in a trace, any tensor."""
+        if len(values) != 1:
+            raise ValueError(f"{what}: MpiCollectives takes one value per worker (this process's), got {len(values)}")
+        value = convert_to_tensor(values[0])
+        if dtypes is not None and value.dtype.name not in dtypes:
+            raise TypeError(f"MpiCollectives: {value.dtype.name} values cannot be sent between workers; supported "
+                            "dtypes are float32, float64, int32 and int64 (cast first)")
+        if current_trace() is None and not value.device.startswith("cpu:"):
+            with device("cpu:0"):
+                value = ops.identity(value)
+        return value
+
+    def _native_call(self, kind, value, reduction="sum", root=0):
+        if _as_ops():
+            return self._native.as_op(kind, value, reduction, root)
+        if self._watch.failed is not None:  # a lost worker or a mismatch seen on the Python side
+            raise self._watch.failed
+        try:
+            return self._native.eager(kind, value, reduction, root)
+        except OpError as error:
+            # The workers are out of step for good: later calls, and the exit hook (Note [Lost
+            # workers]), see the failure. A lost worker's error is WorkerWatch's own, with lost_ranks.
+            if self._watch.failed is None:
+                self._watch.failed = error
+            raise self._watch.failed from None
+
+    def _gather_parts(self, moved, value, axis):
+        """The eager all_gather along dimension 0 of ``moved`` (``value`` with ``axis`` first), whose
+        size may differ between workers: the shapes go first, then every part padded to the
+        longest, then the padding is cut out."""
+        if value.shape.rank > _MAX_CHECKED_DIMS:
+            raise ValueError(f"all_gather: values of rank {value.shape.rank} are not supported (at most "
+                             f"{_MAX_CHECKED_DIMS})")
+        words = np.full((1, 2 + _MAX_CHECKED_DIMS), -1, np.int64)
+        words[0, 0] = ALL_DTYPES.index(value.dtype)
+        words[0, 1] = value.shape.rank
+        words[0, 2:2 + value.shape.rank] = tuple(value.shape)
+        everyone = self._native_call("all_gather", convert_to_tensor(words)).numpy()
+        mine = tuple(value.shape)
+        for rank, row in enumerate(everyone):
+            if row[0] != words[0, 0]:
+                raise ValueError(f"all_gather: worker {rank}'s value has a different dtype from worker {self.rank}'s")
+            shape = tuple(int(d) for d in row[2:2 + row[1]])
+            if len(shape) != len(mine) or any(a != b for i, (a, b) in enumerate(zip(shape, mine)) if i != axis):
+                raise ValueError(f"all_gather: worker {rank}'s value has shape {shape} and worker {self.rank}'s "
+                                 f"{mine}; only dimension {axis} may differ")
+        rows = [int(row[2 + axis]) for row in everyone]
+        longest = max(rows)
+        if all(r == longest for r in rows):
+            return self._native_call("all_gather", moved)
+        with device("cpu:0"):
+            padded = pad(moved, [[0, longest - rows[self.rank]]] + [[0, 0]] * (value.shape.rank - 1))
+            gathered = self._native_call("all_gather", padded)
+            return ops.concat([gathered[r * longest:r * longest + rows[r]] for r in range(len(rows))], 0)
+
+    def _placed(self, out):
+        if out.device != self.devices[0]:
+            with device(self.devices[0]):
+                out = ops.identity(out)
+        return out
+
     def _host_arrays(self, values, what, any_dtype=False):
         _refuse_trace(what)
         if len(values) != 1:
@@ -273,6 +388,13 @@ class _Label:
 
 def _buffer(array):
     return [array, datatype(array.dtype)]
+
+
+def _divided(total, n):
+    """The MEAN from the SUM: integers truncate toward zero, as LocalCollectives' do."""
+    if total.dtype.is_floating:
+        return total / n
+    return ops.cast(ops.cast(total, "float64") / float(n), total.dtype)
 
 
 def _divide_in_place(array, n):

@@ -64,4 +64,36 @@ except TypeError as error:
 else:
     raise AssertionError("bool was accepted")
 
+# The same collectives inside an ember.function: ops of its graph (Note [Collective ops]).
+@ember.function
+def traced(x):
+    return (c.all_reduce([x], "sum")[0], c.all_reduce([x], "max")[0], c.all_reduce([x], "mean")[0],
+            c.all_gather([x], axis=1)[0], c.broadcast(x)[0], c.reduce_scatter([ember.tile(x, [n, 1])], "sum")[0])
+
+
+for dtype in (np.float32, np.int64):
+    everyone = np.stack([value_of(r, dtype) for r in range(n)])
+    total, high, mean, gathered, first, piece = traced(ember.constant(value_of(rank, dtype)))
+    check(total, everyone.sum(0).astype(dtype), f"traced SUM {dtype}")
+    check(high, everyone.max(0), f"traced MAX {dtype}")
+    want_mean = everyone.sum(0) / n if np.dtype(dtype).kind == "f" else np.trunc(everyone.sum(0) / n)
+    check(mean, want_mean.astype(dtype), f"traced MEAN {dtype}")
+    check(gathered, np.concatenate(list(everyone), axis=1), f"traced all_gather {dtype}")
+    check(first, value_of(0, dtype), f"traced broadcast {dtype}")
+    want = np.split(np.tile(everyone.sum(0), (n, 1)).astype(dtype), n, axis=0)[rank]
+    check(piece, want, f"traced reduce_scatter {dtype}")
+assert traced.experimental_get_tracing_count() == 2
+ops = traced.get_concrete_function(ember.TensorSpec([3, 4], "float32")).graph.op_names()
+assert "collective_all_reduce" in ops and "collective_all_gather" in ops, ops
+
+# Gradients through the collectives: worker w's loss is (w + 1) * sum(all_reduce(x^2)) and
+# (w + 1) * sum(all_gather(x)), so d(sum over workers)/dx_r is 2 x_r n(n+1)/2 and n(n+1)/2.
+x = ember.Variable(value_of(rank, np.float64))
+with ember.GradientTape(persistent=True) as tape:
+    reduced = ember.reduce_sum(c.all_reduce([x * x], "sum")[0]) * (rank + 1)
+    gathered = ember.reduce_sum(c.all_gather([x], axis=0)[0]) * (rank + 1)
+weight = n * (n + 1) / 2
+check(tape.gradient(reduced, x), 2 * value_of(rank, np.float64) * weight, "all_reduce gradient")
+check(tape.gradient(gathered, x), np.full((3, 4), weight), "all_gather gradient")
+
 print(f"ok {rank}", flush=True)

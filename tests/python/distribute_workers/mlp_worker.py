@@ -29,7 +29,7 @@ OPTIMIZERS = {"sgd": lambda: ember.optimizers.SGD(0.1, momentum=0.9), "adam": la
 
 def train(strategy, make_optimizer, first_w1, steps=4, traced=False):
     """With `traced`, the whole step (strategy.run and strategy.reduce) is an ember.function, as in
-    TensorFlow's tutorials; its MPI collectives make it run eagerly at each call."""
+    TensorFlow's tutorials: one graph whose collectives are ops (Note [Collective ops])."""
     with strategy.scope():
         params = [ember.Variable(first_w1, name="w1"), ember.Variable(np.zeros(8, np.float32), name="b1"),
                   ember.Variable(W2, name="w2")]
@@ -50,7 +50,12 @@ def train(strategy, make_optimizer, first_w1, steps=4, traced=False):
     if traced:
         distributed_step = ember.function(distributed_step)
     dataset = ember.data.Dataset.from_tensor_slices((X, Y)).batch(8).repeat(steps)
-    losses = [float(distributed_step(x, y)) for x, y in strategy.experimental_distribute_dataset(dataset)]
+    batches = list(strategy.experimental_distribute_dataset(dataset))
+    losses = [float(distributed_step(x, y)) for x, y in batches]
+    if traced:
+        assert distributed_step.experimental_get_tracing_count() == 1
+        graph = distributed_step.get_concrete_function(*batches[0]).graph
+        assert "collective_all_reduce" in graph.op_names(), graph.op_names()
     return params, optimizer, losses
 
 

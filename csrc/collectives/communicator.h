@@ -1,0 +1,119 @@
+// This file declares Communicator: the workers of an MPI job as the
+// collective ops see them (Note [Collective ops]).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "collectives/mpi_library.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace ember::collectives {
+
+// Note [Collective ops]
+// collective_all_reduce, collective_all_gather and collective_broadcast
+// (op_defs/collective.yaml) are ordinary ops: they go through Execute, run
+// on the CPU device's executor, and are nodes of traced functions. Their
+// `communicator` attr names a Communicator registered here by
+// ember.distribute's MpiCollectives, which made it from two duplicates of
+// its MPI communicator (one for the data, one for the checks), so these
+// calls never match mpi4py calls made elsewhere in the process.
+//
+// Every worker must start the same collectives in the same order. The ops
+// are stateful, so a trace chains them in program order (Note [Tracing]);
+// eagerly, the executor runs them in the order they were issued; and one
+// communicator runs one collective at a time (its mutex), so two threads
+// of one process cannot interleave their calls differently on two
+// workers.
+//
+// A call is checked as MpiCollectives checks its own (Note [Checked
+// collectives] in ember/distribute/_mpi_collectives.py): the workers
+// all-reduce (MAX) a few words describing it (kind, sequence number, dtype,
+// shape) and their negation on the check communicator, started together
+// with the data request; unequal words are a ValueError naming what
+// differs, instead of a wrong result or a hang. The wait polls both
+// requests as Note [Polling collectives] describes: spinning first, then
+// sleeping between polls, and from then on asking the Python side's
+// WorkerWatch, about every 10 ms, whether a worker is known lost (Note
+// [Lost workers]); at the deadline it asks for the roll call that names
+// the lost ranks. A failure leaves MPI requests unfinished, whose buffers
+// MPI may still write: the communicator keeps them, and fails every later
+// call with the same error, as the workers are out of step for good.
+
+enum class Reduction : int { kSum, kMax, kMin };
+Status ParseReduction(const std::string& name, Reduction* out);
+
+// What Python's MpiCollectives hands over: the integer values mpi4py
+// reports for the handles (Note [MPI through mpi4py's library]).
+struct CommunicatorSpec {
+  MpiFunctions::Handle comm = 0;        // the data requests
+  MpiFunctions::Handle check_comm = 0;  // the check words
+  int rank = 0;
+  int size = 1;
+  bool check = true;
+  double timeout_s = 60;
+  // Indexed by DType: the MPI datatype for all_reduce (0: none). Gathers
+  // and broadcasts move bytes, with `byte_type`.
+  std::array<MpiFunctions::Handle, kNumDTypes> datatypes{};
+  MpiFunctions::Handle byte_type = 0;
+  MpiFunctions::Handle int64_type = 0;  // the check words
+  std::array<MpiFunctions::Handle, 3> ops{};  // by Reduction
+  // Asked while a call waits (see the Note): OK, or the error that names
+  // the lost workers. `deadline_passed` asks for the roll call. Called
+  // from the kernel's thread; the callee takes the GIL.
+  std::function<Status(const std::string& what, bool deadline_passed)> check_faults;
+};
+
+class Communicator {
+ public:
+  explicit Communicator(CommunicatorSpec spec) : spec_(std::move(spec)) {}
+
+  int rank() const { return spec_.rank; }
+  int size() const { return spec_.size; }
+  // True once a failure left requests MPI may still write into.
+  bool HasAbandonedRequests();
+
+  // `out` is allocated by the caller: for all_gather, `size()` times the
+  // input along dimension 0.
+  Status AllReduce(const Tensor& in, Tensor& out, Reduction reduction);
+  Status AllGather(const Tensor& in, Tensor& out);
+  Status Broadcast(const Tensor& in, Tensor& out, int root);
+  // Returns once every worker called it: a sum of `in`, one int64, checked
+  // as a barrier, so a barrier against another collective is reported.
+  Status Barrier(const Tensor& in, Tensor& out);
+
+ private:
+  // The same numbers as MpiCollectives' _KINDS.
+  enum class Kind : int64_t { kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kBarrier = 5 };
+  static constexpr int kCheckedDims = 6;
+  static constexpr int kWords = 4 + kCheckedDims;
+
+  using Start = std::function<int(MpiFunctions::Request*)>;
+  Status Run(Kind kind, const char* what, const Tensor& in, const Tensor& out, const Start& start);
+  Status Wait(MpiFunctions::Request* requests, int count, const std::string& what);
+  Status Fail(Status status, const Tensor& in, const Tensor& out);
+  std::string Label(const char* what) const;
+  static std::string MismatchDetail(const std::array<int64_t, 2 * kWords>& seen, const std::array<int64_t, kWords>& mine);
+
+  const CommunicatorSpec spec_;
+  std::mutex mu_;          // one collective at a time (see the Note)
+  int64_t calls_ = 0;      // under mu_
+  Status failed_;          // under mu_: once set, every call returns it
+  std::vector<Tensor> abandoned_;  // under mu_: buffers of unfinished requests
+  // The check words of an unfinished request live as long as its buffers.
+  std::vector<std::unique_ptr<std::array<int64_t, 4 * kWords>>> abandoned_words_;
+};
+
+// Registered communicators, by the id the `communicator` attr holds.
+int64_t RegisterCommunicator(std::shared_ptr<Communicator> communicator);
+std::shared_ptr<Communicator> FindCommunicator(int64_t id);
+void UnregisterCommunicator(int64_t id);
+
+}  // namespace ember::collectives
