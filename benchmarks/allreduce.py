@@ -8,7 +8,10 @@ worker then times, size by size and in alternating rounds, (a) ``comm.Allreduce`
 on preallocated NumPy float32 buffers (MPI's own speed, the reference) and
 (b) ``MpiCollectives.all_reduce([tensor], SUM)`` on an ember tensor of the same
 size, which returns a new tensor (Note [Collectives across workers]), with its
-metadata check (Note [Checked collectives]) and (c) without it (``check=False``).
+metadata check (Note [Checked collectives]) and (c) without it (``check=False``),
+(d) the same call inside an ``ember.function`` (a graph's collective op, run on the
+executor) with its result read, and (e) the Python path over mpi4py that
+MpiCollectives falls back to without MPI_THREAD_MULTIPLE (Note [Collective ops]).
 A round's time is the slowest worker's; the median round is reported.
 
 - small buffers (4 B to 4 KiB): the latency of one call, and Ember's over MPI's
@@ -74,6 +77,10 @@ def _measure(options):
     comm = MPI.COMM_WORLD.Dup()
     collectives = MpiCollectives()
     unchecked = MpiCollectives(check=False)
+    # The Python path over mpi4py, which MpiCollectives takes only where MPI lacks
+    # MPI_THREAD_MULTIPLE (Note [Collective ops]): the earlier implementation, for comparison.
+    python_path = MpiCollectives()
+    python_path._native = None
     n, rank = comm.Get_size(), comm.Get_rank()
     rows = []
     for nbytes in SMALL + LARGE:
@@ -92,12 +99,20 @@ def _measure(options):
         def ours_unchecked():
             unchecked.all_reduce([tensor], "sum")
 
-        raw()
-        ours()
-        ours_unchecked()
+        def in_a_function():
+            graph_step(tensor).numpy()
+
+        def python_reference():
+            python_path.all_reduce([tensor], "sum")
+
+        graph_step = ember.function(lambda x: collectives.all_reduce([x], "sum")[0])
+        for path in (raw, ours, ours_unchecked, in_a_function, python_reference):
+            path()
         check = collectives.all_reduce([tensor], "sum")[0].numpy()
         assert check[0] == n * (n + 1) / 2 and receive[0] == n * (n + 1) / 2
-        paths = {"mpi": raw, "ember": ours, "unchecked": ours_unchecked}
+        assert graph_step(tensor).numpy()[0] == n * (n + 1) / 2
+        paths = {"mpi": raw, "ember": ours, "unchecked": ours_unchecked, "function": in_a_function,
+                 "python": python_reference}
         times = {name: [] for name in paths}
         for _ in range(options.rounds):  # alternating, so every path sees the same machine load
             for name, path in paths.items():
@@ -114,8 +129,9 @@ def _size(nbytes):
 def _report(n, rows):
     print(f"\n{n} workers over loopback (median of rounds, slowest worker per round; bandwidth is bus bandwidth)")
     print(f"{'size':>8} | {'MPI us':>8} | {'Ember us':>8} | {'x MPI':>6} | {'unchecked us':>12} | {'x MPI':>6} | "
-          f"{'MPI GB/s':>8} | {'Ember GB/s':>10} | {'of MPI':>6} | {'unchecked':>9}")
-    for nbytes, mpi_s, ember_s, unchecked_s in rows:
+          f"{'MPI GB/s':>8} | {'Ember GB/s':>10} | {'of MPI':>6} | {'unchecked':>9} | {'function us':>11} | "
+          f"{'x MPI':>6} | {'Python path us':>14} | {'x MPI':>6}")
+    for nbytes, mpi_s, ember_s, unchecked_s, function_s, python_s in rows:
         factor = 2 * (n - 1) / n
 
         def bandwidth(seconds):
@@ -123,7 +139,9 @@ def _report(n, rows):
 
         print(f"{_size(nbytes):>8} | {mpi_s * 1e6:8.1f} | {ember_s * 1e6:8.1f} | {ember_s / mpi_s:6.2f} | "
               f"{unchecked_s * 1e6:12.1f} | {unchecked_s / mpi_s:6.2f} | {bandwidth(mpi_s):8.2f} | "
-              f"{bandwidth(ember_s):10.2f} | {mpi_s / ember_s:6.0%} | {mpi_s / unchecked_s:9.0%}")
+              f"{bandwidth(ember_s):10.2f} | {mpi_s / ember_s:6.0%} | {mpi_s / unchecked_s:9.0%} | "
+              f"{function_s * 1e6:11.1f} | {function_s / mpi_s:6.2f} | {python_s * 1e6:14.1f} | "
+              f"{python_s / mpi_s:6.2f}")
     sys.stdout.flush()
 
 

@@ -19,13 +19,20 @@ class HostCallbackInTrace(BaseException):
     a user's `except Exception` in the traced code does not swallow it."""
 
 
+class _TraceState(threading.local):
+    # A class-level default: reading `trace` on a thread that never set it
+    # finds None here instead of raising (and catching) an AttributeError,
+    # which cost about 350 ns per current_trace() call.
+    trace = None
+
+
 # The trace in progress on this thread: function.py sets `trace`.
-trace_state = threading.local()
+trace_state = _TraceState()
 
 
 def current_trace():
     """The trace in progress on this thread, or None."""
-    return getattr(trace_state, "trace", None)
+    return trace_state.trace
 
 
 # Tapes between __enter__ and __exit__, over all threads (autodiff/_tape.py

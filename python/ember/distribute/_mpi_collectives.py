@@ -37,10 +37,12 @@ import sys
 
 import numpy as np
 
-from ember import _context
+from ember import _C, _context
 from ember._context import HostCallbackInTrace, current_trace
 from ember._creation import convert_to_tensor
 from ember._dlpack import from_dlpack
+from ember._tensor import Tensor
+from ember.dtypes import float32, float64, int32, int64
 from ember._generated import ops
 from ember._movement import pad, split
 from ember.dtypes import ALL_DTYPES
@@ -57,6 +59,13 @@ _POOL_SHAPES = 8
 _POOL_ARRAYS_PER_SHAPE = 3
 _KINDS = {"all_reduce": 1, "all_gather": 2, "broadcast": 3, "reduce_scatter": 4, "barrier": 5}
 _MAX_CHECKED_DIMS = 6  # shapes with more dimensions are checked through their element count
+
+
+_REDUCTIONS = {ReduceOp.SUM: "sum", ReduceOp.MEAN: "sum", ReduceOp.MAX: "max", ReduceOp.MIN: "min"}
+# The reductions all_reduce's fast path takes, by every spelling (MEAN needs a division after).
+_REDUCIBLE_DTYPES = (float32, float64, int32, int64)
+_EAGER_REDUCTIONS = {k: v for op in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN)
+                     for k, v in ((op, _REDUCTIONS[op]), (op.value, _REDUCTIONS[op]), (_REDUCTIONS[op], _REDUCTIONS[op]))}
 
 
 def _as_ops():
@@ -106,11 +115,20 @@ class MpiCollectives(Collectives):
 
     # --- The interface -----------------------------------------------------------
     def all_reduce(self, values, op):
+        # The common eager call, straight to C++: one CPU tensor, SUM, MAX or MIN, no trace or
+        # tape, no failure yet. It costs about 1.5 us less than the general path below.
+        reduction = _EAGER_REDUCTIONS.get(op) if type(op) is str or type(op) is ReduceOp else None
+        if (reduction is not None and len(values) == 1 and type(values[0]) is Tensor and self._native is not None
+                and self._watch.failed is None and values[0].dtype in _REDUCIBLE_DTYPES
+                and values[0].device == self.devices[0] and not _as_ops()):
+            try:
+                return [_C._mpi_run(self._native.id, "all_reduce", values[0], reduction, 0)]
+            except OpError as error:
+                self._fail(error)
         op = ReduceOp.from_value(op)
         if self._native is not None:
             value = self._native_value(values, "all_reduce", REDUCIBLE)
-            reduction = "sum" if op in (ReduceOp.SUM, ReduceOp.MEAN) else op.name.lower()
-            out = self._native_call("all_reduce", value, reduction=reduction)
+            out = self._native_call("all_reduce", value, reduction=_REDUCTIONS[op])
             if op is ReduceOp.MEAN:
                 out = _divided(out, self.num_workers)
             return [self._placed(out)]
@@ -209,11 +227,13 @@ class MpiCollectives(Collectives):
         """The one value as a tensor the C++ side can read (in host memory), or in a trace, any tensor."""
         if len(values) != 1:
             raise ValueError(f"{what}: MpiCollectives takes one value per worker (this process's), got {len(values)}")
-        value = convert_to_tensor(values[0])
+        value = values[0]
+        if type(value) is not Tensor:
+            value = convert_to_tensor(value)
         if dtypes is not None and value.dtype.name not in dtypes:
             raise TypeError(f"MpiCollectives: {value.dtype.name} values cannot be sent between workers; supported "
                             "dtypes are float32, float64, int32 and int64 (cast first)")
-        if current_trace() is None and not value.device.startswith("cpu:"):
+        if not value.device.startswith("cpu:") and current_trace() is None:
             with device("cpu:0"):
                 value = ops.identity(value)
         return value
@@ -224,13 +244,16 @@ class MpiCollectives(Collectives):
         if self._watch.failed is not None:  # a lost worker or a mismatch seen on the Python side
             raise self._watch.failed
         try:
-            return self._native.eager(kind, value, reduction, root)
+            return _C._mpi_run(self._native.id, kind, value, reduction, root)
         except OpError as error:
-            # The workers are out of step for good: later calls, and the exit hook (Note [Lost
-            # workers]), see the failure. A lost worker's error is WorkerWatch's own, with lost_ranks.
-            if self._watch.failed is None:
-                self._watch.failed = error
-            raise self._watch.failed from None
+            self._fail(error)
+
+    def _fail(self, error):
+        # The workers are out of step for good: later calls, and the exit hook (Note [Lost
+        # workers]), see the failure. A lost worker's error is WorkerWatch's own, with lost_ranks.
+        if self._watch.failed is None:
+            self._watch.failed = error
+        raise self._watch.failed from None
 
     def _gather_parts(self, moved, value, axis):
         """The eager all_gather along dimension 0 of ``moved`` (``value`` with ``axis`` first), whose

@@ -66,10 +66,6 @@ class NativeCommunicator:
                 return ops.collective_all_gather(value, communicator=self.id, group_size=self.size)
             return ops.collective_broadcast(value, communicator=self.id, root=root)
 
-    def eager(self, kind, value, reduction="sum", root=0):
-        """The collective now, on this thread; ``value`` is a tensor in host memory."""
-        return _C._mpi_run(self.id, kind, value, reduction, root)
-
 
 def _forget(communicator_id, comms):
     del comms
