@@ -260,3 +260,11 @@ def test_an_input_is_not_both_metadata_and_host_memory(tmp_path):
     _error(tmp_path, _edit("    python: [good]", "    python: [good]\n    metadata_inputs: [x]\n"
                                                  "    host_memory_inputs: [x]"),
            "metadata_inputs", "both a metadata input and a host-memory input")
+
+
+def test_waits_for_peers_parses_and_needs_stateful(tmp_path):
+    text = _edit("    python: [good]\n", "    python: [good]\n    stateful: true\n    waits_for_peers: true\n")
+    (op,) = _load(tmp_path, text).ops
+    assert op.stateful and op.waits_for_peers
+    _error(tmp_path, _edit("    python: [good]\n", "    python: [good]\n    waits_for_peers: true\n"),
+           "waits_for_peers", "must be stateful")
