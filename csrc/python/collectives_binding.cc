@@ -144,7 +144,7 @@ int64_t MakeCommunicator(py::handle comm, py::handle check_comm, int rank, int s
 // anyway, so it runs here, on the calling thread with the GIL released,
 // rather than as an op on the executor: handing it to the executor thread
 // and back costs two thread wake-ups, more than a small all-reduce takes.
-// The kernels (collective_kernels.cc) call the same Communicator; graphs
+// The kernels (kernels/cpu/collective.cc) call the same Communicator; graphs
 // and taped calls use those. Every worker must start its collectives on a
 // communicator in the same order, and collective ops issued earlier may
 // still wait in the CPU executor's queue (a graph called asynchronously):

@@ -28,6 +28,7 @@
 
 #ifdef EMBER_WITH_CUDA
 #include "devices/cuda/cuda_init.h"
+#include "devices/cuda/nccl_api.h"
 #include "python/cuda_binding.h"
 #endif
 
@@ -404,6 +405,8 @@ PYBIND11_MODULE(_C, m) {
     info["cuda_driver_version"] = cuda.driver_version;
     info["cublas_version"] = cuda.cublas_version;
     info["cudnn_version"] = cuda.cudnn_version;
+    info["nccl_version"] = cuda.nccl_version;
+    info["nccl_library"] = cuda::NcclStatus();
     info["cuda_architectures"] = cuda.architectures;
     info["gpus_found"] = cuda.gpus_found;
     info["gpu_status"] = cuda.status;

@@ -288,7 +288,9 @@ def build_info():
     - ``is_cuda_build``: whether the CUDA library was compiled in. If so,
       also ``cuda_version`` (the CUDA runtime, e.g. 13000),
       ``cuda_driver_version`` (0 without a driver), ``cublas_version`` and
-      ``cudnn_version`` (the headers built against), ``cuda_architectures``
+      ``cudnn_version`` and ``nccl_version`` (the headers built against),
+      ``nccl_library`` (the NCCL loaded for GPU collectives, e.g. ``'NCCL
+      2.28.9'``, or why none loads), ``cuda_architectures``
       (the GPU code in the library), ``gpus_found`` and ``gpu_status`` (why no
       GPU is used: no driver, no GPU, or the device runtime not yet written;
       Note [GPU discovery]).

@@ -2,7 +2,9 @@
 # Downloads, on a machine with the package index, the wheels the lent GPU
 # machines lack for building Ember (they have no package index; see the
 # device tool's README): cmeel-eigen (Eigen's headers, a build requirement)
-# and cmeel, for CPython 3.12 on x86-64, into .whl/ (ignored by git). The
+# and cmeel, and mpi4py with the mpich wheel (the collective ops' entries in
+# the op database run on gpu:0 through NCCL with them), for CPython 3.12 on
+# x86-64, into .whl/ (ignored by git; about 20 MB). The
 # device call then carries .whl, and tests/gpu/run.sh installs them into
 # /tmp/site before building.
 #
@@ -12,5 +14,5 @@ cd "$(dirname "$0")/../.."
 mkdir -p .whl
 python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
-  -d .whl cmeel-eigen cmeel
+  -d .whl cmeel-eigen cmeel mpi4py mpich
 ls -la .whl

@@ -56,15 +56,17 @@ if compgen -G ".whl/*.whl" > /dev/null; then
   "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
-# The lent machines keep cuDNN (and may keep cuBLAS) in PyTorch's nvidia-*
-# wheels rather than under /usr/local/cuda: the build finds cudnn_version.h
-# through CMAKE_INCLUDE_PATH and Ember's lazy loader (Note [Lazily loaded
-# CUDA libraries]) the libraries through LD_LIBRARY_PATH.
+# The lent machines keep cuDNN and NCCL (and may keep cuBLAS) in PyTorch's
+# nvidia-* wheels rather than under /usr/local/cuda: the build finds
+# cudnn_version.h and nccl.h through CMAKE_INCLUDE_PATH and Ember's lazy
+# loader (Note [Lazily loaded CUDA libraries]) the libraries through
+# LD_LIBRARY_PATH.
 for d in $("$PY" -c "import nvidia; print(' '.join(nvidia.__path__))" 2>/dev/null); do
-  for inc in $(find "$d" -name cudnn_version.h -printf '%h\n' 2>/dev/null); do
+  for inc in $(find "$d" \( -name cudnn_version.h -o -name nccl.h \) -printf '%h\n' 2>/dev/null | sort -u); do
     export CMAKE_INCLUDE_PATH=$inc${CMAKE_INCLUDE_PATH:+:$CMAKE_INCLUDE_PATH}
   done
-  for lib in $(find "$d" \( -name 'libcudnn.so.*' -o -name 'libcublasLt.so.*' \) -printf '%h\n' 2>/dev/null | sort -u); do
+  for lib in $(find "$d" \( -name 'libcudnn.so.*' -o -name 'libcublasLt.so.*' -o -name 'libnccl.so.*' \) \
+                -printf '%h\n' 2>/dev/null | sort -u); do
     export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   done
 done

@@ -33,6 +33,22 @@ def test_build_info_names_the_toolkit_libraries_and_architectures():
     assert isinstance(INFO["gpu_status"], str) and INFO["gpu_status"]
 
 
+def test_nccl_is_reported_and_its_kernels_registered():
+    """Note [Collectives on GPUs]: the collective ops' NCCL kernels are compiled in when the
+    toolkit has nccl.h, and the library is loaded (not linked) when asked about."""
+    if INFO["nccl_version"] == "":
+        assert "no NCCL header" in INFO["nccl_library"]
+        return
+    assert int(INFO["nccl_version"].split(".")[0]) == 2
+    library = INFO["nccl_library"]
+    assert library.startswith("NCCL 2.") or "libnccl" in library or "version" in library, library
+    import gpu_coverage
+
+    rows = dict(gpu_coverage.coverage_rows())
+    for op in ("collective_all_reduce", "collective_all_gather", "collective_broadcast"):
+        assert rows[op].startswith("GPU:"), (op, rows[op])
+
+
 def test_no_gpu_devices_on_a_machine_without_one():
     assert ember.config.list_physical_devices("GPU") == []
     assert ember.config.list_logical_devices("GPU") == []

@@ -61,6 +61,6 @@ void RegisterCpuLinalgKernels(KernelRegistry& registry);  // kernels/cpu/linalg.
 void RegisterCpuSegmentKernels(KernelRegistry& registry);   // kernels/cpu/segments.cc
 void RegisterCpuSignalKernels(KernelRegistry& registry);    // kernels/cpu/signal_fft.cc
 void RegisterCpuImageKernels(KernelRegistry& registry);     // kernels/cpu/image_resize.cc
-void RegisterCpuCollectiveKernels(KernelRegistry& registry);  // collectives/collective_kernels.cc
+void RegisterCpuCollectiveKernels(KernelRegistry& registry);  // kernels/cpu/collective.cc
 
 }  // namespace ember

@@ -6,6 +6,9 @@
 #ifdef EMBER_HAVE_CUDNN_HEADERS
 #include <cudnn_version.h>
 #endif
+#ifdef EMBER_HAVE_NCCL_HEADERS
+#include <nccl.h>
+#endif
 
 #include "core/device.h"
 #include "devices/cuda/cuda_device.h"
@@ -25,6 +28,9 @@ CudaBuildInfo Discover() {
   info.cublas_version = Version(CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH);
 #ifdef EMBER_HAVE_CUDNN_HEADERS
   info.cudnn_version = Version(CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);
+#endif
+#ifdef EMBER_HAVE_NCCL_HEADERS
+  info.nccl_version = Version(NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
 #endif
   info.architectures = EMBER_CUDA_ARCHITECTURES;
   int driver = 0;

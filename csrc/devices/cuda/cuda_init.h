@@ -22,6 +22,7 @@ struct CudaBuildInfo {
   int driver_version = 0;        // what the loaded driver supports; 0 without one
   std::string cublas_version;    // from the headers, "13.0.0"
   std::string cudnn_version;     // from the headers, "9.13.0"; empty if none were found
+  std::string nccl_version;      // from the header, "2.28.9"; empty if none was found
   std::string architectures;     // "80-real,90-real,90-virtual"
   int gpus_found = 0;
   std::string status;            // why no GPU is used, or "" when GPUs are in use

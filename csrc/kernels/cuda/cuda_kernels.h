@@ -110,7 +110,11 @@ void RegisterCudaNaryKernels(KernelRegistry& registry, DeviceTypeId gpu);
 void RegisterCudaScanKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
 // Every family above, for the device type "gpu".
+// The collective ops over NCCL (collective.cc, Note [Collectives on GPUs]).
+void RegisterCudaCollectiveKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
+  RegisterCudaCollectiveKernels(registry, gpu);
   RegisterCudaElementwiseKernels(registry, gpu);
   RegisterCudaMatmulKernels(registry, gpu);
   RegisterCudaReduceKernels(registry, gpu);

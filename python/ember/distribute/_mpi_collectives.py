@@ -50,7 +50,7 @@ from ember.device import device
 from ember.distribute._collectives import Collectives
 from ember.distribute._lost_workers import WorkerWatch
 from ember.distribute._mpi import DTYPE_CODES, datatype, mpi
-from ember.distribute._native_collectives import REDUCIBLE, NativeCommunicator
+from ember.distribute._native_collectives import REDUCIBLE, NativeCommunicator, on_nccl_gpu
 from ember.distribute._reduce_op import ReduceOp
 from ember.errors import OpError
 
@@ -233,13 +233,13 @@ class MpiCollectives(Collectives):
         if dtypes is not None and value.dtype.name not in dtypes:
             raise TypeError(f"MpiCollectives: {value.dtype.name} values cannot be sent between workers; supported "
                             "dtypes are float32, float64, int32 and int64 (cast first)")
-        if not value.device.startswith("cpu:") and current_trace() is None:
+        if not value.device.startswith("cpu:") and current_trace() is None and not on_nccl_gpu(value):
             with device("cpu:0"):
                 value = ops.identity(value)
         return value
 
     def _native_call(self, kind, value, reduction="sum", root=0):
-        if _as_ops():
+        if _as_ops() or on_nccl_gpu(value):  # a GPU value: NCCL on its stream (Note [Collectives on GPUs])
             return self._native.as_op(kind, value, reduction, root)
         if self._watch.failed is not None:  # a lost worker or a mismatch seen on the Python side
             raise self._watch.failed

@@ -9,6 +9,8 @@ uses it:
   and collective_broadcast: a multi-worker training step then traces to
   one graph, as TensorFlow's does; under a gradient tape too, so that the
   tape records them and gradients flow through them;
+- a value on a GPU goes to the op on that GPU, which calls NCCL on its stream
+  (Note [Collectives on GPUs] in csrc/kernels/cuda/collective.cc);
 - otherwise eagerly, for all_reduce and broadcast, through ``_C._mpi_run``, which
   waits on the calling thread with the GIL released (Note [Eager
   collectives without the executor] in csrc/python/collectives_binding.cc).
@@ -55,9 +57,10 @@ class NativeCommunicator:
         weakref.finalize(self, _forget, self.id, self._comms)  # the MPI handles outlive the C++ side
 
     def as_op(self, kind, value, reduction="sum", root=0):
-        """The collective as an op (a node of the trace in progress, or recorded by a tape); the
-        kernels are the CPU's."""
-        with device("cpu:0"):
+        """The collective as an op (a node of the trace in progress, or recorded by a tape): on the
+        value's GPU through NCCL where NCCL loads (Note [Collectives on GPUs] in
+        csrc/kernels/cuda/collective.cc), else with the CPU's kernels."""
+        with device(value.device if on_nccl_gpu(value) else "cpu:0"):
             if kind == "all_reduce":
                 return ops.collective_all_reduce(value, communicator=self.id, reduction=reduction)
             if kind == "barrier":  # an all-reduce, which every worker must join
@@ -65,6 +68,20 @@ class NativeCommunicator:
             if kind == "all_gather":
                 return ops.collective_all_gather(value, communicator=self.id, group_size=self.size)
             return ops.collective_broadcast(value, communicator=self.id, root=root)
+
+
+_nccl = []  # whether NCCL loads, asked once
+
+
+def on_nccl_gpu(value):
+    """Whether ``value`` is on a GPU whose collectives NCCL runs."""
+    if not value.device.startswith("gpu:"):
+        return False
+    if not _nccl:
+        from ember import config
+
+        _nccl.append(str(config.build_info().get("nccl_library", "")).startswith("NCCL"))
+    return _nccl[0]
 
 
 def _forget(communicator_id, comms):

@@ -1,0 +1,194 @@
+// This file defines the GPU kernels of the collective ops over NCCL and
+// registers them (Note [Collectives on GPUs]).
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "collectives/communicator.h"
+#include "core/allocator.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "ops/attrs/collective.gen.h"
+
+#ifdef EMBER_HAVE_NCCL_HEADERS
+#include "devices/cuda/nccl_api_table.h"
+#endif
+
+namespace ember::cuda {
+
+// Note [Collectives on GPUs]
+// On a GPU the collective ops call NCCL on the device's compute stream:
+// the kernel only enqueues the collective, so it orders with the other
+// kernels like any launch, and the host does not wait. The workers and
+// their ranks are those of the op's MPI communicator (Note [Collective
+// ops]). The first collective of a communicator on a device makes its NCCL
+// communicator: worker 0's ncclUniqueId reaches every worker through that
+// communicator's (checked, host-side) broadcast, then every worker calls
+// ncclCommInitRank, which returns once all of them have. The NCCL
+// communicator lives as long as the process. NCCL is loaded on first use
+// (nccl_api.h). Not covered yet: a lost worker. Its peers' NCCL kernels
+// wait on the GPU, and nothing aborts them (ncclCommAbort on a deadline
+// is the plan); the CPU kernels name lost workers instead.
+
+#ifdef EMBER_HAVE_NCCL_HEADERS
+namespace {
+
+Status NcclStatus(const NcclApi& nccl, ncclResult_t result, const char* what) {
+  if (result == ncclSuccess) return Status::OK();
+  return Internal(std::string(what) + " failed: " + nccl.GetErrorString(result));
+}
+
+bool NcclType(DType dtype, ncclDataType_t* out) {
+  switch (dtype) {
+    case DType::kFloat32: *out = ncclFloat32; return true;
+    case DType::kFloat64: *out = ncclFloat64; return true;
+    case DType::kInt32: *out = ncclInt32; return true;
+    case DType::kInt64: *out = ncclInt64; return true;
+    case DType::kFloat16: *out = ncclFloat16; return true;
+    case DType::kBFloat16: *out = ncclBfloat16; return true;
+    default: return false;
+  }
+}
+
+// The NCCL communicators, by (MPI communicator id, CUDA device).
+class NcclComms {
+ public:
+  static NcclComms& Global() {
+    static auto* comms = new NcclComms();  // lives as long as the process (see the Note)
+    return *comms;
+  }
+
+  Status Get(const NcclApi& nccl, int64_t id, int device, ncclComm_t* out) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto found = comms_.find({id, device});
+    if (found != comms_.end()) {
+      *out = found->second;
+      return Status::OK();
+    }
+    std::shared_ptr<collectives::Communicator> mpi = collectives::FindCommunicator(id);
+    if (mpi == nullptr) return NotFound("no communicator with id " + std::to_string(id));
+    ncclUniqueId unique{};
+    if (mpi->rank() == 0) EMBER_RETURN_IF_ERROR(NcclStatus(nccl, nccl.GetUniqueId(&unique), "ncclGetUniqueId"));
+    Allocator* host = DeviceManager::Global().cpu()->allocator();
+    RefPtr<Buffer> mine_bytes = Buffer::Allocate(host, sizeof(unique));
+    RefPtr<Buffer> root_bytes = Buffer::Allocate(host, sizeof(unique));
+    if (!mine_bytes || !root_bytes) return ResourceExhausted("out of host memory");
+    Shape shape;
+    shape.AddDim(static_cast<int64_t>(sizeof(unique)));
+    Tensor mine(DType::kUInt8, shape, std::move(mine_bytes));
+    Tensor root(DType::kUInt8, shape, std::move(root_bytes));
+    std::memcpy(mine.raw_data(), &unique, sizeof(unique));
+    EMBER_RETURN_IF_ERROR(mpi->Broadcast(mine, root, 0));
+    std::memcpy(&unique, root.raw_data(), sizeof(unique));
+    ncclComm_t comm = nullptr;
+    EMBER_RETURN_IF_ERROR(
+        NcclStatus(nccl, nccl.CommInitRank(&comm, mpi->size(), unique, mpi->rank()), "ncclCommInitRank"));
+    comms_[{id, device}] = comm;
+    *out = comm;
+    return Status::OK();
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::pair<int64_t, int>, ncclComm_t> comms_;
+};
+
+// What every GPU collective kernel starts with: NCCL, its communicator on
+// this device, and the stream.
+struct NcclCall {
+  const NcclApi* nccl = nullptr;
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+};
+
+Status Prepare(const KernelContext& ctx, int64_t communicator, NcclCall* call) {
+  std::string error;
+  call->nccl = GetNccl(&error);
+  if (call->nccl == nullptr) return FailedPrecondition("collectives on a GPU need NCCL: " + error);
+  const CudaKernelEnv& env = EnvOf(ctx);
+  call->stream = StreamOf(env);
+  return NcclComms::Global().Get(*call->nccl, communicator, env.device, &call->comm);
+}
+
+class AllReduceKernel final : public OpKernel {
+ public:
+  explicit AllReduceKernel(const KernelInit& init) : attrs_(init.attrs) {
+    collectives::Reduction reduction = collectives::Reduction::kSum;
+    status_ = collectives::ParseReduction(attrs_.reduction, &reduction);
+    op_ = reduction == collectives::Reduction::kSum ? ncclSum : reduction == collectives::Reduction::kMax ? ncclMax
+                                                                                                          : ncclMin;
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(status_);
+    const Tensor& in = ctx.input(0);
+    ncclDataType_t type;
+    if (!NcclType(in.dtype(), &type)) return TypeError(std::string("NCCL cannot reduce ") + DTypeName(in.dtype()));
+    NcclCall call;
+    EMBER_RETURN_IF_ERROR(Prepare(ctx, attrs_.communicator, &call));
+    return NcclStatus(*call.nccl,
+                      call.nccl->AllReduce(in.raw_data(), ctx.output(0).raw_data(),
+                                           static_cast<size_t>(in.NumElements()), type, op_, call.comm, call.stream),
+                      "ncclAllReduce");
+  }
+
+ private:
+  CollectiveAllReduceAttrs attrs_;
+  ncclRedOp_t op_ = ncclSum;
+  Status status_;
+};
+
+class AllGatherKernel final : public OpKernel {
+ public:
+  explicit AllGatherKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& in = ctx.input(0);
+    NcclCall call;
+    EMBER_RETURN_IF_ERROR(Prepare(ctx, attrs_.communicator, &call));
+    return NcclStatus(*call.nccl,
+                      call.nccl->AllGather(in.raw_data(), ctx.output(0).raw_data(), in.NumBytes(), ncclUint8,
+                                           call.comm, call.stream),
+                      "ncclAllGather");
+  }
+
+ private:
+  CollectiveAllGatherAttrs attrs_;
+};
+
+class BroadcastKernel final : public OpKernel {
+ public:
+  explicit BroadcastKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& in = ctx.input(0);
+    NcclCall call;
+    EMBER_RETURN_IF_ERROR(Prepare(ctx, attrs_.communicator, &call));
+    return NcclStatus(*call.nccl,
+                      call.nccl->Broadcast(in.raw_data(), ctx.output(0).raw_data(), in.NumBytes(), ncclUint8,
+                                           static_cast<int>(attrs_.root), call.comm, call.stream),
+                      "ncclBroadcast");
+  }
+
+ private:
+  CollectiveBroadcastAttrs attrs_;
+};
+
+}  // namespace
+
+void RegisterCudaCollectiveKernels(KernelRegistry& r, DeviceTypeId gpu) {
+  for (DType t : {DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
+    r.Register("collective_all_reduce", gpu, {t}, &MakeKernel<AllReduceKernel>);
+  }
+  // Gathers and broadcasts move bytes: op_defs' `every` set.
+  for (DType t : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64, DType::kFloat16,
+                  DType::kBFloat16, DType::kInt8, DType::kInt16, DType::kUInt8, DType::kComplex64}) {
+    r.Register("collective_all_gather", gpu, {t}, &MakeKernel<AllGatherKernel>);
+    r.Register("collective_broadcast", gpu, {t}, &MakeKernel<BroadcastKernel>);
+  }
+}
+#else
+void RegisterCudaCollectiveKernels(KernelRegistry&, DeviceTypeId) {}  // no NCCL header: the CPU's kernels run
+#endif
+
+}  // namespace ember::cuda
