@@ -2,7 +2,11 @@
 
 import threading
 
-_state = threading.local()
+class _State(threading.local):
+    scope = ""  # a class default: reading it never raises (and catches) an AttributeError
+
+
+_state = _State()
 
 
 class name_scope:  # noqa: N801 - TensorFlow's name

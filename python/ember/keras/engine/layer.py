@@ -15,7 +15,11 @@ from ember.function import TensorSpec, function as _function, init_scope
 from ember.keras.engine import naming
 from ember.keras.engine.keras_tensor import KerasTensor, Node, is_symbolic
 
-_context = threading.local()
+class _CallContext(threading.local):
+    training = None  # a class default: reading it never raises (and catches) an AttributeError
+
+
+_context = _CallContext()
 
 
 def current_training():
