@@ -41,17 +41,16 @@ from ember import _C, _context
 from ember._context import HostCallbackInTrace, current_trace
 from ember._creation import convert_to_tensor
 from ember._dlpack import from_dlpack
-from ember._tensor import Tensor
-from ember.dtypes import float32, float64, int32, int64
 from ember._generated import ops
 from ember._movement import pad, split
-from ember.dtypes import ALL_DTYPES
+from ember._tensor import Tensor
 from ember.device import device
 from ember.distribute._collectives import Collectives
 from ember.distribute._lost_workers import WorkerWatch
 from ember.distribute._mpi import DTYPE_CODES, datatype, mpi
 from ember.distribute._native_collectives import REDUCIBLE, NativeCommunicator, on_nccl_gpu
 from ember.distribute._reduce_op import ReduceOp
+from ember.dtypes import ALL_DTYPES, float32, float64, int32, int64
 from ember.errors import OpError
 
 _POOLED_BYTES = 1 << 20  # smaller results come from malloc, which is cheap (Note [Result buffers])
@@ -217,7 +216,9 @@ class MpiCollectives(Collectives):
     def barrier(self):
         """Returns once every worker has called barrier."""
         if self._native is not None:
-            self._native_call("barrier", ops.zeros([], "int64"))  # in a graph, kept: the op is stateful
+            with device("cpu:0"):  # the host's kernels, also where GPUs are present
+                token = ops.zeros([], "int64")
+            self._native_call("barrier", token)  # in a graph, kept: the op is stateful
             return
         _refuse_trace("barrier")
         self._run("barrier", None, self._comm.Ibarrier)
@@ -266,7 +267,9 @@ class MpiCollectives(Collectives):
         words[0, 0] = ALL_DTYPES.index(value.dtype)
         words[0, 1] = value.shape.rank
         words[0, 2:2 + value.shape.rank] = tuple(value.shape)
-        everyone = self._native_call("all_gather", convert_to_tensor(words)).numpy()
+        with device("cpu:0"):  # read back at once: kept on the host
+            sent = convert_to_tensor(words)
+        everyone = self._native_call("all_gather", sent).numpy()
         mine = tuple(value.shape)
         for rank, row in enumerate(everyone):
             if row[0] != words[0, 0]:
