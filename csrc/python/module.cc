@@ -455,6 +455,15 @@ PYBIND11_MODULE(_C, m) {
   RegisterProfilerBindings(m);
   RegisterDLPackBindings(m);
   RegisterCollectiveBindings(m);
+  // Whether NCCL loads (loading it on the first call): for GPU collectives.
+  m.def("_nccl_available", [] {
+#ifdef EMBER_WITH_CUDA
+    std::string error;
+    return cuda::GetNccl(&error) != nullptr;
+#else
+    return false;
+#endif
+  });
   m.def("execute", &ExecuteByName, py::arg("op_name"), py::arg("inputs"), py::arg("attrs") = py::dict(),
         "Runs any registered op by name (the open domain): inputs in declaration order, attrs by name.");
 }

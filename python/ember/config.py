@@ -290,7 +290,9 @@ def build_info():
       ``cuda_driver_version`` (0 without a driver), ``cublas_version`` and
       ``cudnn_version`` and ``nccl_version`` (the headers built against),
       ``nccl_library`` (the NCCL loaded for GPU collectives, e.g. ``'NCCL
-      2.28.9'``, or why none loads), ``cuda_architectures``
+      2.28.9'``, why none loads, or that the first collective on a GPU
+      loads it: build_info never loads it, since a libnccl.so.2 loaded
+      before PyTorch's breaks ``import torch``), ``cuda_architectures``
       (the GPU code in the library), ``gpus_found`` and ``gpu_status`` (why no
       GPU is used: no driver, no GPU, or the device runtime not yet written;
       Note [GPU discovery]).

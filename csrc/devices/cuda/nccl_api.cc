@@ -2,6 +2,8 @@
 #include "devices/cuda/nccl_api.h"
 
 #ifdef EMBER_HAVE_NCCL_HEADERS
+#include <atomic>
+
 #include "devices/cuda/dynamic_library.h"
 #include "devices/cuda/nccl_api_table.h"
 #endif
@@ -35,8 +37,11 @@ Loaded Load() {
   return out;
 }
 
+std::atomic<bool> g_loaded{false};
+
 const Loaded& Get() {
   static const Loaded loaded = Load();
+  g_loaded.store(true);
   return loaded;
 }
 
@@ -52,6 +57,7 @@ const NcclApi* GetNccl(std::string* error) {
 }
 
 std::string NcclStatus() {
+  if (!g_loaded.load()) return "not loaded yet (loaded by the first collective on a GPU)";
   const Loaded& loaded = Get();
   if (!loaded.error.empty()) return loaded.error;
   const int v = loaded.version;

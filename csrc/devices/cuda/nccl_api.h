@@ -15,8 +15,11 @@ struct NcclApi;
 // saying which.
 const NcclApi* GetNccl(std::string* error);
 
-// "NCCL 2.27.3" for the loaded library, or why there is none; for
-// ember.config.build_info().
+// For ember.config.build_info(): "NCCL 2.27.3" once the library is
+// loaded, why it could not be, or that it is loaded on first use. It never
+// loads NCCL itself: a process that loads the system's libnccl.so.2 first
+// makes a later PyTorch import, which needs its own newer NCCL by the same
+// soname, fail.
 std::string NcclStatus();
 
 }  // namespace ember::cuda

@@ -78,9 +78,7 @@ def on_nccl_gpu(value):
     if not value.device.startswith("gpu:"):
         return False
     if not _nccl:
-        from ember import config
-
-        _nccl.append(str(config.build_info().get("nccl_library", "")).startswith("NCCL"))
+        _nccl.append(_C._nccl_available())  # loads NCCL: only once a GPU value needs it
     return _nccl[0]
 
 
