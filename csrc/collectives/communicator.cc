@@ -87,6 +87,38 @@ Status Communicator::Broadcast(const Tensor& in, Tensor& out, int root) {
   });
 }
 
+Status Communicator::CheckBlocks(const Tensor& in, const Tensor& out, const char* what) const {
+  if (in.rank() == 0 || in.dim(0) % spec_.size != 0) {
+    return InvalidArgument(std::string(what) + ": dimension 0 of shape " + in.shape().ToString() +
+                           " does not split into " + std::to_string(spec_.size) + " equal blocks, one per worker");
+  }
+  if (out.NumElements() * spec_.size != in.NumElements() && out.NumElements() != in.NumElements()) {
+    return Internal(std::string(what) + ": the output's size does not match the input's");
+  }
+  return Status::OK();
+}
+
+Status Communicator::ReduceScatter(const Tensor& in, Tensor& out, Reduction reduction) {
+  const MpiFunctions::Handle datatype = spec_.datatypes[static_cast<int>(in.dtype())];
+  if (datatype == 0) return TypeError(std::string("no MPI datatype for ") + DTypeName(in.dtype()));
+  EMBER_RETURN_IF_ERROR(CheckBlocks(in, out, "reduce_scatter"));
+  EMBER_RETURN_IF_ERROR(CheckCount(static_cast<uint64_t>(in.NumElements()), "elements"));
+  const int count = static_cast<int>(in.NumElements() / spec_.size);
+  const MpiFunctions::Handle op = spec_.ops[static_cast<int>(reduction)];
+  return Run(Kind::kReduceScatter, "reduce_scatter", in, out, [&](MpiFunctions::Request* request) {
+    return Mpi()->IreduceScatterBlock(in.raw_data(), out.raw_data(), count, datatype, op, spec_.comm, request);
+  });
+}
+
+Status Communicator::AllToAll(const Tensor& in, Tensor& out) {
+  EMBER_RETURN_IF_ERROR(CheckBlocks(in, out, "all_to_all"));
+  EMBER_RETURN_IF_ERROR(CheckCount(static_cast<uint64_t>(in.NumBytes()), "bytes"));
+  const int count = static_cast<int>(in.NumBytes() / static_cast<size_t>(spec_.size));
+  return Run(Kind::kAllToAll, "all_to_all", in, out, [&](MpiFunctions::Request* request) {
+    return Mpi()->Ialltoall(in.raw_data(), count, spec_.byte_type, out.raw_data(), spec_.comm, request);
+  });
+}
+
 Status Communicator::Barrier(const Tensor& in, Tensor& out) {
   if (in.dtype() != DType::kInt64 || in.NumElements() != 1) return InvalidArgument("barrier takes one int64");
   return Run(Kind::kBarrier, "barrier", in, out, [&](MpiFunctions::Request* request) {

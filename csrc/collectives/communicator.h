@@ -18,8 +18,8 @@
 namespace ember::collectives {
 
 // Note [Collective ops]
-// collective_all_reduce, collective_all_gather and collective_broadcast
-// (op_defs/collective.yaml) are ordinary ops: they go through Execute, run
+// The collective ops (op_defs/collective.yaml: all_reduce, all_gather,
+// broadcast, reduce_scatter, all_to_all) are ordinary ops: they go through Execute, run
 // on the CPU device's executor, and are nodes of traced functions. Their
 // `communicator` attr names a Communicator registered here by
 // ember.distribute's MpiCollectives, which made it from two duplicates of
@@ -85,18 +85,31 @@ class Communicator {
   Status AllReduce(const Tensor& in, Tensor& out, Reduction reduction);
   Status AllGather(const Tensor& in, Tensor& out);
   Status Broadcast(const Tensor& in, Tensor& out, int root);
+  // `in`'s dimension 0 splits into size() equal blocks. ReduceScatter's
+  // `out` is one block: block rank() of the reduction. AllToAll's has
+  // `in`'s shape: block rank() of every worker's input, in rank order.
+  Status ReduceScatter(const Tensor& in, Tensor& out, Reduction reduction);
+  Status AllToAll(const Tensor& in, Tensor& out);
   // Returns once every worker called it: a sum of `in`, one int64, checked
   // as a barrier, so a barrier against another collective is reported.
   Status Barrier(const Tensor& in, Tensor& out);
 
  private:
   // The same numbers as MpiCollectives' _KINDS.
-  enum class Kind : int64_t { kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kBarrier = 5 };
+  enum class Kind : int64_t {
+    kAllReduce = 1,
+    kAllGather = 2,
+    kBroadcast = 3,
+    kReduceScatter = 4,
+    kBarrier = 5,
+    kAllToAll = 6,
+  };
   static constexpr int kCheckedDims = 6;
   static constexpr int kWords = 4 + kCheckedDims;
 
   using Start = std::function<int(MpiFunctions::Request*)>;
   Status Run(Kind kind, const char* what, const Tensor& in, const Tensor& out, const Start& start);
+  Status CheckBlocks(const Tensor& in, const Tensor& out, const char* what) const;
   Status Wait(MpiFunctions::Request* requests, int count, const std::string& what);
   Status Fail(Status status, const Tensor& in, const Tensor& out);
   std::string Label(const char* what) const;

@@ -29,15 +29,22 @@ class TypedMpiFunctions final : public MpiFunctions {
   using IallreduceFn = int (*)(const void*, void*, int, H, H, H, H*);
   using IallgatherFn = int (*)(const void*, int, H, void*, int, H, H, H*);
   using IbcastFn = int (*)(void*, int, H, int, H, H*);
+  using IreduceScatterBlockFn = int (*)(const void*, void*, int, H, H, H, H*);
+  using IalltoallFn = int (*)(const void*, int, H, void*, int, H, H, H*);
   using TestFn = int (*)(H*, int*, void*);
 
   explicit TypedMpiFunctions(void* library)
       : iallreduce_(reinterpret_cast<IallreduceFn>(dlsym(library, "MPI_Iallreduce"))),
         iallgather_(reinterpret_cast<IallgatherFn>(dlsym(library, "MPI_Iallgather"))),
         ibcast_(reinterpret_cast<IbcastFn>(dlsym(library, "MPI_Ibcast"))),
+        ireduce_scatter_block_(
+            reinterpret_cast<IreduceScatterBlockFn>(dlsym(library, "MPI_Ireduce_scatter_block"))),
+        ialltoall_(reinterpret_cast<IalltoallFn>(dlsym(library, "MPI_Ialltoall"))),
         test_(reinterpret_cast<TestFn>(dlsym(library, "MPI_Test"))) {}
 
-  bool complete() const { return iallreduce_ && iallgather_ && ibcast_ && test_; }
+  bool complete() const {
+    return iallreduce_ && iallgather_ && ibcast_ && ireduce_scatter_block_ && ialltoall_ && test_;
+  }
 
   int Iallreduce(const void* send, void* receive, int count, Handle datatype, Handle op, Handle comm,
                  Request* request) const override {
@@ -49,6 +56,14 @@ class TypedMpiFunctions final : public MpiFunctions {
   }
   int Ibcast(void* buffer, int count, Handle datatype, int root, Handle comm, Request* request) const override {
     return ibcast_(buffer, count, Of(datatype), root, Of(comm), Slot(request));
+  }
+  int IreduceScatterBlock(const void* send, void* receive, int count, Handle datatype, Handle op, Handle comm,
+                          Request* request) const override {
+    return ireduce_scatter_block_(send, receive, count, Of(datatype), Of(op), Of(comm), Slot(request));
+  }
+  int Ialltoall(const void* send, int count, Handle datatype, void* receive, Handle comm,
+                Request* request) const override {
+    return ialltoall_(send, count, Of(datatype), receive, count, Of(datatype), Of(comm), Slot(request));
   }
   int Test(Request* request, bool* done) const override {
     int flag = 0;
@@ -73,6 +88,8 @@ class TypedMpiFunctions final : public MpiFunctions {
   IallreduceFn iallreduce_;
   IallgatherFn iallgather_;
   IbcastFn ibcast_;
+  IreduceScatterBlockFn ireduce_scatter_block_;
+  IalltoallFn ialltoall_;
   TestFn test_;
 };
 

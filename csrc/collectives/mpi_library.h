@@ -38,6 +38,12 @@ class MpiFunctions {
   virtual int Iallgather(const void* send, int count, Handle datatype, void* receive, Handle comm,
                          Request* request) const = 0;
   virtual int Ibcast(void* buffer, int count, Handle datatype, int root, Handle comm, Request* request) const = 0;
+  // `count` elements of the result for each worker.
+  virtual int IreduceScatterBlock(const void* send, void* receive, int count, Handle datatype, Handle op,
+                                  Handle comm, Request* request) const = 0;
+  // `count` elements to and from each worker.
+  virtual int Ialltoall(const void* send, int count, Handle datatype, void* receive, Handle comm,
+                        Request* request) const = 0;
   virtual int Test(Request* request, bool* done) const = 0;
 };
 

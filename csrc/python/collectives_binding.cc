@@ -169,6 +169,12 @@ py::object RunEager(int64_t id, const std::string& kind, py::handle value, const
     int64_t rows;
     if (!CheckedMul(shape.dim(0), communicator->size(), &rows)) Throw(InvalidArgument("all_gather: too many rows"));
     shape.set_dim(0, rows);
+  } else if (kind == "reduce_scatter" || kind == "all_to_all") {
+    if (shape.rank() == 0 || shape.dim(0) % communicator->size() != 0) {
+      Throw(InvalidArgument(kind + ": dimension 0 of shape " + shape.ToString() + " does not split into " +
+                            std::to_string(communicator->size()) + " equal blocks, one per worker"));
+    }
+    if (kind == "reduce_scatter") shape.set_dim(0, shape.dim(0) / communicator->size());
   }
   const size_t bytes = static_cast<size_t>(shape.NumElements()) * DTypeSize(in.dtype());
   RefPtr<Buffer> buffer = Buffer::Allocate(device->allocator(), bytes, device->stream());
@@ -185,6 +191,12 @@ py::object RunEager(int64_t id, const std::string& kind, py::handle value, const
       s = communicator->AllGather(in, out);
     } else if (kind == "broadcast") {
       s = communicator->Broadcast(in, out, root);
+    } else if (kind == "reduce_scatter") {
+      collectives::Reduction r;
+      s = collectives::ParseReduction(reduction, &r);
+      if (s.ok()) s = communicator->ReduceScatter(in, out, r);
+    } else if (kind == "all_to_all") {
+      s = communicator->AllToAll(in, out);
     } else if (kind == "barrier") {
       s = communicator->Barrier(in, out);
     } else {

@@ -61,10 +61,38 @@ def entries(ember):
     def broadcast_errors():
         yield ErrorInput("string", (np.array(["a"]),), {}, TypeError, r"^collective_broadcast: ")
 
+    def reduce_scatter(x, reduction="sum", group_size=1, communicator=None):
+        return raw.collective_reduce_scatter(x, communicator=communicator or _communicator(), group_size=group_size,
+                                             reduction=reduction)
+
+    def all_to_all(x, group_size=1, communicator=None):
+        return raw.collective_all_to_all(x, communicator=communicator or _communicator(), group_size=group_size)
+
+    def scatter_samples(dtype, rng):
+        for sample in _gather_samples(dtype, rng):
+            yield sample
+        yield Sample("max", (make(rng, (2, 3), dtype),), {"reduction": "max"})
+        yield Sample("min", (make(rng, (4,), dtype),), {"reduction": "min"})
+
+    def block_errors(op):
+        def errors():
+            yield ErrorInput("scalar", (np.float32(1),), {}, ValueError, rf"^{op}: a scalar has no dimension 0")
+            yield ErrorInput("uneven", (np.ones((3, 2), np.float32),), {"group_size": 2}, ValueError,
+                             rf"^{op}: dimension 0 of shape \[3, 2\] does not split into 2 equal blocks")
+            yield ErrorInput("no_workers", (np.ones((2,), np.float32),), {"group_size": 0}, ValueError,
+                             rf"^{op}: group_size must be at least 1")
+            if op == "collective_reduce_scatter":
+                yield ErrorInput("bad_reduction", (np.ones((2,), np.float32),), {"reduction": "mean"}, ValueError,
+                                 rf"^{op}: reduction must be 'sum', 'max' or 'min', got 'mean'")
+        return errors
+
     def same(x, **kwargs):
         del kwargs
         return x
 
     return [OpInfo("collective_all_reduce", all_reduce, same, reduce_samples, reduce_errors),
             OpInfo("collective_all_gather", all_gather, same, _gather_samples, gather_errors),
-            OpInfo("collective_broadcast", broadcast, same, unary_samples(), broadcast_errors)]
+            OpInfo("collective_broadcast", broadcast, same, unary_samples(), broadcast_errors),
+            OpInfo("collective_reduce_scatter", reduce_scatter, same, scatter_samples,
+                   block_errors("collective_reduce_scatter")),
+            OpInfo("collective_all_to_all", all_to_all, same, _gather_samples, block_errors("collective_all_to_all"))]

@@ -47,7 +47,8 @@ def test_nccl_is_reported_and_its_kernels_registered():
     import gpu_coverage
 
     rows = dict(gpu_coverage.coverage_rows())
-    for op in ("collective_all_reduce", "collective_all_gather", "collective_broadcast"):
+    for op in ("collective_all_reduce", "collective_all_gather", "collective_broadcast", "collective_reduce_scatter",
+               "collective_all_to_all"):
         assert rows[op].startswith("GPU:"), (op, rows[op])
 
 

@@ -11,7 +11,8 @@ namespace ember::cuda {
 // X(name): the NCCL function nccl<name>.
 #define EMBER_NCCL_FUNCTIONS(X)                                                                          \
   X(GetVersion) X(GetErrorString) X(GetUniqueId) X(CommInitRank) X(CommDestroy) X(CommAbort)             \
-  X(CommGetAsyncError) X(AllReduce) X(AllGather) X(Broadcast)
+  X(CommGetAsyncError) X(AllReduce) X(AllGather) X(Broadcast) X(ReduceScatter) X(Send) X(Recv)          \
+  X(GroupStart) X(GroupEnd)
 
 struct NcclApi {
 #define EMBER_NCCL_MEMBER(name) decltype(&nccl##name) name = nullptr;

@@ -18,6 +18,16 @@ Status FindCommunicatorOrFail(int64_t id, std::shared_ptr<collectives::Communica
   return Status::OK();
 }
 
+// The group_size attr names the communicator's size (the shape function
+// used it to size the output).
+Status CheckGroupSize(int64_t group_size, const collectives::Communicator& communicator) {
+  if (group_size != communicator.size()) {
+    return InvalidArgument("group_size is " + std::to_string(group_size) + " but the communicator has " +
+                           std::to_string(communicator.size()) + " workers");
+  }
+  return Status::OK();
+}
+
 class AllReduceKernel final : public OpKernel {
  public:
   explicit AllReduceKernel(const KernelInit& init) : attrs_(init.attrs) {
@@ -44,10 +54,7 @@ class AllGatherKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     std::shared_ptr<collectives::Communicator> communicator;
     EMBER_RETURN_IF_ERROR(FindCommunicatorOrFail(attrs_.communicator, &communicator));
-    if (attrs_.group_size != communicator->size()) {
-      return InvalidArgument("group_size is " + std::to_string(attrs_.group_size) + " but the communicator has " +
-                             std::to_string(communicator->size()) + " workers");
-    }
+    EMBER_RETURN_IF_ERROR(CheckGroupSize(attrs_.group_size, *communicator));
     return communicator->AllGather(ctx.input(0), ctx.output(0));
   }
 
@@ -73,6 +80,41 @@ class BroadcastKernel final : public OpKernel {
   CollectiveBroadcastAttrs attrs_;
 };
 
+class ReduceScatterKernel final : public OpKernel {
+ public:
+  explicit ReduceScatterKernel(const KernelInit& init) : attrs_(init.attrs) {
+    status_ = collectives::ParseReduction(attrs_.reduction, &reduction_);
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(status_);
+    std::shared_ptr<collectives::Communicator> communicator;
+    EMBER_RETURN_IF_ERROR(FindCommunicatorOrFail(attrs_.communicator, &communicator));
+    EMBER_RETURN_IF_ERROR(CheckGroupSize(attrs_.group_size, *communicator));
+    return communicator->ReduceScatter(ctx.input(0), ctx.output(0), reduction_);
+  }
+
+ private:
+  CollectiveReduceScatterAttrs attrs_;
+  collectives::Reduction reduction_ = collectives::Reduction::kSum;
+  Status status_;
+};
+
+class AllToAllKernel final : public OpKernel {
+ public:
+  explicit AllToAllKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    std::shared_ptr<collectives::Communicator> communicator;
+    EMBER_RETURN_IF_ERROR(FindCommunicatorOrFail(attrs_.communicator, &communicator));
+    EMBER_RETURN_IF_ERROR(CheckGroupSize(attrs_.group_size, *communicator));
+    return communicator->AllToAll(ctx.input(0), ctx.output(0));
+  }
+
+ private:
+  CollectiveAllToAllAttrs attrs_;
+};
+
 // One kernel class for every dtype: the communicator picks the MPI
 // datatype, or moves bytes.
 template <typename... Ts>
@@ -86,6 +128,8 @@ void RegisterCpuCollectiveKernels(KernelRegistry& registry) {
   RegisterEach(registry, "collective_all_reduce", &MakeKernel<AllReduceKernel>, type_sets::Numeric{});
   RegisterEach(registry, "collective_all_gather", &MakeKernel<AllGatherKernel>, type_sets::Every{});
   RegisterEach(registry, "collective_broadcast", &MakeKernel<BroadcastKernel>, type_sets::Every{});
+  RegisterEach(registry, "collective_reduce_scatter", &MakeKernel<ReduceScatterKernel>, type_sets::Numeric{});
+  RegisterEach(registry, "collective_all_to_all", &MakeKernel<AllToAllKernel>, type_sets::Every{});
 }
 
 }  // namespace ember

@@ -110,13 +110,20 @@ Status Prepare(const KernelContext& ctx, int64_t communicator, NcclCall* call) {
   return NcclComms::Global().Get(*call->nccl, communicator, env.device, &call->comm);
 }
 
+ncclRedOp_t NcclReduction(collectives::Reduction reduction) {
+  switch (reduction) {
+    case collectives::Reduction::kMax: return ncclMax;
+    case collectives::Reduction::kMin: return ncclMin;
+    default: return ncclSum;
+  }
+}
+
 class AllReduceKernel final : public OpKernel {
  public:
   explicit AllReduceKernel(const KernelInit& init) : attrs_(init.attrs) {
     collectives::Reduction reduction = collectives::Reduction::kSum;
     status_ = collectives::ParseReduction(attrs_.reduction, &reduction);
-    op_ = reduction == collectives::Reduction::kSum ? ncclSum : reduction == collectives::Reduction::kMax ? ncclMax
-                                                                                                          : ncclMin;
+    op_ = NcclReduction(reduction);
   }
 
   Status Compute(KernelContext& ctx) const override {
@@ -174,17 +181,94 @@ class BroadcastKernel final : public OpKernel {
   CollectiveBroadcastAttrs attrs_;
 };
 
+// group_size must be the communicator's size, and dimension 0 split into
+// that many blocks (the shape function checked the latter against the attr).
+Status CheckBlocks(int64_t communicator, int64_t group_size, const Tensor& in) {
+  std::shared_ptr<collectives::Communicator> mpi = collectives::FindCommunicator(communicator);
+  if (mpi == nullptr) return NotFound("no communicator with id " + std::to_string(communicator));
+  if (group_size != mpi->size()) {
+    return InvalidArgument("group_size is " + std::to_string(group_size) + " but the communicator has " +
+                           std::to_string(mpi->size()) + " workers");
+  }
+  if (in.rank() == 0 || in.dim(0) % group_size != 0) return InvalidArgument("dimension 0 does not split into blocks");
+  return Status::OK();
+}
+
+class ReduceScatterKernel final : public OpKernel {
+ public:
+  explicit ReduceScatterKernel(const KernelInit& init) : attrs_(init.attrs) {
+    collectives::Reduction reduction = collectives::Reduction::kSum;
+    status_ = collectives::ParseReduction(attrs_.reduction, &reduction);
+    op_ = NcclReduction(reduction);
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    EMBER_RETURN_IF_ERROR(status_);
+    const Tensor& in = ctx.input(0);
+    ncclDataType_t type;
+    if (!NcclType(in.dtype(), &type)) return TypeError(std::string("NCCL cannot reduce ") + DTypeName(in.dtype()));
+    EMBER_RETURN_IF_ERROR(CheckBlocks(attrs_.communicator, attrs_.group_size, in));
+    NcclCall call;
+    EMBER_RETURN_IF_ERROR(Prepare(ctx, attrs_.communicator, &call));
+    const size_t block = static_cast<size_t>(in.NumElements() / attrs_.group_size);
+    return NcclStatus(*call.nccl,
+                      call.nccl->ReduceScatter(in.raw_data(), ctx.output(0).raw_data(), block, type, op_, call.comm,
+                                               call.stream),
+                      "ncclReduceScatter");
+  }
+
+ private:
+  CollectiveReduceScatterAttrs attrs_;
+  ncclRedOp_t op_ = ncclSum;
+  Status status_;
+};
+
+// NCCL's own ncclAlltoAll is new in 2.28; a group of sends and receives,
+// one pair per worker, does the same on every NCCL since 2.7.
+class AllToAllKernel final : public OpKernel {
+ public:
+  explicit AllToAllKernel(const KernelInit& init) : attrs_(init.attrs) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& in = ctx.input(0);
+    EMBER_RETURN_IF_ERROR(CheckBlocks(attrs_.communicator, attrs_.group_size, in));
+    NcclCall call;
+    EMBER_RETURN_IF_ERROR(Prepare(ctx, attrs_.communicator, &call));
+    const size_t block = in.NumBytes() / static_cast<size_t>(attrs_.group_size);
+    const char* send = static_cast<const char*>(in.raw_data());
+    char* receive = static_cast<char*>(ctx.output(0).raw_data());
+    const NcclApi& nccl = *call.nccl;
+    EMBER_RETURN_IF_ERROR(NcclStatus(nccl, nccl.GroupStart(), "ncclGroupStart"));
+    Status status;
+    for (int peer = 0; peer < attrs_.group_size && status.ok(); ++peer) {
+      const size_t offset = static_cast<size_t>(peer) * block;
+      status = NcclStatus(nccl, nccl.Send(send + offset, block, ncclUint8, peer, call.comm, call.stream), "ncclSend");
+      if (status.ok()) {
+        status = NcclStatus(nccl, nccl.Recv(receive + offset, block, ncclUint8, peer, call.comm, call.stream),
+                            "ncclRecv");
+      }
+    }
+    const Status ended = NcclStatus(nccl, nccl.GroupEnd(), "ncclGroupEnd");  // always closes the group
+    return status.ok() ? ended : status;
+  }
+
+ private:
+  CollectiveAllToAllAttrs attrs_;
+};
+
 }  // namespace
 
 void RegisterCudaCollectiveKernels(KernelRegistry& r, DeviceTypeId gpu) {
   for (DType t : {DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
     r.Register("collective_all_reduce", gpu, {t}, &MakeKernel<AllReduceKernel>);
+    r.Register("collective_reduce_scatter", gpu, {t}, &MakeKernel<ReduceScatterKernel>);
   }
   // Gathers and broadcasts move bytes: op_defs' `every` set.
   for (DType t : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64, DType::kFloat16,
                   DType::kBFloat16, DType::kInt8, DType::kInt16, DType::kUInt8, DType::kComplex64}) {
     r.Register("collective_all_gather", gpu, {t}, &MakeKernel<AllGatherKernel>);
     r.Register("collective_broadcast", gpu, {t}, &MakeKernel<BroadcastKernel>);
+    r.Register("collective_all_to_all", gpu, {t}, &MakeKernel<AllToAllKernel>);
   }
 }
 #else

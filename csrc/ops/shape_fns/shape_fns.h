@@ -128,6 +128,8 @@ Status Squeeze(ShapeContext& ctx);                // attr axis (optional list)
 Status Tile(ShapeContext& ctx);                   // attr multiples
 Status CollectiveReduce(ShapeContext& ctx);       // attrs communicator, reduction: unchanged, reduction checked
 Status CollectiveGather(ShapeContext& ctx);       // attrs communicator, group_size: dim 0 times group_size
+Status CollectiveScatter(ShapeContext& ctx);      // attrs communicator, group_size, reduction: dim 0 over group_size
+Status CollectiveAllToAll(ShapeContext& ctx);     // attrs communicator, group_size: unchanged, dim 0 checked
 Status Pad(ShapeContext& ctx);                    // attrs paddings (flat), mode
 Status BroadcastTo(ShapeContext& ctx);            // attr shape
 Status Slice(ShapeContext& ctx);                  // attrs begin, size

@@ -44,6 +44,11 @@ class Collectives:
         """Device i gets the i-th of len(devices) equal pieces (along ``axis``) of the reduction."""
         raise NotImplementedError
 
+    def all_to_all(self, values, axis=0):
+        """Every value splits into len(devices) equal pieces along ``axis``; device i gets piece i
+        of every value, concatenated along ``axis`` in device order."""
+        raise NotImplementedError
+
 
 class LocalCollectives(Collectives):
     """Collectives among devices of this process: values are copied to the first device with
@@ -96,6 +101,23 @@ class LocalCollectives(Collectives):
                 out.append(ops.identity(piece))
         return out
 
+    def all_to_all(self, values, axis=0):
+        values = self._checked(values, "all_to_all")
+        n = len(self.devices)
+        with device(self.devices[0]):
+            here = [_axis_first(ops.identity(v), axis, n, "all_to_all", "device") for v in values]
+            axis = here[0][1]
+            rest = list(here[0][0].shape[1:])
+            # [source, destination, piece rows, ...] -> [destination, source, piece rows, ...]
+            blocks = ops.stack([_blocks(v, n) for v, _ in here], 0)
+            blocks = ops.transpose(blocks, [1, 0] + list(range(2, blocks.shape.rank)))
+            parts = [ops.reshape(b, [-1] + rest) for b in ops.unstack(blocks, axis=0)]
+        out = []
+        for name, part in zip(self.devices, parts):
+            with device(name):
+                out.append(_axis_back(ops.identity(part), axis))
+        return out
+
     def _checked(self, values, what, same_shape=True):
         values = [convert_to_tensor(v) for v in values]
         if len(values) != len(self.devices):
@@ -115,3 +137,35 @@ def _mean(values):
         return total / len(values)
     # Integers: divide in float64 and cast back, which truncates toward zero.
     return ops.cast(ops.cast(total, "float64") / float(len(values)), total.dtype)
+
+
+def _axis_first(value, axis, pieces, what, unit):
+    """``value`` with dimension ``axis`` moved first (checked to split into ``pieces`` equal
+    blocks), and the axis as a non-negative number."""
+    value = convert_to_tensor(value)
+    rank = value.shape.rank
+    if rank == 0:
+        raise ValueError(f"{what}: a scalar has no axis to split; reshape it to [1] first")
+    if not -rank <= axis < rank:
+        raise ValueError(f"{what}: axis {axis} is out of range for a value of rank {rank}")
+    axis = axis + rank if axis < 0 else axis
+    if value.shape[axis] % pieces:
+        raise ValueError(f"{what}: dimension {axis} of shape {tuple(value.shape)} does not split into {pieces} "
+                         f"equal pieces, one per {unit}")
+    if axis == 0:
+        return value, axis
+    return ops.transpose(value, [axis] + [d for d in range(rank) if d != axis]), axis
+
+
+def _axis_back(value, axis):
+    """The inverse of _axis_first's move."""
+    if axis == 0:
+        return value
+    rank = value.shape.rank
+    order = [axis] + [d for d in range(rank) if d != axis]
+    return ops.transpose(value, [order.index(d) for d in range(rank)])
+
+
+def _blocks(value, pieces):
+    """[rows, ...] as [pieces, rows / pieces, ...]."""
+    return ops.reshape(value, [pieces, -1] + list(value.shape[1:]))

@@ -42,10 +42,10 @@ from ember._context import HostCallbackInTrace, current_trace
 from ember._creation import convert_to_tensor
 from ember._dlpack import from_dlpack
 from ember._generated import ops
-from ember._movement import pad, split
+from ember._movement import pad
 from ember._tensor import Tensor
 from ember.device import device
-from ember.distribute._collectives import Collectives
+from ember.distribute._collectives import Collectives, _axis_back, _axis_first
 from ember.distribute._lost_workers import WorkerWatch
 from ember.distribute._mpi import DTYPE_CODES, datatype, mpi
 from ember.distribute._native_collectives import REDUCIBLE, NativeCommunicator, on_nccl_gpu
@@ -56,7 +56,7 @@ from ember.errors import OpError
 _POOLED_BYTES = 1 << 20  # smaller results come from malloc, which is cheap (Note [Result buffers])
 _POOL_SHAPES = 8
 _POOL_ARRAYS_PER_SHAPE = 3
-_KINDS = {"all_reduce": 1, "all_gather": 2, "broadcast": 3, "reduce_scatter": 4, "barrier": 5}
+_KINDS = {"all_reduce": 1, "all_gather": 2, "broadcast": 3, "reduce_scatter": 4, "barrier": 5, "all_to_all": 6}
 _MAX_CHECKED_DIMS = 6  # shapes with more dimensions are checked through their element count
 
 
@@ -188,19 +188,15 @@ class MpiCollectives(Collectives):
 
     def reduce_scatter(self, values, op, axis=0):
         op = ReduceOp.from_value(op)
-        if self._native is not None:
-            # The whole reduction, then this worker's piece: n times the bytes of MPI's own
-            # reduce-scatter, which the C++ side does not call yet.
-            value = self._native_value(values, "reduce_scatter", REDUCIBLE)
-            n = self.num_workers
-            if value.shape.rank == 0 or value.shape[axis] % n:
-                raise ValueError(f"reduce_scatter: dimension {axis} of shape {tuple(value.shape)} does not split "
-                                 f"into {n} equal pieces, one per worker")
-            (total,) = self.all_reduce([value], op)
-            with device(self.devices[0]):
-                return [split(total, n, axis=axis)[self.rank]]
-        (send,) = self._host_arrays(values, "reduce_scatter")
         n = self.num_workers
+        if self._native is not None:
+            value = self._native_value(values, "reduce_scatter", REDUCIBLE)
+            moved, axis = _axis_first(value, axis, n, "reduce_scatter", "worker")
+            out = self._native_call("reduce_scatter", moved, reduction=_REDUCTIONS[op])
+            if op is ReduceOp.MEAN:
+                out = _divided(out, n)
+            return [self._placed(_axis_back(out, axis))]
+        (send,) = self._host_arrays(values, "reduce_scatter")
         if send.ndim == 0 or send.shape[axis] % n:
             raise ValueError(f"reduce_scatter: dimension {axis} of shape {send.shape} does not split into {n} "
                              "equal pieces, one per worker")
@@ -211,6 +207,24 @@ class MpiCollectives(Collectives):
                   lambda: self._comm.Ireduce_scatter_block(_buffer(moved), _buffer(out), mpi_op))
         if op is ReduceOp.MEAN:
             _divide_in_place(out, n)
+        return [self._tensor(np.ascontiguousarray(np.moveaxis(out, 0, axis)))]
+
+    def all_to_all(self, values, axis=0):
+        """Worker j gets piece j (along ``axis``) of every worker's value, in rank order. Any dtype
+        works: the pieces' bytes are exchanged."""
+        n = self.num_workers
+        if self._native is not None:
+            value = self._native_value(values, "all_to_all", None)
+            moved, axis = _axis_first(value, axis, n, "all_to_all", "worker")
+            return [self._placed(_axis_back(self._native_call("all_to_all", moved), axis))]
+        (send,) = self._host_arrays(values, "all_to_all", any_dtype=True)
+        if send.ndim == 0 or send.shape[axis] % n:
+            raise ValueError(f"all_to_all: dimension {axis} of shape {send.shape} does not split into {n} "
+                             "equal pieces, one per worker")
+        moved = np.ascontiguousarray(np.moveaxis(send, axis, 0))
+        out = np.empty_like(moved)
+        raw_in, raw_out = moved.reshape(-1).view(np.uint8), out.reshape(-1).view(np.uint8)
+        self._run("all_to_all", send, lambda: self._comm.Ialltoall([raw_in, mpi().BYTE], [raw_out, mpi().BYTE]))
         return [self._tensor(np.ascontiguousarray(np.moveaxis(out, 0, axis)))]
 
     def barrier(self):

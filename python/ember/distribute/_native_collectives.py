@@ -5,15 +5,15 @@ side. MpiCollectives makes one NativeCommunicator when MPI allows calls from
 several threads (MPI_THREAD_MULTIPLE, what mpi4py asks for by default) and
 uses it:
 
-- inside a trace, as the ops collective_all_reduce, collective_all_gather
-  and collective_broadcast: a multi-worker training step then traces to
-  one graph, as TensorFlow's does; under a gradient tape too, so that the
-  tape records them and gradients flow through them;
+- inside a trace, as the ops collective_all_reduce, _all_gather,
+  _broadcast, _reduce_scatter and _all_to_all: a multi-worker training
+  step then traces to one graph, as TensorFlow's does; under a gradient
+  tape too, so that the tape records them and gradients flow through them;
 - a value on a GPU goes to the op on that GPU, which calls NCCL on its stream
   (Note [Collectives on GPUs] in csrc/kernels/cuda/collective.cc);
-- otherwise eagerly, for all_reduce and broadcast, through ``_C._mpi_run``, which
-  waits on the calling thread with the GIL released (Note [Eager
-  collectives without the executor] in csrc/python/collectives_binding.cc).
+- otherwise eagerly through ``_C._mpi_run``, which waits on the calling
+  thread with the GIL released (Note [Eager collectives without the
+  executor] in csrc/python/collectives_binding.cc).
 
 Both wait like WorkerWatch.wait and ask it about lost workers while they
 wait, so a lost worker is named the same way on every path.
@@ -67,6 +67,11 @@ class NativeCommunicator:
                 return ops.collective_all_reduce(value, communicator=self.id)
             if kind == "all_gather":
                 return ops.collective_all_gather(value, communicator=self.id, group_size=self.size)
+            if kind == "reduce_scatter":
+                return ops.collective_reduce_scatter(value, communicator=self.id, group_size=self.size,
+                                                     reduction=reduction)
+            if kind == "all_to_all":
+                return ops.collective_all_to_all(value, communicator=self.id, group_size=self.size)
             return ops.collective_broadcast(value, communicator=self.id, root=root)
 
 

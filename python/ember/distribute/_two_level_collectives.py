@@ -12,7 +12,7 @@ later backend lets workers have different numbers of devices.
 from ember._generated import ops
 from ember._movement import split
 from ember.device import device
-from ember.distribute._collectives import Collectives, LocalCollectives
+from ember.distribute._collectives import Collectives, LocalCollectives, _axis_back, _axis_first
 from ember.distribute._reduce_op import ReduceOp
 
 
@@ -47,19 +47,49 @@ class TwoLevelCollectives(Collectives):
         return self.local.broadcast(self.workers.broadcast(value)[0])
 
     def reduce_scatter(self, values, op, axis=0):
-        """Replica (worker w, local device i) gets piece w * L + i of the reduction."""
-        total = self.reduce(values, op, self.devices[0])
-        n = self.num_replicas
-        if total.shape[axis] % n:
-            raise ValueError(f"reduce_scatter: dimension {axis} has size {total.shape[axis]}, which does not "
-                             f"split into {n} equal pieces (one per replica)")
-        first = self.workers.rank * len(self.devices)
+        """Replica (worker w, local device i) gets piece w * L + i of the reduction: the workers
+        reduce-scatter their local partial results (worker w gets pieces w * L to w * L + L - 1),
+        then each worker splits its block among its devices."""
+        op = ReduceOp.from_value(op)
+        partial_op = ReduceOp.SUM if op is ReduceOp.MEAN else op
+        L = len(self.devices)
+        partial = self.local.reduce(values, partial_op, self.devices[0])
+        if partial.shape.rank == 0 or partial.shape[axis] % self.num_replicas:
+            raise ValueError(f"reduce_scatter: dimension {axis} of shape {tuple(partial.shape)} does not split "
+                             f"into {self.num_replicas} equal pieces (one per replica)")
+        block = self.workers.reduce_scatter([partial], partial_op, axis)[0]
+        if op is ReduceOp.MEAN:
+            block = _divide(block, self.num_replicas)
         with device(self.devices[0]):
-            pieces = split(total, n, axis=axis)[first:first + len(self.devices)]
+            pieces = split(block, L, axis=axis) if L > 1 else [block]
         out = []
         for name, piece in zip(self.devices, pieces):
             with device(name):
                 out.append(ops.identity(piece))
+        return out
+
+    def all_to_all(self, values, axis=0):
+        """Replica r = w * L + i (worker w, local device i) gets piece r of every replica's value,
+        in replica order: one exchange between workers carries every local pair's pieces."""
+        values = self.local._checked(values, "all_to_all")
+        L, W = len(self.devices), self.workers.num_workers
+        with device(self.devices[0]):
+            here = [_axis_first(ops.identity(v), axis, L * W, "all_to_all", "replica") for v in values]
+            axis = here[0][1]
+            rest = list(here[0][0].shape[1:])
+            # [source i, destination worker, destination i, piece rows, ...], sent in the order
+            # [destination worker, destination i, source i, ...].
+            pieces = ops.stack([ops.reshape(v, [W, L, -1] + rest) for v, _ in here], 0)
+            send = ops.transpose(pieces, [1, 2, 0] + list(range(3, pieces.shape.rank)))
+            received = self.workers.all_to_all([ops.reshape(send, [-1] + rest)], 0)[0]
+            # [source worker, destination i, source i, ...] -> [destination i, source worker, source i, ...]
+            got = ops.reshape(received, [W, L, L, -1] + rest)
+            got = ops.transpose(got, [1, 0, 2] + list(range(3, got.shape.rank)))
+            parts = [ops.reshape(p, [-1] + rest) for p in ops.unstack(got, axis=0)]
+        out = []
+        for name, part in zip(self.devices, parts):
+            with device(name):
+                out.append(_axis_back(ops.identity(part), axis))
         return out
 
     def barrier(self):

@@ -95,6 +95,28 @@ for local, piece in enumerate(pieces):
     np.testing.assert_allclose(piece.numpy(), ramp[2 * r:2 * r + 2] * total)
     assert piece.device == devices[local]
 
+# ... with MEAN along axis 1, where replica r holds r + 1 times the ramp.
+wide = np.stack([ramp, -ramp])
+sources = [ember.constant(wide * (rank * local_devices + i + 1)) for i in range(local_devices)]
+pieces = strategy._collectives.reduce_scatter(sources, "mean", axis=1)
+for local, piece in enumerate(pieces):
+    r = rank * local_devices + local
+    np.testing.assert_allclose(piece.numpy(), wide[:, 2 * r:2 * r + 2] * (total + 1) / 2, rtol=1e-6)
+
+# all_to_all: replica r gets piece r of every replica's value, in replica order; replica s's
+# value holds 100 * s + (row's piece number) in each of its rows.
+def value_of(s):
+    return np.repeat(100 * s + np.arange(total, dtype=np.int64), 3).reshape(total * 3, 1) * np.ones((1, 2), np.int64)
+
+
+got = strategy._collectives.all_to_all([ember.constant(value_of(rank * local_devices + i))
+                                        for i in range(local_devices)])
+for local, part in enumerate(got):
+    r = rank * local_devices + local
+    want = np.concatenate([value_of(s)[3 * r:3 * r + 3] for s in range(total)])
+    np.testing.assert_array_equal(part.numpy(), want)
+    assert part.device == devices[local]
+
 # Checkpoints: only worker 0 writes (Note [Checkpoints from one worker]).
 checkpoint = ember.train.Checkpoint(w=params[0])
 path = checkpoint.save(os.path.join(out_dir, "ckpt"))
