@@ -129,7 +129,7 @@ def test_merge_call_runs_once_with_per_replica_arguments(devices):
         total, doubled, same = ctx.merge_call(merge_fn, args=(x, shared), kwargs={"scale": 3})
         assert D.get_replica_context() is ctx and not D.in_cross_replica_context()
         assert int(before) == _replica_id()
-        return total, doubled, same
+        return total, doubled + 0.0, same  # doubled: this replica's own element, a tensor
 
     x = D.PerReplica([ember.constant([1.0, 2.0]), ember.constant([3.0, 5.0])])
     total, doubled, same = strategy.run(step, args=(x,))
