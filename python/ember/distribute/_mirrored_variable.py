@@ -182,9 +182,13 @@ class SyncOnReadVariable(DistributedVariable):
     must read it), or replica 0's for ONLY_FIRST_REPLICA. A cross-replica
     ``assign(v)`` writes ``v`` to every component, except with SUM, where
     each component gets ``v / num_replicas_in_sync`` so that the sum reads
-    ``v`` back (a checkpoint's restore); ``assign_add`` and ``assign_sub``
-    there are refused with SUM. As in TensorFlow, a read in the
-    cross-replica context with aggregation NONE is an error.
+    ``v`` back (a checkpoint's restore). ``assign_add`` and ``assign_sub``
+    there move every component by ``delta``, or by ``delta /
+    num_replicas_in_sync`` with SUM, so that the sum moves by ``delta``:
+    cross-replica code computes the same ``delta`` on every worker (Keras
+    metrics updated by ``fit`` rely on this; TensorFlow refuses these calls
+    with SUM, and Ember does too for integers). As in TensorFlow, a read in
+    the cross-replica context with aggregation NONE is an error.
     """
 
     _synchronization = VariableSynchronization.ON_READ
@@ -223,8 +227,13 @@ class SyncOnReadVariable(DistributedVariable):
     def _update(self, op, delta, what, read_value):
         if _distribution_context.current_replica() is None and self._distributed():
             if self._aggregation is VariableAggregation.SUM:
-                raise ValueError(f"{what} on SyncOnReadVariable {self._name!r}: not supported in the cross-replica "
-                                 "context with aggregation SUM (as in TensorFlow); use assign")
+                if not self.dtype.is_floating:
+                    raise ValueError(f"{what} on SyncOnReadVariable {self._name!r}: not supported in the "
+                                     f"cross-replica context for a {self.dtype.name} variable with aggregation SUM; "
+                                     "use assign")
+                # Each of the num_replicas_in_sync components takes its share, so the sum moves by delta.
+                delta = ops.divide(convert_to_tensor(delta, dtype=self.dtype),
+                                   ops.cast(self._strategy.num_replicas_in_sync, self.dtype))
             for component in self._components:  # each component moves by delta, from its own value
                 with device(component.device):
                     component._update(op, delta, what, False)
