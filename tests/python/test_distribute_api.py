@@ -80,7 +80,8 @@ def test_default_strategy_merge_call_update_and_reduce_to():
     v = ember.Variable([1.0, 2.0])
     assert strategy.extended.update(v, lambda var, d: var.assign_add(d), args=([1.0, 1.0],)) is v
     np.testing.assert_allclose(v.numpy(), [2.0, 3.0])
-    assert strategy.extended.update(v, lambda var: var.read_value() * 2.0, group=False)[0].numpy().tolist() == [4.0, 6.0]
+    doubled = strategy.extended.update(v, lambda var: var.read_value() * 2.0, group=False)
+    assert len(doubled) == 1 and doubled[0].numpy().tolist() == [4.0, 6.0]
     out = strategy.extended.reduce_to("SUM", x, "cpu:0")
     assert out.device == "cpu:0" and out.numpy().tolist() == [1.0, 2.0]
     assert [t.numpy().tolist() for t in strategy.extended.batch_reduce_to("MEAN", [(x, v), (x * 2.0, "cpu")])] == \

@@ -197,8 +197,9 @@ class ReplicaContext:
 # select_replica does; distributed variables stay as they are. In a trace
 # (Note [Replicas join the caller's trace]) merge_fn's ops join the graph.
 # With one replica in the strategy (the default strategy too), merge_fn
-# gets the arguments unchanged, under the replica's device scope. Under MultiWorkerMirroredStrategy merge_fn runs once per
-# worker, with this worker's replicas' values, as in TensorFlow.
+# gets the arguments unchanged, under the replica's device scope. Under
+# MultiWorkerMirroredStrategy merge_fn runs once per worker, with this
+# worker's replicas' values, as in TensorFlow.
 def _merged(strategy, merge_fn, args, kwargs, keep_device=False):
     push(strategy)
     try:

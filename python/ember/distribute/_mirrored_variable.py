@@ -112,8 +112,9 @@ class MirroredVariable(DistributedVariable):
     Note [Aggregated writes]: with an aggregation other than NONE,
     ``assign``, ``assign_add`` and ``assign_sub`` called inside
     ``strategy.run`` are collectives, as in TensorFlow: the replicas' values
-    are combined in a merge_call (SUM, MEAN, or replica 0's value for
-    ONLY_FIRST_REPLICA) and the result is written to every component.
+    are combined in a merge_call (SUM, MEAN, or global replica 0's value,
+    sent to every worker, for ONLY_FIRST_REPLICA) and the result is written
+    to every component.
     Every replica must make the same such calls in the same order.
     """
 
@@ -148,7 +149,7 @@ class MirroredVariable(DistributedVariable):
         """Note [Aggregated writes]."""
         if self._aggregation is VariableAggregation.MEAN and not self.dtype.is_floating:
             raise ValueError(f"{method} on {self._name!r}: a {self.dtype.name} variable cannot be updated with "
-                             "aggregation MEAN inside strategy.run (the mean of integers is not one)")
+                             "aggregation MEAN inside strategy.run (as in TensorFlow)")
         aggregation = self._aggregation
 
         def merge_fn(strategy, value):
@@ -179,7 +180,7 @@ class SyncOnReadVariable(DistributedVariable):
     cross-replica context, the value is the components combined with the
     variable's aggregation: their SUM or MEAN over every replica of every
     worker (a collective, so under MultiWorkerMirroredStrategy every worker
-    must read it), or replica 0's for ONLY_FIRST_REPLICA. A cross-replica
+    must read it), or this worker's first component for ONLY_FIRST_REPLICA. A cross-replica
     ``assign(v)`` writes ``v`` to every component, except with SUM, where
     each component gets ``v / num_replicas_in_sync`` so that the sum reads
     ``v`` back (a checkpoint's restore). ``assign_add`` and ``assign_sub``
