@@ -231,6 +231,9 @@ def test_extended_reduce_to_and_batch_reduce_to(devices):
     assert _lists(both) == [[3.0, 6.0]] * 2 and both[1].device == devices[1]
     with pytest.raises(ValueError, match="destinations"):
         strategy.extended.reduce_to("SUM", x, 3)
+    copies = strategy.extended.broadcast_to(ember.constant([7.0]), v)
+    assert [t.device for t in copies.values] == devices and _lists(copies.values) == [[7.0]] * 2
+    assert strategy.extended.broadcast_to(ember.constant([7.0]), devices[1]).device == devices[1]
     with pytest.raises(RuntimeError, match="cross-replica"):
         strategy.run(lambda: strategy.extended.reduce_to("SUM", x, devices[0]))
 
@@ -326,6 +329,7 @@ def test_sync_on_read_variables_aggregate_when_read(devices):
     strategy.run(replica_step, args=(x,))
     assert _lists(total.values) == [[2.0, 4.0], [6.0, 10.0]]
     np.testing.assert_allclose(total.numpy(), [8.0, 14.0])  # cross-replica: the SUM
+    np.testing.assert_allclose(strategy.extended.read_var(total).numpy(), [8.0, 14.0])
     np.testing.assert_allclose((total + 0.0).numpy(), [8.0, 14.0])  # ops read the aggregate too
     assert float(mean) == pytest.approx(3.0)  # components 2 and 4
     assert int(first) == 20 and _lists(first.values) == [20, 40]

@@ -84,6 +84,19 @@ class StrategyExtended:
         """``reduce_to`` for each (value, destinations) pair, in order."""
         return [self.reduce_to(reduce_op, v, d, options) for v, d in value_destination_pairs]
 
+    def broadcast_to(self, tensor, destinations):
+        """``tensor`` copied to ``destinations`` (as in ``reduce_to``): a tensor for one device, a
+        PerReplica of copies for several."""
+        self._require_cross_replica("broadcast_to")
+        copies = [_on(d, tensor) for d in _destination_devices(destinations)]
+        return copies[0] if len(copies) == 1 else PerReplica(copies)
+
+    def read_var(self, v):
+        """The value of ``v`` as the cross-replica context reads it (a SyncOnReadVariable's is
+        its replicas' values combined)."""
+        self._require_cross_replica("read_var")
+        return ops.identity(v)
+
     def value_container(self, value):
         """The distributed variable ``value`` is a component of, else ``value`` itself."""
         container = getattr(value, "_ember_container", None)
