@@ -54,6 +54,7 @@ from ember._strings._dispatch import (  # noqa: E402,F811
     transpose, unstack)
 from ember._name_scope import get_current_name_scope, name_scope  # noqa: E402
 from ember._variables import Variable, variable_creator_scope  # noqa: E402
+from ember._variable_policy import VariableAggregation, VariableSynchronization  # noqa: E402
 from ember.autodiff import GradientTape, UnconnectedGradients, custom_gradient  # noqa: E402
 from ember import nest  # noqa: E402
 from ember.function import init_scope  # noqa: E402

@@ -7,7 +7,7 @@ import threading
 import numpy as np
 
 
-from ember import _C, _context, _tensor_repr
+from ember import _C, _context, _tensor_repr, _variable_policy
 from ember._context import current_trace as _current_trace
 from ember._creation import convert_to_tensor
 from ember._generated import ops
@@ -90,9 +90,11 @@ class Variable(metaclass=_VariableType):
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None,
                  variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None,
                  aggregation=None, shape=None):
-        # tf.Variable's parameters, in its order. caching_device, synchronization and
-        # aggregation only matter to TensorFlow's graph and distribution machinery.
-        del caching_device, synchronization, aggregation
+        # tf.Variable's parameters, in its order. caching_device only matters to TensorFlow's
+        # graphs; synchronization and aggregation to a strategy's variables (one copy here).
+        del caching_device
+        synchronization, aggregation, trainable = _variable_policy.validate(synchronization, aggregation,
+                                                                            trainable, name)
         if initial_value is None:
             raise ValueError("Variable: initial_value must be given")
         for what, value in (("variable_def", variable_def), ("import_scope", import_scope),
@@ -102,10 +104,10 @@ class Variable(metaclass=_VariableType):
         if not validate_shape:
             raise NotImplementedError("Variable: validate_shape=False (a variable whose shape can change) is "
                                       "not supported")
-        trainable = True if trainable is None else trainable
         if _current_trace() is not None:  # Note [Variables created in functions] in function.py
             with _context.variable_creation_in_trace(initial_value):
-                self.__init__(initial_value, trainable=trainable, name=name, dtype=dtype, shape=shape)
+                self.__init__(initial_value, trainable=trainable, name=name, dtype=dtype, shape=shape,
+                              synchronization=synchronization, aggregation=aggregation)
             return
         if callable(initial_value):
             initial_value = initial_value()
@@ -118,6 +120,8 @@ class Variable(metaclass=_VariableType):
         scope = get_current_name_scope()
         self._name = f"{scope}/{base}" if scope else base
         self._trainable = bool(trainable)
+        self._synchronization = synchronization
+        self._aggregation = aggregation
         self._lock = threading.Lock()
         # A view, so the caller's tensor and the variable never share
         # identity; under a device scope, a copy onto that device.
@@ -151,6 +155,10 @@ class Variable(metaclass=_VariableType):
     # --- Metadata ----------------------------------------------------------
     name = property(lambda self: self._name)
     trainable = property(lambda self: self._trainable)
+    synchronization = property(lambda self: self._synchronization)
+    aggregation = property(lambda self: self._aggregation)
+    _synchronization = _variable_policy.VariableSynchronization.AUTO  # for subclasses that make no value
+    _aggregation = _variable_policy.VariableAggregation.NONE
     dtype = property(lambda self: self._value.dtype)
     shape = property(lambda self: self._value.shape)
     ndim = property(lambda self: self._value.ndim)

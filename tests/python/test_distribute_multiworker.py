@@ -154,6 +154,17 @@ def test_workers_train_like_one_device(tmp_path, n, local_devices, sync):
     assert not job.leftovers
 
 
+@pytest.mark.parametrize("local_devices", [1, 2])
+def test_api_across_workers(tmp_path, local_devices):
+    """Synced-on-read reads, aggregated writes, merge_call, values from a function and uneven
+    batches over two workers (distribute_workers/api_worker.py)."""
+    env = {"EMBER_NUM_CPU_DEVICES": str(local_devices), "EMBER_COLLECTIVE_TIMEOUT": "30"}
+    job = _launch(2, "api_worker.py", str(tmp_path), str(local_devices), env=env)
+    assert job.code == 0, job
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok-0", "ok-1"], job
+    assert not job.leftovers
+
+
 @pytest.mark.parametrize("first, then", [(4, 2), (2, 4)])
 def test_training_resumes_from_a_checkpoint_with_another_worker_count(tmp_path, first, then):
     """A job of `first` workers trains and checkpoints (model, Adam slots, step count); a job of `then`

@@ -506,7 +506,7 @@ TF_SIGNATURES = {
 TF_NAMES = {
     '': [
         'DType', 'GradientTape', 'Module', 'Tensor', 'TensorArray', 'TensorShape', 'TensorSpec', 'UnconnectedGradients',
-        'Variable', 'variable_creator_scope', 'distribute', 'RaggedTensor', 'SparseTensor', 'ragged', 'sparse', 'abs', 'foldl', 'foldr', 'map_fn',
+        'Variable', 'VariableAggregation', 'VariableSynchronization', 'variable_creator_scope', 'distribute', 'RaggedTensor', 'SparseTensor', 'ragged', 'sparse', 'abs', 'foldl', 'foldr', 'map_fn',
         'numpy_function', 'py_function', 'scan', 'switch_case',
         'vectorized_map',
         'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'argsort', 'as_dtype', 'asin', 'asinh', 'atan',
@@ -662,7 +662,9 @@ EXTENSIONS = {
     # The collectives backend interface and its in-process implementation (TensorFlow's
     # CrossDeviceOps plays that part); the distributed values strategy.run returns and
     # mirrored variables (TensorFlow has them, but not under tf.distribute).
-    "distribute": {"Collectives", "LocalCollectives", "MirroredVariable", "PerReplica",
+    "distribute": {"Collectives", "LocalCollectives", "MirroredVariable", "PerReplica", "SyncOnReadVariable",
+                   # tf.distribute.experimental.ValueContext, kept at the top like CommunicationOptions.
+                   "ValueContext",
                    # The MPI backend, its view of the cluster (TensorFlow reads TF_CONFIG instead),
                    # and tf.distribute.experimental.CommunicationOptions, kept at the top.
                    "MpiCollectives", "MpiClusterResolver", "CommunicationOptions"},

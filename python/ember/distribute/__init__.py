@@ -10,9 +10,9 @@ from ember.distribute._collectives import Collectives, LocalCollectives
 from ember.distribute._distribution_context import (
     ReplicaContext, get_cross_replica_context, get_replica_context, get_strategy, has_strategy,
     in_cross_replica_context)
-from ember.distribute._input import InputContext
+from ember.distribute._input import InputContext, ValueContext
 from ember.distribute._mirrored_strategy import MirroredStrategy, OneDeviceStrategy
-from ember.distribute._mirrored_variable import MirroredVariable
+from ember.distribute._mirrored_variable import MirroredVariable, SyncOnReadVariable
 from ember.distribute._mpi_collectives import MpiCollectives
 from ember.distribute._multi_worker_strategy import (
     CommunicationOptions, MpiClusterResolver, MultiWorkerMirroredStrategy)
@@ -23,6 +23,6 @@ from ember.distribute._values import PerReplica
 __all__ = [
     "Collectives", "CommunicationOptions", "InputContext", "LocalCollectives", "MirroredStrategy", "MirroredVariable",
     "MpiClusterResolver", "MpiCollectives", "MultiWorkerMirroredStrategy", "OneDeviceStrategy", "PerReplica",
-    "ReduceOp", "ReplicaContext", "Strategy", "StrategyExtended", "get_cross_replica_context", "get_replica_context",
-    "get_strategy", "has_strategy", "in_cross_replica_context",
+    "ReduceOp", "ReplicaContext", "Strategy", "StrategyExtended", "SyncOnReadVariable", "ValueContext",
+    "get_cross_replica_context", "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context",
 ]

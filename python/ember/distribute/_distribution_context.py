@@ -15,7 +15,9 @@ import threading
 
 from ember import _context, nest
 from ember._creation import constant
+from ember.device import device
 from ember.distribute._reduce_op import ReduceOp
+from ember.distribute._values import regroup, select_replica
 
 _state = threading.local()
 
@@ -58,7 +60,8 @@ def get_strategy():
 
 def has_strategy():
     """Whether a strategy other than the default one is current."""
-    return _top() is not None
+    top = _top()
+    return top is not None and top.strategy is not _default_strategy()
 
 
 def in_cross_replica_context():
@@ -160,6 +163,16 @@ class ReplicaContext:
         """Every replica gets all replicas' ``value`` concatenated along ``axis``."""
         return self._collective(value, lambda c, xs: c.all_gather(xs, axis))
 
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        """Calls ``merge_fn(strategy, *args, **kwargs)`` once for all replicas, in the cross-replica
+        context, and returns its result to every replica (Note [Merge calls])."""
+        kwargs = dict(kwargs or {})
+        if self._rendezvous is None:  # the only replica: its arguments as they are
+            return _merged(self._strategy, merge_fn, tuple(args), kwargs, keep_device=True)
+        payload = [(tuple(args), kwargs)]
+        merge = lambda _, parts: _merge_parts(self._strategy, merge_fn, parts)  # noqa: E731
+        return self._rendezvous(self._replica_id, payload, merge)[0]
+
     def _collective(self, value, run):
         flat = nest.flatten(value)
         if self._rendezvous is None:  # one replica: every collective of one value is that value
@@ -170,3 +183,37 @@ class ReplicaContext:
 
     def __repr__(self):
         return f"ReplicaContext(replica {self._replica_id} of {self.num_replicas_in_sync})"
+
+
+# Note [Merge calls]: ``merge_call`` is a collective like all_reduce
+# (Note [Replicas in lockstep] in _lockstep.py): every replica hands over
+# its arguments at the rendezvous, and the last one to arrive calls
+# merge_fn once, on its thread, after pushing the cross-replica context
+# (and no device scope) there; the other replicas wait, as at any collective. Each argument leaf is regrouped over the
+# replicas as strategy.run's outputs are: a PerReplica of the replicas'
+# values, or the value itself when every replica passed the same object (a
+# MirroredVariable, a Python constant). Each replica then gets the result
+# with PerReplica leaves replaced by its own element, as TensorFlow's
+# select_replica does; distributed variables stay as they are. In a trace
+# (Note [Replicas join the caller's trace]) merge_fn's ops join the graph.
+# With one replica in the strategy (the default strategy too), merge_fn
+# gets the arguments unchanged, under the replica's device scope. Under
+# MultiWorkerMirroredStrategy merge_fn runs once per worker, with this
+# worker's replicas' values, as in TensorFlow.
+def _merged(strategy, merge_fn, args, kwargs, keep_device=False):
+    push(strategy)
+    try:
+        if keep_device:  # the only replica's own call: its device scope is the caller's
+            return merge_fn(strategy, *args, **kwargs)
+        with device(None):
+            return merge_fn(strategy, *args, **kwargs)
+    finally:
+        pop()
+
+
+def _merge_parts(strategy, merge_fn, parts):
+    """The merge of the replicas' (args, kwargs) ``parts``: one result per replica."""
+    args = regroup([a for a, _ in parts])
+    kwargs = regroup([k for _, k in parts])
+    result = _merged(strategy, merge_fn, args, kwargs)
+    return [select_replica(i, result) for i in range(len(parts))]

@@ -2,7 +2,6 @@
 
 from ember import nest
 from ember._generated import ops
-from ember._movement import split
 from ember.device import device
 from ember.distribute._values import regroup
 
@@ -27,31 +26,82 @@ class InputContext:
                 f"{self.input_pipeline_id}, num_replicas_in_sync={self.num_replicas_in_sync})")
 
 
+class ValueContext:
+    """What ``value_fn`` learns in ``strategy.experimental_distribute_values_from_function``
+    (``tf.distribute.experimental.ValueContext``): which replica the value is for, of how many."""
+
+    def __init__(self, replica_id_in_sync_group=0, num_replicas_in_sync=1):
+        self.replica_id_in_sync_group = replica_id_in_sync_group
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+    def __repr__(self):
+        return (f"ValueContext(replica_id_in_sync_group={self.replica_id_in_sync_group}, "
+                f"num_replicas_in_sync={self.num_replicas_in_sync})")
+
+
 class DistributedDataset:
     """``strategy.experimental_distribute_dataset(dataset)``: iterating yields each element of
-    ``dataset`` (a global batch) split along its first dimension into one equal slice per
-    replica, each on its replica's device; tensors become PerReplica values."""
+    ``dataset`` (a global batch) split along its first dimension among the replicas of every
+    worker, each slice on its replica's device; tensors become PerReplica values.
+
+    Note [Uneven batches]: as TensorFlow's rebatching does, the first
+    element's batch size B is the global batch size, and replica r of all N
+    (worker-major) gets the r-th of N consecutive slices of sizes
+    ceil(B/N) for the first B mod N replicas and floor(B/N) for the rest:
+    equal slices when N divides B. A later, shorter batch (the final
+    partial one) fills the same slices in order, so the last replicas may get
+    fewer rows, or an empty batch. Every worker reads every batch and keeps
+    its replicas' slices (AutoShardPolicy.DATA), so all workers take the
+    same number of steps.
+    """
 
     def __init__(self, strategy, dataset):
         self._strategy = strategy
         self._dataset = dataset
 
     def __iter__(self):
-        return _DistributedIterator(iter(self._dataset), lambda elements: self._split(next(elements)))
+        layout = []  # the global batch size, learned from the first element
 
-    def _split(self, element):
+        def next_element(elements):
+            return self._split(next(elements), layout)
+
+        return _DistributedIterator(iter(self._dataset), next_element)
+
+    def _split(self, element, layout):
         devices = self._strategy.extended.worker_devices
         n = len(devices)
         workers, index = self._strategy._input_workers()
-        per_leaf = [_split_leaf(_worker_share(leaf, workers, index, n), n) for leaf in nest.flatten(element)]
-        per_replica = [nest.pack_sequence_as(element, [_on(devices[i], pieces[i]) for pieces in per_leaf])
+        leaves = nest.flatten(element)
+        for leaf in leaves:
+            if not hasattr(leaf, "shape") or len(leaf.shape) == 0:
+                raise ValueError(f"experimental_distribute_dataset: an element of shape {getattr(leaf, 'shape', ())} "
+                                 "has no batch dimension to split among replicas; batch the dataset first")
+        batch = max(leaf.shape[0] for leaf in leaves)
+        if not layout:
+            layout.append(batch)
+        # A batch longer than the first (not TensorFlow's case) is split as a full one of its own size.
+        bounds = replica_slices(max(layout[0], batch), workers * n)[index * n:(index + 1) * n]
+        per_replica = [nest.pack_sequence_as(element, [_on(devices[i], _rows(leaf, *bounds[i])) for leaf in leaves])
                        for i in range(n)]
         return regroup(per_replica)
 
 
+def replica_slices(global_batch, replicas):
+    """(start, end) of each replica's rows in a global batch of ``global_batch`` rows (Note [Uneven batches]);
+    a shorter batch clips them."""
+    base, extra = divmod(global_batch, replicas)
+    bounds, start = [], 0
+    for r in range(replicas):
+        end = start + base + (1 if r < extra else 0)
+        bounds.append((start, end))
+        start = end
+    return bounds
+
+
 def _worker_share(leaf, workers, index, local_replicas):
-    """Worker ``index``'s contiguous share of a global batch (TensorFlow's AutoShardPolicy.DATA:
-    every worker reads every batch and keeps its replicas' slices)."""
+    """Worker ``index``'s contiguous share of a global batch, for Keras ``fit`` under
+    MultiWorkerMirroredStrategy (which needs even shares; experimental_distribute_dataset
+    splits uneven batches instead, Note [Uneven batches])."""
     if workers == 1:
         return leaf
     n = workers * local_replicas
@@ -64,16 +114,13 @@ def _worker_share(leaf, workers, index, local_replicas):
     return leaf[index * share:(index + 1) * share]
 
 
-def _split_leaf(leaf, n):
-    if not hasattr(leaf, "shape") or len(leaf.shape) == 0:
-        raise ValueError(f"experimental_distribute_dataset: an element of shape {getattr(leaf, 'shape', ())} "
-                         "has no batch dimension to split among replicas; batch the dataset first")
+def _rows(leaf, start, end):
+    """Rows [start, end) of ``leaf``, clipped to its batch: an empty slice past its end."""
     batch = leaf.shape[0]
-    if batch % n:
-        raise ValueError(f"experimental_distribute_dataset: a batch of {batch} does not split evenly among {n} "
-                         "replicas; use a global batch size divisible by num_replicas_in_sync, and "
-                         "batch(..., drop_remainder=True) if the last batch is short")
-    return split(leaf, n, axis=0) if n > 1 else [leaf]
+    start, end = min(start, batch), min(end, batch)
+    if (start, end) == (0, batch):
+        return leaf
+    return leaf[start:end]
 
 
 def _on(device_name, value):

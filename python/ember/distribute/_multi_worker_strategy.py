@@ -54,8 +54,8 @@ class MpiClusterResolver:
 class MultiWorkerExtended(StrategyExtended):
     """``strategy.extended`` of a multi-worker strategy: ``worker_devices`` are this worker's."""
 
-    def __init__(self, devices, task_id):
-        super().__init__(devices)
+    def __init__(self, strategy, devices, task_id):
+        super().__init__(strategy, devices)
         self.should_checkpoint = task_id == 0  # Note [Checkpoints from one worker] in ember/train/_chief.py
         self.should_save_summary = task_id == 0
 
@@ -88,7 +88,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         super().__init__(devices, TwoLevelCollectives(devices, self._workers))
         self._communication_options = options
         task_id = self._workers.rank
-        self.extended = MultiWorkerExtended(self._devices, task_id)
+        self.extended = MultiWorkerExtended(self, self._devices, task_id)
         self.cluster_resolver = MpiClusterResolver(task_id, self._host_names())
         from ember.train import _chief  # the checkpoint layer sits above this one
         _chief.set_chief(task_id == 0)
@@ -119,6 +119,10 @@ class MultiWorkerMirroredStrategy(Strategy):
         initial = convert_to_tensor(initial, dtype=kwargs.get("dtype"))
         initial = self._workers.broadcast(initial)[0]
         return super()._create_variable(next_creator, initial_value=initial, **kwargs)
+
+    def _first_replica_value(self, value):
+        """Replica 0 is worker 0's first replica: its value, sent to every worker."""
+        return self._workers.broadcast(convert_to_tensor(local_results(value)[0]))[0]
 
     def _reduce_one(self, op, value, axis):
         # This worker's replicas' parts; a plain value is the value of its only replica

@@ -2,25 +2,133 @@
 
 import contextlib
 
-from ember import _C, nest
+from ember import _C, _variable_policy, nest
 from ember._generated import ops
+from ember._tensor import Tensor
+from ember._variable_policy import VariableSynchronization
 from ember._variables import plain_variable, variable_creator_scope
 from ember.device import device
 from ember.distribute import _distribution_context as _dc
 from ember.distribute._collectives import LocalCollectives
-from ember.distribute._input import DistributedDataset, DistributedDatasetFromFunction
+from ember.distribute._input import DistributedDataset, DistributedDatasetFromFunction, ValueContext
 from ember.distribute._lockstep import Lockstep
-from ember.distribute._mirrored_variable import MirroredVariable
+from ember.distribute._mirrored_variable import MirroredVariable, SyncOnReadVariable
 from ember.distribute._reduce_op import ReduceOp
 from ember.distribute._values import PerReplica, local_results, regroup, select_replica
 
 
 class StrategyExtended:
-    """The few details of ``strategy.extended`` that Ember has: the devices."""
+    """``strategy.extended``: the lower-level operations of a strategy (``tf.distribute.StrategyExtended``).
+    ``worker_devices`` are this process's replica devices; ``parameter_devices`` the devices
+    variables are mirrored on (the same ones)."""
 
-    def __init__(self, devices):
+    def __init__(self, strategy, devices):
+        self._strategy = strategy
         self.worker_devices = tuple(devices)
         self.parameter_devices = tuple(devices)
+
+    def _require_cross_replica(self, what):
+        if _dc.current_replica() is not None and self._strategy.num_replicas_in_sync > 1:
+            raise RuntimeError(f"strategy.extended.{what} is for the cross-replica context; inside strategy.run, "
+                               "call it from a merge_call (ReplicaContext.merge_call)")
+
+    def call_for_each_replica(self, fn, args=(), kwargs=None):
+        """Runs ``fn`` in each replica's context, like ``strategy.run``."""
+        self._require_cross_replica("call_for_each_replica")
+        return self._strategy.run(fn, args, kwargs)
+
+    def update(self, var, fn, args=(), kwargs=None, group=True):
+        """Calls ``fn(component, *args, **kwargs)`` for each component of ``var`` on its device, in
+        the cross-replica context; PerReplica arguments give each component its replica's element.
+        Inside ``strategy.run`` it is a merge_call (every replica must call it), as in TensorFlow.
+        Returns the results regrouped (a PerReplica where TensorFlow has a Mirrored value; ``var``
+        itself when each call returned its component), or a tuple of them if not ``group``."""
+        kwargs = dict(kwargs or {})
+        context = _dc.get_replica_context()
+        if context is not None and context._rendezvous is not None:
+            return context.merge_call(
+                lambda strategy, *a, **k: strategy.extended.update(var, fn, a, k, group), args, kwargs)
+        components = local_results(var)
+        results = []
+        entered = _dc.get_cross_replica_context() is not self._strategy
+        if entered:  # called outside the scope: fn still runs in this strategy's cross-replica context
+            _dc.push(self._strategy)
+        try:
+            for i, component in enumerate(components):
+                with device(component.device):
+                    results.append(fn(component, *select_replica(i, tuple(args)), **select_replica(i, kwargs)))
+        finally:
+            if entered:
+                _dc.pop()
+        if not group:
+            return tuple(results)
+        if len(results) > 1 and all(r is c for r, c in zip(results, components)):
+            return var  # each call returned its component: the variable stands for them
+        return regroup(results)
+
+    def reduce_to(self, reduce_op, value, destinations, options=None):
+        """``value`` (a PerReplica, or a plain value standing for every replica's) reduced across all
+        replicas and placed on ``destinations``: a device name, a tensor or a variable (its device),
+        or a distributed variable or PerReplica (each of its devices). One device gives a tensor,
+        several a PerReplica of equal copies (TensorFlow: a Mirrored value)."""
+        del options
+        self._require_cross_replica("reduce_to")
+        op = ReduceOp.from_value(reduce_op)
+        targets = _destination_devices(destinations)
+        with device(targets[0]):
+            reduced = self._strategy._reduce_one(op, value, None)
+        copies = [_on(d, reduced) for d in targets]
+        return copies[0] if len(copies) == 1 else PerReplica(copies)
+
+    def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None):
+        """``reduce_to`` for each (value, destinations) pair, in order."""
+        return [self.reduce_to(reduce_op, v, d, options) for v, d in value_destination_pairs]
+
+    def broadcast_to(self, tensor, destinations):
+        """``tensor`` copied to ``destinations`` (as in ``reduce_to``): a tensor for one device, a
+        PerReplica of copies for several."""
+        self._require_cross_replica("broadcast_to")
+        copies = [_on(d, tensor) for d in _destination_devices(destinations)]
+        return copies[0] if len(copies) == 1 else PerReplica(copies)
+
+    def read_var(self, v):
+        """The value of ``v`` as the cross-replica context reads it (a SyncOnReadVariable's is
+        its replicas' values combined)."""
+        self._require_cross_replica("read_var")
+        return ops.identity(v)
+
+    def value_container(self, value):
+        """The distributed variable ``value`` is a component of, else ``value`` itself."""
+        container = getattr(value, "_ember_container", None)
+        found = container() if container is not None else None
+        return found if found is not None else value
+
+    @contextlib.contextmanager
+    def colocate_vars_with(self, colocate_with_variable):
+        """Variables made inside are placed like ``colocate_with_variable``. Every variable made in
+        this strategy's scope already has a component on each of its devices, so this only checks
+        that the variable is one of this strategy's."""
+        strategy = getattr(self.value_container(colocate_with_variable), "_strategy", None)
+        if strategy is not None and strategy is not self._strategy:
+            raise ValueError(f"colocate_vars_with: {colocate_with_variable.name!r} belongs to another strategy")
+        yield
+
+
+
+def _destination_devices(destinations):
+    if isinstance(destinations, str):
+        return [_C._canonical_device(destinations)]
+    parts = local_results(destinations)
+    found = [getattr(p, "device", None) for p in parts]
+    if not found or any(d is None for d in found):
+        raise ValueError(f"reduce_to: destinations must be a device name, a tensor or a variable, or a distributed "
+                         f"value; got {destinations!r}")
+    return found
+
+
+def _on(device_name, value):
+    with device(device_name):
+        return ops.identity(value)
 
 
 class Strategy:
@@ -41,7 +149,7 @@ class Strategy:
                              f"the strategy's {list(devices)}")
         self._devices = devices
         self._collectives = collectives or LocalCollectives(devices)
-        self.extended = StrategyExtended(devices)
+        self.extended = StrategyExtended(self, devices)
 
     @property
     def num_replicas_in_sync(self):
@@ -72,8 +180,12 @@ class Strategy:
                                "variables in strategy.scope() before running the replicas")
         return self._mirrored_variable(**kwargs)
 
-    def _mirrored_variable(self, initial_value, name=None, trainable=None, **kwargs):
-        """One component per device, all starting from the same value (made once, then copied)."""
+    def _mirrored_variable(self, initial_value, name=None, trainable=None, synchronization=None, aggregation=None,
+                           **kwargs):
+        """One component per device, all starting from the same value (made once, then copied): a
+        SyncOnReadVariable for synchronization ON_READ, else a MirroredVariable."""
+        synchronization, aggregation, trainable = _variable_policy.validate(synchronization, aggregation,
+                                                                            trainable, name)
         if callable(initial_value):
             initial_value = initial_value()
         with device(self._devices[0]):
@@ -84,7 +196,13 @@ class Strategy:
                 component = plain_variable(initial_value=first.read_value(), trainable=first.trainable)
             component._name = f"{first.name}/replica_{i}"  # TensorFlow's naming of the copies
             components.append(component)
-        return MirroredVariable(self, components, first.name, first.trainable)
+        if synchronization is VariableSynchronization.ON_READ:
+            return SyncOnReadVariable(self, components, first.name, first.trainable, aggregation)
+        return MirroredVariable(self, components, first.name, first.trainable, aggregation)
+
+    def _first_replica_value(self, value):
+        """Replica 0's part of ``value`` (a variable's ONLY_FIRST_REPLICA aggregation)."""
+        return local_results(value)[0]
 
     # --- Running -------------------------------------------------------------
     def run(self, fn, args=(), kwargs=None, options=None):
@@ -181,6 +299,23 @@ class Strategy:
         del options
         return DistributedDataset(self, dataset)
 
+    def experimental_distribute_values_from_function(self, value_fn):
+        """A PerReplica whose replica i holds ``value_fn(ValueContext(i, num_replicas_in_sync))``,
+        called under replica i's device scope, its tensors copied to that device; ``i`` counts the
+        replicas of every worker. Each leaf of a nested result becomes a PerReplica. With one
+        replica in this process the value itself is returned (TensorFlow wraps it), as
+        ``strategy.run`` returns it."""
+        n = len(self._devices)
+        values = []
+        for i, device_name in enumerate(self._devices):
+            with device(device_name):
+                value = value_fn(ValueContext(self._global_replica_id(i), self.num_replicas_in_sync))
+            values.append(nest.map_structure(
+                lambda leaf, d=device_name: _on(d, leaf) if isinstance(leaf, Tensor) else leaf, value))
+        if n == 1:
+            return values[0]
+        return nest.map_structure(lambda *leaves: PerReplica(leaves), *values)
+
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """``dataset_fn(input_context)`` makes a dataset of per-replica batches; each replica
         gets one element in turn."""
@@ -200,7 +335,7 @@ class DefaultStrategy(Strategy):
     def __init__(self):
         self._devices = ("cpu:0",)
         self._collectives = LocalCollectives(self._devices)
-        self.extended = StrategyExtended(self._devices)
+        self.extended = StrategyExtended(self, self._devices)
         self._replica_context = _dc.ReplicaContext(self, 0)
 
     @contextlib.contextmanager
@@ -217,6 +352,9 @@ class DefaultStrategy(Strategy):
     def experimental_distribute_dataset(self, dataset, options=None):
         del options
         return dataset
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        return value_fn(ValueContext())
 
     def __repr__(self):
         return "DefaultStrategy()"

@@ -21,7 +21,11 @@ class Metric:
     def add_variable(self, shape, initializer="zeros", dtype=None, name=None):
         with _init_scope():  # a metric first used inside a traced step makes its state eagerly
             value = _np.zeros(shape, dtype=_np.dtype(dtype or self.dtype))
-            v = _Variable(value, trainable=False, name=f"{self.name}/{name}")
+            # Under a strategy, as in TensorFlow: each replica accumulates its own copy inside
+            # strategy.run, and result() (cross-replica) reads their sum (docs/distributed.md).
+            policy = ({"synchronization": ember.VariableSynchronization.ON_READ,
+                       "aggregation": ember.VariableAggregation.SUM} if value.dtype.kind == "f" else {})
+            v = _Variable(value, trainable=False, name=f"{self.name}/{name}", **policy)
         self._variables.append(v)
         return v
 
