@@ -15,13 +15,10 @@
 #include "core/stream.h"
 #include "core/tensor.h"
 
-namespace Eigen {
-struct ThreadPoolDevice;
-}  // namespace Eigen
-
 namespace ember {
 
 class Device;
+class IntraOpPool;
 
 // A unit of work for an executor. The executor owns it once enqueued.
 class Task {
@@ -95,8 +92,9 @@ struct DeviceContext {
   // posted there. Null when kernels finish before Compute returns (the
   // CPU), so their outputs are ready at once.
   Stream* stream = nullptr;
-  // Intra-op threads for CPU-style kernels (the CPU, the simulated device).
-  const Eigen::ThreadPoolDevice* cpu_pool = nullptr;
+  // Intra-op threads for CPU-style kernels (the CPU, the simulated device;
+  // Note [Intra-op pool]).
+  IntraOpPool* cpu_pool = nullptr;
   // Where kernels take workspaces from (ordered by `stream`).
   Allocator* scratch = nullptr;
   // Library handles a device's kernels share (cuBLAS, cuDNN), or null.

@@ -30,7 +30,7 @@ LAYERS = [
              "ember._nn3d", "ember._loss_scaling", "ember.einsum", "ember.math", "ember.nn", "ember.linalg",
              "ember.signal", "ember.image",
              "ember.bitwise", "ember.debugging", "ember.random", "ember.strings", "ember.sparse", "ember.ragged"]),
-    ("variables", ["ember._variables"]),
+    ("variables", ["ember._variables", "ember._variable_policy"]),
     ("programs", ["ember.autodiff", "ember._grads", "ember.function", "ember._control_flow", "ember._autograph",
                   "ember._tensor_array", "ember._functional_ops", "ember._py_function", "ember._printing"]),
     ("library", ["ember._module", "ember.initializers", "ember.optimizers", "ember.train", "ember.saved_model",

@@ -1,24 +1,14 @@
 // This file implements CpuDevice and the CPU runtime's start-up.
-#ifndef EIGEN_USE_THREADS
-#define EIGEN_USE_THREADS  // also set by the ember_eigen target
-#endif
 #include "devices/cpu/cpu_device.h"
 
 #include <thread>
 
-#include <unsupported/Eigen/CXX11/Tensor>
-
+#include "devices/cpu/intra_op_pool.h"
 #include "kernels/cpu/blas.h"
 #include "ops/op_kernel.h"
 #include "runtime/thread_executor.h"
 
 namespace ember {
-
-struct CpuDevice::EigenState {
-  explicit EigenState(int threads) : pool(threads), device(&pool, threads) {}
-  Eigen::ThreadPool pool;
-  Eigen::ThreadPoolDevice device;
-};
 
 namespace {
 int DefaultThreads(int requested) {
@@ -30,14 +20,14 @@ int DefaultThreads(int requested) {
 
 CpuDevice::CpuDevice(int index, int intra_op_threads)
     : Device(kCpuDeviceType, index, /*placement_priority=*/0),
-      eigen_(std::make_shared<EigenState>(DefaultThreads(intra_op_threads))),
+      pool_(std::make_shared<IntraOpPool>(DefaultThreads(intra_op_threads))),
       executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index), /*readers_may_run=*/true)) {
   SetCpuContext();
 }
 
 CpuDevice::CpuDevice(int index, const CpuDevice& other)
     : Device(kCpuDeviceType, index, /*placement_priority=*/0),
-      eigen_(other.eigen_),
+      pool_(other.pool_),
       executor_(std::make_unique<ThreadExecutor>("cpu:" + std::to_string(index), /*readers_may_run=*/true)) {
   SetCpuContext();
 }
@@ -45,15 +35,14 @@ CpuDevice::CpuDevice(int index, const CpuDevice& other)
 // No stream: CPU kernels finish inside Compute, on the executor thread.
 void CpuDevice::SetCpuContext() {
   DeviceContext context;
-  context.cpu_pool = &eigen_->device;
+  context.cpu_pool = pool_.get();
   context.scratch = HostAllocator();
   set_context(context);
 }
 
 CpuDevice::~CpuDevice() = default;
 
-const Eigen::ThreadPoolDevice& CpuDevice::eigen_device() const { return eigen_->device; }
-int CpuDevice::num_intra_op_threads() const { return eigen_->device.numThreads(); }
+int CpuDevice::num_intra_op_threads() const { return pool_->num_threads(); }
 
 void InitCpuDevice() {
   static bool done = [] {

@@ -1,5 +1,5 @@
 // This file declares CpuDevice: host memory, an async executor thread and
-// an Eigen thread pool for intra-op parallelism.
+// a thread pool for intra-op parallelism (Note [Intra-op pool]).
 #pragma once
 
 #include <memory>
@@ -8,12 +8,11 @@
 
 namespace ember {
 
+class IntraOpPool;
 class KernelRegistry;
 
 class CpuDevice final : public Device {
  public:
-  struct EigenState;
-
   // `intra_op_threads` <= 0 means one per hardware thread.
   CpuDevice(int index, int intra_op_threads);
   // Another logical CPU device sharing `other`'s intra-op pool.
@@ -24,15 +23,13 @@ class CpuDevice final : public Device {
   Executor* executor() override { return executor_.get(); }
   bool host_memory() const override { return true; }
 
-  // The Eigen device CPU kernels evaluate expressions on; its parallelFor
-  // splits work over the intra-op pool.
-  const Eigen::ThreadPoolDevice& eigen_device() const;
+  // Threads that split one kernel's work, the caller's included.
   int num_intra_op_threads() const;
 
  private:
   void SetCpuContext();
 
-  std::shared_ptr<EigenState> eigen_;
+  std::shared_ptr<IntraOpPool> pool_;
   std::unique_ptr<Executor> executor_;
 };
 

@@ -1,5 +1,5 @@
 // This file declares ParallelFor, how CPU kernels split work over the
-// intra-op thread pool without including Eigen's Tensor module.
+// device's intra-op pool (Note [Intra-op pool]).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,7 @@ inline constexpr double kExpensiveOpCycles = 20;  // exp, log, tanh
 
 using RangeFn = std::function<void(int64_t first, int64_t last)>;
 
-// Out of line: the only caller of Eigen::ThreadPoolDevice::parallelFor.
+// Out of line: cuts [0, n) into blocks and runs them on the device's pool.
 void ParallelForOnPool(const DeviceContext* device, int64_t n, double cycles_per_unit, const RangeFn& fn);
 
 // Threads of `device`'s intra-op pool; 1 without a pool.
