@@ -65,6 +65,25 @@ TEST(IntraOpPoolTest, WorkersTakeBlocksWhenTheCallerIsBusy) {
   EXPECT_TRUE(other_ran.load());
 }
 
+TEST(IntraOpPoolTest, AWorkerStartsWithItsOwnShare) {
+  // Four blocks on two threads: the caller's share is blocks 0-1, the
+  // worker's 2-3. While the caller holds block 0, the worker must start at 2.
+  IntraOpPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int64_t> workers_first{-1};
+  pool.ParallelFor(4, 1, [&](int64_t first, int64_t) {
+    if (std::this_thread::get_id() != caller) {
+      int64_t none = -1;
+      workers_first.compare_exchange_strong(none, first);
+      return;
+    }
+    if (first != 0) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (workers_first.load() < 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  });
+  EXPECT_EQ(workers_first.load(), 2);
+}
+
 TEST(IntraOpPoolTest, RegionsAfterTheWorkersSleptFinish) {
   IntraOpPool pool(3);
   for (int round = 0; round < 3; ++round) {

@@ -33,15 +33,29 @@ inline void CpuRelax() {
 }  // namespace
 
 struct IntraOpPool::Region {
+  // One thread's share of the blocks: [next, end) are unclaimed.
+  struct alignas(64) Share {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+
+  Region(const RangeFn* fn, int64_t n, int64_t block_size, int64_t blocks, int threads)
+      : fn(fn), n(n), block_size(block_size), blocks(blocks), shares(static_cast<size_t>(threads)) {
+    for (int t = 0; t < threads; ++t) {
+      shares[t].next.store(blocks * t / threads, std::memory_order_relaxed);
+      shares[t].end = blocks * (t + 1) / threads;
+    }
+  }
+
   const RangeFn* fn;
   int64_t n, block_size, blocks;
-  std::atomic<int64_t> next{0};  // the next unclaimed block
-  std::atomic<int64_t> done{0};  // blocks finished
+  std::vector<Share> shares;
+  alignas(64) std::atomic<int64_t> done{0};  // blocks finished
   std::atomic<bool> caller_sleeps{false};
 };
 
 IntraOpPool::IntraOpPool(int threads) {
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
 IntraOpPool::~IntraOpPool() {
@@ -54,16 +68,21 @@ IntraOpPool::~IntraOpPool() {
 }
 
 bool IntraOpPool::Exhausted(const Region& region) {
-  return region.next.load(std::memory_order_relaxed) >= region.blocks;
+  for (const Region::Share& share : region.shares) {
+    if (share.next.load(std::memory_order_relaxed) < share.end) return false;
+  }
+  return true;
 }
 
-void IntraOpPool::RunBlocks(Region& region) {
-  for (;;) {
-    const int64_t b = region.next.fetch_add(1);
-    if (b >= region.blocks) return;
-    const int64_t first = b * region.block_size;
-    (*region.fn)(first, std::min(region.n, first + region.block_size));
-    if (region.done.fetch_add(1) + 1 == region.blocks && region.caller_sleeps.load()) region.done.notify_all();
+void IntraOpPool::RunBlocks(Region& region, int first_share) {
+  const int shares = static_cast<int>(region.shares.size());
+  for (int s = 0; s < shares; ++s) {
+    Region::Share& share = region.shares[(first_share + s) % shares];
+    for (int64_t b = share.next.fetch_add(1); b < share.end; b = share.next.fetch_add(1)) {
+      const int64_t first = b * region.block_size;
+      (*region.fn)(first, std::min(region.n, first + region.block_size));
+      if (region.done.fetch_add(1) + 1 == region.blocks && region.caller_sleeps.load()) region.done.notify_all();
+    }
   }
 }
 
@@ -77,13 +96,13 @@ void IntraOpPool::ParallelFor(int64_t n, int64_t block_size, const RangeFn& fn) 
     fn(0, n);
     return;
   }
-  Region region{&fn, n, block_size, blocks};
+  Region region(&fn, n, block_size, blocks, num_threads());
   current_.store(&region);
   if (sleepers_.load() > 0) {
     std::lock_guard<std::mutex> lock(sleep_mu_);
     wake_.notify_all();
   }
-  RunBlocks(region);
+  RunBlocks(region, 0);
   // Every block is claimed: let no new worker in, then wait for the blocks
   // still running elsewhere.
   current_.store(nullptr);
@@ -106,14 +125,14 @@ void IntraOpPool::ParallelFor(int64_t n, int64_t block_size, const RangeFn& fn) 
   busy_.store(false);
 }
 
-void IntraOpPool::WorkerLoop() {
+void IntraOpPool::WorkerLoop(int share) {
   Clock::time_point last_work = Clock::now();
   for (int polls = 1; !stop_.load(std::memory_order_relaxed); ++polls) {
     if (current_.load(std::memory_order_relaxed) != nullptr) {
       inside_.fetch_add(1);
       Region* region = current_.load();
       const bool work = region != nullptr && !Exhausted(*region);
-      if (work) RunBlocks(*region);
+      if (work) RunBlocks(*region, share);
       inside_.fetch_sub(1);
       if (work) {
         last_work = Clock::now();

@@ -16,9 +16,14 @@ namespace ember {
 // A kernel splits its work into blocks and calls ParallelFor; the calling
 // thread (the device's executor, or the Python thread for a kernel run at
 // issue) takes blocks too, so a pool of `threads` has threads - 1 workers.
-// Blocks are claimed from a shared counter by whoever is free: a block
-// never waits for a particular thread, so a region is never slower than
-// the caller doing every block itself.
+// The blocks are cut into one contiguous share per thread (the caller's
+// first). Each thread runs its own share first and then claims what is left
+// of the others', from their counters: a block never waits for a
+// particular thread, so a region is never slower than the caller doing
+// every block itself. The fixed shares keep a thread on the same part of
+// the data from one call to the next, so that part stays in its core's
+// cache: the MLP's weights (2.7 MB) fit in the two cores' L2 caches
+// together, not in one.
 //
 // Why not Eigen's ThreadPool, as before: on the 2-core VMs Ember is
 // measured on, waking a thread that sleeps on another core takes about 47
@@ -58,8 +63,9 @@ class IntraOpPool {
  private:
   struct Region;
 
-  void WorkerLoop();
-  static void RunBlocks(Region& region);
+  void WorkerLoop(int share);
+  // Runs share `first_share`'s blocks, then the other shares' unclaimed ones.
+  static void RunBlocks(Region& region, int first_share);
   // True once `region` has no unclaimed block left.
   static bool Exhausted(const Region& region);
 
