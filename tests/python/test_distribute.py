@@ -8,30 +8,13 @@ test_two_device_cases_in_a_subprocess reruns this file with two CPUs, and
 tests/devices/test_distribute_sim.py reruns it on sim:0 and sim:1.
 """
 
-import os
-import re
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 import ember
+from two_devices import TWO_DEVICES, needs_two_devices, rerun_with_two_cpus
 
 D = ember.distribute
-
-
-def _two_devices():
-    names = ember.list_devices()
-    for kind in ("cpu", "sim"):
-        found = [n for n in names if n.startswith(kind + ":")]
-        if len(found) >= 2:
-            return found[:2]
-    return None
-
-
-TWO_DEVICES = _two_devices()
-needs_two_devices = pytest.mark.skipif(TWO_DEVICES is None, reason="needs two CPU or simulated devices")
 
 
 @pytest.fixture
@@ -542,19 +525,6 @@ def test_optimizer_made_outside_the_scope_is_refused(devices):
 
 
 # --- Rerunning the two-device cases ------------------------------------------------
-def run_two_device_cases(env):
-    """Runs this file's two-device tests in a fresh process with `env`; returns the passed count."""
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "not subprocess"],
-        env=env, capture_output=True, text=True, timeout=600, cwd=os.path.dirname(__file__))
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "skipped" not in result.stdout, result.stdout[-2000:]
-    return int(re.search(r"(\d+) passed", result.stdout).group(1))
-
-
 @pytest.mark.skipif(TWO_DEVICES is not None, reason="the two-device tests already ran in this process")
 def test_two_device_cases_in_a_subprocess():
-    env = dict(os.environ, EMBER_NUM_CPU_DEVICES="2")
-    env.pop("EMBER_SIMULATED_DEVICES", None)
-    env.pop("EMBER_TEST_DEVICE", None)
-    assert run_two_device_cases(env) >= 25
+    assert rerun_with_two_cpus(__file__) >= 25

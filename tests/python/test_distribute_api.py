@@ -6,32 +6,15 @@ Devices as in test_distribute.py: the two-device tests use two logical CPUs or t
 devices; in a plain run test_two_device_cases_in_a_subprocess reruns them with two CPUs.
 """
 
-import os
-import re
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 import ember
+from two_devices import TWO_DEVICES, needs_two_devices, rerun_with_two_cpus
 
 D = ember.distribute
 VS = ember.VariableSynchronization
 VA = ember.VariableAggregation
-
-
-def _two_devices():
-    names = ember.list_devices()
-    for kind in ("cpu", "sim"):
-        found = [n for n in names if n.startswith(kind + ":")]
-        if len(found) >= 2:
-            return found[:2]
-    return None
-
-
-TWO_DEVICES = _two_devices()
-needs_two_devices = pytest.mark.skipif(TWO_DEVICES is None, reason="needs two CPU or simulated devices")
 
 
 @pytest.fixture
@@ -446,12 +429,4 @@ def test_uneven_final_batches_are_split_in_order(devices):
 # --- Rerunning the two-device cases ------------------------------------------------
 @pytest.mark.skipif(TWO_DEVICES is not None, reason="the two-device tests already ran in this process")
 def test_two_device_cases_in_a_subprocess():
-    env = dict(os.environ, EMBER_NUM_CPU_DEVICES="2")
-    env.pop("EMBER_SIMULATED_DEVICES", None)
-    env.pop("EMBER_TEST_DEVICE", None)
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "not subprocess"],
-        env=env, capture_output=True, text=True, timeout=600, cwd=os.path.dirname(__file__))
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "skipped" not in result.stdout, result.stdout[-2000:]
-    assert int(re.search(r"(\d+) passed", result.stdout).group(1)) >= 18
+    assert rerun_with_two_cpus(__file__) >= 18

@@ -28,23 +28,39 @@ Status CheckGroupSize(int64_t group_size, const collectives::Communicator& commu
   return Status::OK();
 }
 
+// Finds the op's communicator, checks the op's group_size against it
+// (kNoGroupSize: the op has none), and runs `call` on it.
+constexpr int64_t kNoGroupSize = -1;
+
+template <typename Call>
+Status OnCommunicator(int64_t id, int64_t group_size, Call&& call) {
+  std::shared_ptr<collectives::Communicator> communicator;
+  EMBER_RETURN_IF_ERROR(FindCommunicatorOrFail(id, &communicator));
+  if (group_size != kNoGroupSize) EMBER_RETURN_IF_ERROR(CheckGroupSize(group_size, *communicator));
+  return call(*communicator);
+}
+
+// The `reduction` attr, parsed once when the kernel is made.
+struct ParsedReduction {
+  explicit ParsedReduction(const std::string& name) { status = collectives::ParseReduction(name, &reduction); }
+  collectives::Reduction reduction = collectives::Reduction::kSum;
+  Status status;
+};
+
 class AllReduceKernel final : public OpKernel {
  public:
-  explicit AllReduceKernel(const KernelInit& init) : attrs_(init.attrs) {
-    status_ = collectives::ParseReduction(attrs_.reduction, &reduction_);
-  }
+  explicit AllReduceKernel(const KernelInit& init) : attrs_(init.attrs), reduction_(attrs_.reduction) {}
 
   Status Compute(KernelContext& ctx) const override {
-    EMBER_RETURN_IF_ERROR(status_);
-    std::shared_ptr<collectives::Communicator> communicator;
-    EMBER_RETURN_IF_ERROR(FindCommunicatorOrFail(attrs_.communicator, &communicator));
-    return communicator->AllReduce(ctx.input(0), ctx.output(0), reduction_);
+    EMBER_RETURN_IF_ERROR(reduction_.status);
+    return OnCommunicator(attrs_.communicator, kNoGroupSize, [&](collectives::Communicator& c) {
+      return c.AllReduce(ctx.input(0), ctx.output(0), reduction_.reduction);
+    });
   }
 
  private:
   CollectiveAllReduceAttrs attrs_;
-  collectives::Reduction reduction_ = collectives::Reduction::kSum;
-  Status status_;
+  ParsedReduction reduction_;
 };
 
 class AllGatherKernel final : public OpKernel {
@@ -52,10 +68,8 @@ class AllGatherKernel final : public OpKernel {
   explicit AllGatherKernel(const KernelInit& init) : attrs_(init.attrs) {}
 
   Status Compute(KernelContext& ctx) const override {
-    std::shared_ptr<collectives::Communicator> communicator;
-    EMBER_RETURN_IF_ERROR(FindCommunicatorOrFail(attrs_.communicator, &communicator));
-    EMBER_RETURN_IF_ERROR(CheckGroupSize(attrs_.group_size, *communicator));
-    return communicator->AllGather(ctx.input(0), ctx.output(0));
+    return OnCommunicator(attrs_.communicator, attrs_.group_size,
+                          [&](collectives::Communicator& c) { return c.AllGather(ctx.input(0), ctx.output(0)); });
   }
 
  private:
@@ -67,13 +81,13 @@ class BroadcastKernel final : public OpKernel {
   explicit BroadcastKernel(const KernelInit& init) : attrs_(init.attrs) {}
 
   Status Compute(KernelContext& ctx) const override {
-    std::shared_ptr<collectives::Communicator> communicator;
-    EMBER_RETURN_IF_ERROR(FindCommunicatorOrFail(attrs_.communicator, &communicator));
-    if (attrs_.root < 0 || attrs_.root >= communicator->size()) {
-      return InvalidArgument("root " + std::to_string(attrs_.root) + " is not a worker of " +
-                             std::to_string(communicator->size()));
-    }
-    return communicator->Broadcast(ctx.input(0), ctx.output(0), static_cast<int>(attrs_.root));
+    return OnCommunicator(attrs_.communicator, kNoGroupSize, [&](collectives::Communicator& c) {
+      if (attrs_.root < 0 || attrs_.root >= c.size()) {
+        return InvalidArgument("root " + std::to_string(attrs_.root) + " is not a worker of " +
+                               std::to_string(c.size()));
+      }
+      return c.Broadcast(ctx.input(0), ctx.output(0), static_cast<int>(attrs_.root));
+    });
   }
 
  private:
@@ -82,22 +96,18 @@ class BroadcastKernel final : public OpKernel {
 
 class ReduceScatterKernel final : public OpKernel {
  public:
-  explicit ReduceScatterKernel(const KernelInit& init) : attrs_(init.attrs) {
-    status_ = collectives::ParseReduction(attrs_.reduction, &reduction_);
-  }
+  explicit ReduceScatterKernel(const KernelInit& init) : attrs_(init.attrs), reduction_(attrs_.reduction) {}
 
   Status Compute(KernelContext& ctx) const override {
-    EMBER_RETURN_IF_ERROR(status_);
-    std::shared_ptr<collectives::Communicator> communicator;
-    EMBER_RETURN_IF_ERROR(FindCommunicatorOrFail(attrs_.communicator, &communicator));
-    EMBER_RETURN_IF_ERROR(CheckGroupSize(attrs_.group_size, *communicator));
-    return communicator->ReduceScatter(ctx.input(0), ctx.output(0), reduction_);
+    EMBER_RETURN_IF_ERROR(reduction_.status);
+    return OnCommunicator(attrs_.communicator, attrs_.group_size, [&](collectives::Communicator& c) {
+      return c.ReduceScatter(ctx.input(0), ctx.output(0), reduction_.reduction);
+    });
   }
 
  private:
   CollectiveReduceScatterAttrs attrs_;
-  collectives::Reduction reduction_ = collectives::Reduction::kSum;
-  Status status_;
+  ParsedReduction reduction_;
 };
 
 class AllToAllKernel final : public OpKernel {
@@ -105,10 +115,8 @@ class AllToAllKernel final : public OpKernel {
   explicit AllToAllKernel(const KernelInit& init) : attrs_(init.attrs) {}
 
   Status Compute(KernelContext& ctx) const override {
-    std::shared_ptr<collectives::Communicator> communicator;
-    EMBER_RETURN_IF_ERROR(FindCommunicatorOrFail(attrs_.communicator, &communicator));
-    EMBER_RETURN_IF_ERROR(CheckGroupSize(attrs_.group_size, *communicator));
-    return communicator->AllToAll(ctx.input(0), ctx.output(0));
+    return OnCommunicator(attrs_.communicator, attrs_.group_size,
+                          [&](collectives::Communicator& c) { return c.AllToAll(ctx.input(0), ctx.output(0)); });
   }
 
  private:

@@ -110,39 +110,49 @@ Status Prepare(const KernelContext& ctx, int64_t communicator, NcclCall* call) {
   return NcclComms::Global().Get(*call->nccl, communicator, env.device, &call->comm);
 }
 
-ncclRedOp_t NcclReduction(collectives::Reduction reduction) {
-  switch (reduction) {
-    case collectives::Reduction::kMax: return ncclMax;
-    case collectives::Reduction::kMin: return ncclMin;
-    default: return ncclSum;
+// The `reduction` attr as NCCL's operation, parsed once when the kernel
+// is made.
+struct NcclReduction {
+  explicit NcclReduction(const std::string& name) {
+    collectives::Reduction reduction = collectives::Reduction::kSum;
+    status = collectives::ParseReduction(name, &reduction);
+    op = reduction == collectives::Reduction::kMax ? ncclMax
+         : reduction == collectives::Reduction::kMin ? ncclMin
+                                                     : ncclSum;
   }
+  ncclRedOp_t op = ncclSum;
+  Status status;
+};
+
+// What a reducing kernel starts with: a valid reduction, an NCCL type for
+// the input's dtype, and the NCCL call.
+Status PrepareReduction(const KernelContext& ctx, int64_t communicator, const NcclReduction& reduction,
+                        ncclDataType_t* type, NcclCall* call) {
+  EMBER_RETURN_IF_ERROR(reduction.status);
+  const DType dtype = ctx.input(0).dtype();
+  if (!NcclType(dtype, type)) return TypeError(std::string("NCCL cannot reduce ") + DTypeName(dtype));
+  return Prepare(ctx, communicator, call);
 }
 
 class AllReduceKernel final : public OpKernel {
  public:
-  explicit AllReduceKernel(const KernelInit& init) : attrs_(init.attrs) {
-    collectives::Reduction reduction = collectives::Reduction::kSum;
-    status_ = collectives::ParseReduction(attrs_.reduction, &reduction);
-    op_ = NcclReduction(reduction);
-  }
+  explicit AllReduceKernel(const KernelInit& init) : attrs_(init.attrs), reduction_(attrs_.reduction) {}
 
   Status Compute(KernelContext& ctx) const override {
-    EMBER_RETURN_IF_ERROR(status_);
     const Tensor& in = ctx.input(0);
     ncclDataType_t type;
-    if (!NcclType(in.dtype(), &type)) return TypeError(std::string("NCCL cannot reduce ") + DTypeName(in.dtype()));
     NcclCall call;
-    EMBER_RETURN_IF_ERROR(Prepare(ctx, attrs_.communicator, &call));
+    EMBER_RETURN_IF_ERROR(PrepareReduction(ctx, attrs_.communicator, reduction_, &type, &call));
     return NcclStatus(*call.nccl,
                       call.nccl->AllReduce(in.raw_data(), ctx.output(0).raw_data(),
-                                           static_cast<size_t>(in.NumElements()), type, op_, call.comm, call.stream),
+                                           static_cast<size_t>(in.NumElements()), type, reduction_.op, call.comm,
+                                           call.stream),
                       "ncclAllReduce");
   }
 
  private:
   CollectiveAllReduceAttrs attrs_;
-  ncclRedOp_t op_ = ncclSum;
-  Status status_;
+  NcclReduction reduction_;
 };
 
 class AllGatherKernel final : public OpKernel {
@@ -196,31 +206,24 @@ Status CheckBlocks(int64_t communicator, int64_t group_size, const Tensor& in) {
 
 class ReduceScatterKernel final : public OpKernel {
  public:
-  explicit ReduceScatterKernel(const KernelInit& init) : attrs_(init.attrs) {
-    collectives::Reduction reduction = collectives::Reduction::kSum;
-    status_ = collectives::ParseReduction(attrs_.reduction, &reduction);
-    op_ = NcclReduction(reduction);
-  }
+  explicit ReduceScatterKernel(const KernelInit& init) : attrs_(init.attrs), reduction_(attrs_.reduction) {}
 
   Status Compute(KernelContext& ctx) const override {
-    EMBER_RETURN_IF_ERROR(status_);
     const Tensor& in = ctx.input(0);
-    ncclDataType_t type;
-    if (!NcclType(in.dtype(), &type)) return TypeError(std::string("NCCL cannot reduce ") + DTypeName(in.dtype()));
     EMBER_RETURN_IF_ERROR(CheckBlocks(attrs_.communicator, attrs_.group_size, in));
+    ncclDataType_t type;
     NcclCall call;
-    EMBER_RETURN_IF_ERROR(Prepare(ctx, attrs_.communicator, &call));
+    EMBER_RETURN_IF_ERROR(PrepareReduction(ctx, attrs_.communicator, reduction_, &type, &call));
     const size_t block = static_cast<size_t>(in.NumElements() / attrs_.group_size);
     return NcclStatus(*call.nccl,
-                      call.nccl->ReduceScatter(in.raw_data(), ctx.output(0).raw_data(), block, type, op_, call.comm,
-                                               call.stream),
+                      call.nccl->ReduceScatter(in.raw_data(), ctx.output(0).raw_data(), block, type, reduction_.op,
+                                               call.comm, call.stream),
                       "ncclReduceScatter");
   }
 
  private:
   CollectiveReduceScatterAttrs attrs_;
-  ncclRedOp_t op_ = ncclSum;
-  Status status_;
+  NcclReduction reduction_;
 };
 
 // NCCL's own ncclAlltoAll is new in 2.28; a group of sends and receives,
