@@ -78,6 +78,13 @@ class DistributedVariable(Variable):
         with device(component.device):
             component._set_value(ops.identity(value))
 
+    def _set_value(self, value):
+        """Inside a replica, that replica's component; outside, every component."""
+        if _distribution_context.current_replica() is not None:
+            self._set_own(value)
+        else:
+            self._set_each(value)
+
     device = property(lambda self: self._component().device)
     # The components' metadata: a SyncOnReadVariable's own read would be a collective.
     dtype = property(lambda self: self._components[0].dtype)
@@ -119,12 +126,6 @@ class MirroredVariable(DistributedVariable):
     """
 
     _synchronization = VariableSynchronization.ON_WRITE
-
-    def _set_value(self, value):
-        if _distribution_context.current_replica() is not None:
-            self._set_own(value)
-        else:
-            self._set_each(value)
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         if self._aggregates_here():
@@ -210,12 +211,6 @@ class SyncOnReadVariable(DistributedVariable):
 
     def _distributed(self):
         return self._strategy.num_replicas_in_sync > 1
-
-    def _set_value(self, value):
-        if _distribution_context.current_replica() is not None:
-            self._set_own(value)
-        else:
-            self._set_each(value)
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         if (_distribution_context.current_replica() is None and self._distributed()
