@@ -77,6 +77,13 @@ class Communicator {
 
   int rank() const { return spec_.rank; }
   int size() const { return spec_.size; }
+  double timeout_s() const { return spec_.timeout_s; }
+  // The lost-worker check the waits make (see the Note): OK, or the error
+  // naming the lost workers; `deadline_passed` asks for the roll call. OK
+  // where the communicator has no check.
+  Status CheckFaults(const std::string& what, bool deadline_passed) const {
+    return spec_.check_faults ? spec_.check_faults(what, deadline_passed) : Status::OK();
+  }
   // True once a failure left requests MPI may still write into.
   bool HasAbandonedRequests();
 

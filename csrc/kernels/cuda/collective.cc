@@ -5,6 +5,7 @@
 #include <mutex>
 #include <utility>
 
+#include "collectives/collective_watch.h"
 #include "collectives/communicator.h"
 #include "core/allocator.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -25,10 +26,9 @@ namespace ember::cuda {
 // communicator: worker 0's ncclUniqueId reaches every worker through that
 // communicator's (checked, host-side) broadcast, then every worker calls
 // ncclCommInitRank, which returns once all of them have. The NCCL
-// communicator lives as long as the process. NCCL is loaded on first use
-// (nccl_api.h). Not covered yet: a lost worker. Its peers' NCCL kernels
-// wait on the GPU, and nothing aborts them (ncclCommAbort on a deadline
-// is the plan); the CPU kernels name lost workers instead.
+// communicator lives as long as the process, unless a lost worker aborts
+// it (Note [Watching collectives on GPUs]: every enqueued collective is
+// watched until it finishes). NCCL is loaded on first use (nccl_api.h).
 
 #ifdef EMBER_HAVE_NCCL_HEADERS
 namespace {
@@ -88,6 +88,13 @@ class NcclComms {
     return Status::OK();
   }
 
+  // After an abort: the next collective on (id, device) fails at once (the
+  // device has failed) instead of reaching the aborted communicator.
+  void Forget(int64_t id, int device) {
+    std::lock_guard<std::mutex> lock(mu_);
+    comms_.erase({id, device});
+  }
+
  private:
   std::mutex mu_;
   std::map<std::pair<int64_t, int>, ncclComm_t> comms_;
@@ -99,6 +106,8 @@ struct NcclCall {
   const NcclApi* nccl = nullptr;
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr;
+  const CudaKernelEnv* env = nullptr;
+  int64_t communicator = 0;
 };
 
 Status Prepare(const KernelContext& ctx, int64_t communicator, NcclCall* call) {
@@ -107,7 +116,52 @@ Status Prepare(const KernelContext& ctx, int64_t communicator, NcclCall* call) {
   if (call->nccl == nullptr) return FailedPrecondition("collectives on a GPU need NCCL: " + error);
   const CudaKernelEnv& env = EnvOf(ctx);
   call->stream = StreamOf(env);
+  call->env = &env;
+  call->communicator = communicator;
   return NcclComms::Global().Get(*call->nccl, communicator, env.device, &call->comm);
+}
+
+// The enqueue's result; once it succeeded, the collective is watched until
+// it finishes (Note [Watching collectives on GPUs]).
+Status Enqueued(const NcclCall& call, ncclResult_t result, const char* what) {
+  EMBER_RETURN_IF_ERROR(NcclStatus(*call.nccl, result, what));
+  std::shared_ptr<collectives::Communicator> mpi = collectives::FindCommunicator(call.communicator);
+  if (mpi == nullptr) return NotFound("no communicator with id " + std::to_string(call.communicator));
+  const CudaKernelEnv& env = *call.env;
+  EventHandle event = nullptr;
+  EMBER_RETURN_IF_ERROR(env.CheckLaunch(env.api->EventCreate(&event), "cudaEventCreate"));
+  if (Status s = env.CheckLaunch(env.api->EventRecord(event, env.stream), "cudaEventRecord"); !s.ok()) {
+    env.api->EventDestroy(event);
+    return s;
+  }
+  CudaApi* api = env.api;
+  DeviceHealth* health = env.health;
+  const NcclApi* nccl = call.nccl;
+  const ncclComm_t comm = call.comm;
+  const int64_t id = call.communicator;
+  const int device = env.device;
+  collectives::CollectiveWatch::Ops ops;
+  // Any answer but "not ready" ends the watch: an error here is the
+  // stream's to report (Note [Sticky CUDA errors]).
+  ops.finished = [api, event] { return api->EventQuery(event) != kErrorNotReady; };
+  ops.async_error = [nccl, comm] {
+    ncclResult_t state = ncclSuccess;
+    if (nccl->CommGetAsyncError(comm, &state) != ncclSuccess) return Internal("ncclCommGetAsyncError failed");
+    if (state == ncclSuccess || state == ncclInProgress) return Status::OK();
+    return Internal(std::string("NCCL failed: ") + nccl->GetErrorString(state));
+  };
+  // The device fails first, so no new launch reaches the communicator
+  // that the abort then frees; readers of this device get `error`.
+  ops.abort = [nccl, comm, health, id, device](const Status& error) {
+    health->Fail(error);
+    NcclComms::Global().Forget(id, device);
+    nccl->CommAbort(comm);
+  };
+  ops.release = [api, event] { api->EventDestroy(event); };
+  const std::string label = std::string(what) + " on gpu:" + std::to_string(device) + " (worker " +
+                            std::to_string(mpi->rank()) + " of " + std::to_string(mpi->size()) + ")";
+  collectives::CollectiveWatch::Global().Add(label, std::move(mpi), std::move(ops));
+  return Status::OK();
 }
 
 // The `reduction` attr as NCCL's operation, parsed once when the kernel
@@ -143,11 +197,11 @@ class AllReduceKernel final : public OpKernel {
     ncclDataType_t type;
     NcclCall call;
     EMBER_RETURN_IF_ERROR(PrepareReduction(ctx, attrs_.communicator, reduction_, &type, &call));
-    return NcclStatus(*call.nccl,
-                      call.nccl->AllReduce(in.raw_data(), ctx.output(0).raw_data(),
-                                           static_cast<size_t>(in.NumElements()), type, reduction_.op, call.comm,
-                                           call.stream),
-                      "ncclAllReduce");
+    return Enqueued(call,
+                    call.nccl->AllReduce(in.raw_data(), ctx.output(0).raw_data(),
+                                         static_cast<size_t>(in.NumElements()), type, reduction_.op, call.comm,
+                                         call.stream),
+                    "ncclAllReduce");
   }
 
  private:
@@ -163,10 +217,10 @@ class AllGatherKernel final : public OpKernel {
     const Tensor& in = ctx.input(0);
     NcclCall call;
     EMBER_RETURN_IF_ERROR(Prepare(ctx, attrs_.communicator, &call));
-    return NcclStatus(*call.nccl,
-                      call.nccl->AllGather(in.raw_data(), ctx.output(0).raw_data(), in.NumBytes(), ncclUint8,
-                                           call.comm, call.stream),
-                      "ncclAllGather");
+    return Enqueued(call,
+                    call.nccl->AllGather(in.raw_data(), ctx.output(0).raw_data(), in.NumBytes(), ncclUint8,
+                                         call.comm, call.stream),
+                    "ncclAllGather");
   }
 
  private:
@@ -181,10 +235,10 @@ class BroadcastKernel final : public OpKernel {
     const Tensor& in = ctx.input(0);
     NcclCall call;
     EMBER_RETURN_IF_ERROR(Prepare(ctx, attrs_.communicator, &call));
-    return NcclStatus(*call.nccl,
-                      call.nccl->Broadcast(in.raw_data(), ctx.output(0).raw_data(), in.NumBytes(), ncclUint8,
-                                           static_cast<int>(attrs_.root), call.comm, call.stream),
-                      "ncclBroadcast");
+    return Enqueued(call,
+                    call.nccl->Broadcast(in.raw_data(), ctx.output(0).raw_data(), in.NumBytes(), ncclUint8,
+                                         static_cast<int>(attrs_.root), call.comm, call.stream),
+                    "ncclBroadcast");
   }
 
  private:
@@ -215,10 +269,10 @@ class ReduceScatterKernel final : public OpKernel {
     NcclCall call;
     EMBER_RETURN_IF_ERROR(PrepareReduction(ctx, attrs_.communicator, reduction_, &type, &call));
     const size_t block = static_cast<size_t>(in.NumElements() / attrs_.group_size);
-    return NcclStatus(*call.nccl,
-                      call.nccl->ReduceScatter(in.raw_data(), ctx.output(0).raw_data(), block, type, reduction_.op,
-                                               call.comm, call.stream),
-                      "ncclReduceScatter");
+    return Enqueued(call,
+                    call.nccl->ReduceScatter(in.raw_data(), ctx.output(0).raw_data(), block, type, reduction_.op,
+                                             call.comm, call.stream),
+                    "ncclReduceScatter");
   }
 
  private:
@@ -251,8 +305,8 @@ class AllToAllKernel final : public OpKernel {
                             "ncclRecv");
       }
     }
-    const Status ended = NcclStatus(nccl, nccl.GroupEnd(), "ncclGroupEnd");  // always closes the group
-    return status.ok() ? ended : status;
+    const ncclResult_t ended = nccl.GroupEnd();  // always closes the group
+    return status.ok() ? Enqueued(call, ended, "ncclGroupEnd (all_to_all)") : status;
   }
 
  private:
