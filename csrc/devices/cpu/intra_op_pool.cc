@@ -6,9 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "runtime/spin.h"
 
 namespace ember {
 namespace {
@@ -21,14 +19,6 @@ constexpr auto kSpinAfterWork = std::chrono::microseconds(200);
 constexpr auto kCallerSpin = std::chrono::microseconds(100);
 // Polls between clock reads and sched_yield calls while spinning.
 constexpr int kPollsPerYield = 32;
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 }  // namespace
 
