@@ -81,14 +81,34 @@ def launch(cmd, events_path, log_path, timeout):
             code = proc.wait(timeout=timeout)
             failure = None
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # the child's own session: it and what it started
+            _kill(proc)
             code = proc.wait()
             failure = f"timed out after {timeout} s and was killed"
+        except BaseException:  # Ctrl-C: a child in its own session does not get the terminal's SIGINT
+            _kill(proc)
+            proc.wait()
+            raise
     events = _events(events_path)
     if failure is None and (code != 0 or not events or events[-1].get("event") != "end"):
-        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
-        failure = f"ended ({how}) before finishing: {_tail(log_path)}"
+        failure = f"ended ({_how(code)}) before finishing: {_tail(log_path)}"
     return events, failure, code
+
+
+def _kill(proc):
+    """The child and whatever it started (torch.compile's workers): its own session's process group."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _how(code):
+    if code >= 0:
+        return f"exit status {code}"
+    try:
+        return f"killed by {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
 
 
 def _run_process(framework, pass_index, keys_path, quick, timeout, tmp):
@@ -170,14 +190,14 @@ def merge_case(group, name, processes):
     entries, samples, timed_in = {}, {}, {}
     for p, r in found:
         for entry in r.get("entries", []):
-            name_ = entry["impl"]
-            if name_ in entries:
-                _merge_entry(entries[name_], entry)
+            impl = entry["impl"]
+            if impl in entries:
+                _merge_entry(entries[impl], entry)
             else:
-                entries[name_] = dict(entry, setup_s_by_pass=[entry["setup_s"]] if "setup_s" in entry else [])
-            if name_ in r.get("samples", {}):
-                samples.setdefault(name_, []).extend(r["samples"][name_])
-                timed_in.setdefault(name_, []).append(p["pass"])
+                entries[impl] = dict(entry, setup_s_by_pass=[entry["setup_s"]] if "setup_s" in entry else [])
+            if impl in r.get("samples", {}):
+                samples.setdefault(impl, []).extend(r["samples"][impl])
+                timed_in.setdefault(impl, []).append(p["pass"])
         if "error" in r:  # the case failed to build or to time in this framework's process
             text = f"in the {p['framework']} process of pass {p['pass']}: {r['error']}"
             mine = [e for e in entries.values() if e["framework"] == p["framework"]]

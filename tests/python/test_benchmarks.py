@@ -107,8 +107,9 @@ def test_a_crashed_child_fails_its_case_and_skips_the_rest_without_losing_the_ot
     # Pass 1 timed case b, pass 2 crashed in it: the crash is Ember's error there, with no time.
     b = isolated.merge_case("g", "b", processes)
     errors = {e["impl"]: e.get("error", "") for e in b["results"]}
-    assert errors["ember sync"] == errors["ember async"] and errors["ember sync"].startswith("the ember process of pass 2 failed during this case: ended (killed by "
-                                      "SIGSEGV)"), errors
+    assert errors["ember sync"] == errors["ember async"], errors
+    assert errors["ember sync"].startswith("the ember process of pass 2 failed during this case: ended (killed by "
+                                           "SIGSEGV)"), errors
     assert errors["numpy"].startswith("not run: the numpy process of pass 2 failed at case 'g/a'"), errors
     assert all("best_s" not in e for e in b["results"]) and len(b["failures"]) == 3, b
     assert isolated.peers(processes)["ember"]["used"]
