@@ -220,8 +220,8 @@ def mode_line(results):
         return ("interleaved: every framework in one process, the implementations of a case timed in "
                 "alternating rounds (`--interleaved`)")
     orders = " / ".join(", ".join(order) for order in mode["orders"])
-    failed = [f"{p['framework']} (pass {p['pass']}): {p['failure']}" for p in mode.get("processes", [])
-              if p.get("failure")]
+    failed = [f"{p['framework']} (pass {p['pass']}): {p['failure'][:160]}" for p in mode.get("processes", [])
+              if p.get("failure")]  # the whole text is under "Failures and mismatches"
     return (f"isolated: each framework in a process of its own, {mode['passes']} pass(es) in the order {orders}; "
             "best and median over every pass's samples" + (f"; failed processes: {'; '.join(failed)}"
                                                             if failed else ""))
