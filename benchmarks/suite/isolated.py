@@ -22,11 +22,13 @@ Each process computes the float64 reference itself, from the same seeds,
 with NumPy's BLAS on one thread; it reports the reference's SHA-256, and a
 case whose processes disagree lists it as a mismatch.
 
-A process is a new session; one that runs past its timeout is killed with
-its whole process group (torch.compile's workers too). A process that
-crashes, hangs or raises keeps what it finished: the events file has one
-line per finished case. The case it was in gets the failure as that
-framework's error, and the cases after it "not run" errors.
+A process is a new session; one that writes no event for --timeout
+seconds (one case, or the import, taking that long) is killed with its
+whole process group (torch.compile's workers too). A process that crashes,
+hangs or raises keeps what it finished: the events file has one line per
+finished case. The case it was in gets the failure as that framework's
+error, and a new process of the same framework runs the cases after it
+(none when it failed before its first case: then they are "not run").
 """
 import json
 import os
@@ -72,18 +74,35 @@ def _events(path):
     return out
 
 
+def _size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return -1
+
+
 def launch(cmd, events_path, log_path, timeout):
-    """Runs one child; returns (events, failure text or None, return code)."""
+    """Runs one child, killed once it has written no event for `timeout`
+    seconds (a case, or the import, taking that long); returns (events,
+    failure text or None, return code)."""
     with open(log_path, "w", encoding="utf-8") as log:
         proc = subprocess.Popen(cmd, cwd=machine.REPO, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
+        size, since, failure = _size(events_path), time.monotonic(), None
         try:
-            code = proc.wait(timeout=timeout)
-            failure = None
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            code = proc.wait()
-            failure = f"timed out after {timeout} s and was killed"
+            while True:
+                try:
+                    code = proc.wait(timeout=min(1.0, timeout))
+                    break
+                except subprocess.TimeoutExpired:
+                    now = time.monotonic()
+                    if _size(events_path) != size:
+                        size, since = _size(events_path), now
+                    elif now - since > timeout:
+                        _kill(proc)
+                        code = proc.wait()
+                        failure = f"timed out: {timeout:g} s without finishing a case (--timeout), killed"
+                        break
         except BaseException:  # Ctrl-C: a child in its own session does not get the terminal's SIGINT
             _kill(proc)
             proc.wait()
@@ -111,46 +130,59 @@ def _how(code):
         return f"killed by signal {-code}"
 
 
-def _run_process(framework, pass_index, keys_path, quick, timeout, tmp):
-    stem = Path(tmp) / f"pass{pass_index + 1}-{framework}"
-    cmd = [sys.executable, "-m", "benchmarks.suite.isolated_child", framework, str(keys_path),
+def _run_process(framework, pass_index, keys, quick, timeout, tmp, attempt):
+    stem = Path(tmp) / f"pass{pass_index + 1}-{framework}-{attempt}"
+    Path(f"{stem}.cases.json").write_text(json.dumps(keys), encoding="utf-8")
+    cmd = [sys.executable, "-m", "benchmarks.suite.isolated_child", framework, f"{stem}.cases.json",
            f"{stem}.jsonl"] + (["--quick"] if quick else [])
     load_before, begin = machine.load(), time.perf_counter()
     events, failure, code = launch(cmd, f"{stem}.jsonl", f"{stem}.log", timeout)
-    return {"framework": framework, "pass": pass_index + 1, "returncode": code,
+    return {"framework": framework, "pass": pass_index + 1, "attempt": attempt, "returncode": code,
             "wall_s": round(time.perf_counter() - begin, 2), "load_before": load_before,
-            "load_after": machine.load(), "failure": failure, "events": events}
+            "load_after": machine.load(), "failure": failure, "keys": keys, "events": events}
 
 
 def run_processes(keys, frameworks, passes, quick, timeout, progress=print):
-    """Every (pass, framework) process in turn; returns their results."""
+    """Every (pass, framework) process in turn; returns their results. A
+    process that fails in a case is followed by a new one for the cases
+    after it."""
     processes = []
     with tempfile.TemporaryDirectory(prefix="ember-benchmarks-") as tmp:
-        keys_path = Path(tmp) / "cases.json"
-        keys_path.write_text(json.dumps(keys), encoding="utf-8")
         for pass_index, order in enumerate(orders(frameworks, passes)):
             for framework in order:
-                p = _run_process(framework, pass_index, keys_path, quick, timeout, tmp)
-                processes.append(p)
-                done = sum(1 for e in p["events"] if e.get("event") == "case")
-                progress(f"pass {p['pass']}/{passes} {framework}: {done} of {len(keys)} cases, {p['wall_s']} s, "
-                         f"load {p['load_before']} -> {p['load_after']}"
-                         + (f"; FAILED: {p['failure']}" if p["failure"] else ""))
+                remaining, attempt = list(keys), 0
+                while remaining:
+                    attempt += 1
+                    p = _run_process(framework, pass_index, remaining, quick, timeout, tmp, attempt)
+                    processes.append(p)
+                    started = [e["key"] for e in p["events"] if e.get("event") == "start"]
+                    done = sum(1 for e in p["events"] if e.get("event") == "case")
+                    progress(f"pass {p['pass']}/{passes} {framework}"
+                             f"{f' (process {attempt})' if attempt > 1 else ''}: {done} of {len(remaining)} "
+                             f"cases, {p['wall_s']} s, load {p['load_before']} -> {p['load_after']}"
+                             + (f"; FAILED: {p['failure']}" if p["failure"] else ""))
+                    if not p["failure"] or not started:  # done, or failed before its first case: no retry
+                        break
+                    remaining = remaining[remaining.index(started[-1]) + 1:]
+                    p["continued"] = bool(remaining)
     return processes
 
 
 def _framework_failure(process, key):
     """Why `process` has no record of case `key`, or None when it has one
     or ended normally without it."""
-    if not process["failure"]:
+    if not process["failure"] or key not in process.get("keys", [key]):
         return None
     started = [e["key"] for e in process["events"] if e.get("event") == "start"]
     finished = {e["key"] for e in process["events"] if e.get("event") == "case"}
     if key in finished:
         return None
-    where = f"the {process['framework']} process of pass {process['pass']}"
+    again = f" (process {process['attempt']})" if process.get("attempt", 1) > 1 else ""
+    where = f"the {process['framework']} process of pass {process['pass']}{again}"
     if started and started[-1] == key:
         return f"{where} failed during this case: {process['failure']}"
+    if process.get("continued"):  # the next process ran it
+        return None
     at = f" at case {started[-1]!r}" if started else " before its first case"
     return f"not run: {where} failed{at}: {process['failure']}"
 
@@ -271,4 +303,6 @@ def thread_pools(processes):
 def describe(processes, frameworks, passes, timeout):
     """The mode's entry in results.json."""
     return {"name": "isolated", "passes": passes, "orders": orders(frameworks, passes), "timeout_s": timeout,
-            "processes": [{k: v for k, v in p.items() if k != "events"} for p in processes]}
+            "processes": [dict({k: v for k, v in p.items() if k not in ("events", "keys")},
+                               cases=sum(1 for e in p["events"] if e.get("event") == "case"))
+                          for p in processes]}

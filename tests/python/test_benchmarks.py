@@ -67,7 +67,7 @@ def test_a_hung_child_is_killed_at_its_timeout(tmp_path):
     events, failure, code = isolated.launch([sys.executable, "-c", "import time; time.sleep(60)"],
                                             tmp_path / "events.jsonl", tmp_path / "log", timeout=1)
     assert time.perf_counter() - start < 30 and events == [] and code < 0, (failure, code)
-    assert failure.startswith("timed out after 1 s"), failure
+    assert failure.startswith("timed out: 1 s without finishing a case"), failure
 
 
 def _case_event(framework, key, impls, seconds):
@@ -113,6 +113,16 @@ def test_a_crashed_child_fails_its_case_and_skips_the_rest_without_losing_the_ot
     assert errors["numpy"].startswith("not run: the numpy process of pass 2 failed at case 'g/a'"), errors
     assert all("best_s" not in e for e in b["results"]) and len(b["failures"]) == 3, b
     assert isolated.peers(processes)["ember"]["used"]
+
+    # A new process ran the cases after the crash: c is timed, not "not run".
+    processes[2].update(keys=["g/a", "g/b", "g/c"], continued=True)
+    processes.insert(3, process("ember", 2, [{"event": "start", "key": "g/c"},
+                                             _case_event("ember", "g/c", ["ember sync"], [2.0]),
+                                             {"event": "end", "thread_pools": []}]))
+    processes[3]["keys"] = ["g/c"]
+    c = isolated.merge_case("g", "c", processes)
+    (sync,) = c["results"][:1]
+    assert sync["impl"] == "ember sync" and sync["best_s"] == 2.0 and "error" not in sync, c
 
 
 def test_quick_memory_run_measures_each_framework_in_its_own_process(tmp_path):
