@@ -38,7 +38,7 @@ def parse_args(argv):
                    help="isolated mode: run every framework's process N times, alternating the order (default 2)")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="isolated mode: kill a framework's process that spends this long on one case, report "
-                        "the case as that framework's failure and run the rest in a new process (default 900, "
+                        "the case as that framework's failure and run the rest in a new process (default 600, "
                         "or 300 with --quick)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--render", action="store_true",
@@ -86,7 +86,7 @@ def main(argv=None):
     if args.mode == "isolated":
         timed = [s for s in specs if s.run is None]  # the memory cases start processes of their own
         frameworks = [n for n in ALL if n in peers.wanted]
-        timeout = args.timeout or (300 if args.quick else 900)
+        timeout = args.timeout or (300 if args.quick else 600)
         processes = isolated.run_processes([s.key for s in timed], frameworks, args.passes, args.quick,
                                            timeout) if timed else []
         merged = {s.key: isolated.merge_case(s.group, s.name, processes) for s in timed}

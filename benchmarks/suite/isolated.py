@@ -247,7 +247,7 @@ def merge_case(group, name, processes):
         if not mine:
             entries[p["framework"]] = _failed_entry(p["framework"], text)
 
-    # Every pass's samples, unless a pass failed: a failure reads as today's, no time.
+    # Every pass's samples, unless a pass failed: a failed impl has no time, as in the interleaved mode.
     pooled = {}
     for e in entries.values():
         if "error" not in e and e["impl"] in samples:
