@@ -9,12 +9,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.suite import (cases_dispatch, cases_elementwise, cases_kernels, cases_memory, cases_models, machine,
-                              publish, report, runner)
+from benchmarks.suite import groups, isolated, machine, publish, report, runner
 from benchmarks.suite.context import Context
 from benchmarks.suite.peers import ALL, Peers
-
-GROUPS = (cases_dispatch, cases_elementwise, cases_kernels, cases_models, cases_memory)
 
 
 def parse_args(argv):
@@ -29,6 +26,20 @@ def parse_args(argv):
                         f"{publish.DEFAULT_OUT.relative_to(machine.REPO)}/, or a temporary folder with --quick)")
     p.add_argument("--peers", default=",".join(ALL),
                    help="comma-separated frameworks to load (ember and numpy always are); default: all")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--isolated", dest="mode", action="store_const", const="isolated",
+                      help="the default: each framework in a process of its own, in passes of alternating order "
+                           "(Note [Isolated timing], benchmarks/suite/isolated.py)")
+    mode.add_argument("--interleaved", dest="mode", action="store_const", const="interleaved",
+                      help="every framework in this process, the implementations of a case timed in "
+                           "interleaved rounds (the suite's first mode)")
+    p.set_defaults(mode="isolated")
+    p.add_argument("--passes", type=int, default=2, metavar="N",
+                   help="isolated mode: run every framework's process N times, alternating the order (default 2)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="isolated mode: kill a framework's process that spends this long on one case, report "
+                        "the case as that framework's failure and run the rest in a new process (default 600, "
+                        "or 300 with --quick)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--render", action="store_true",
                    help="rewrite results.md and the charts from the results.json in --out, without running")
@@ -50,8 +61,11 @@ def main(argv=None):
     except ValueError as e:
         print(f"python -m benchmarks: --peers: {e}", file=sys.stderr)
         return 2
+    if args.passes < 1:
+        print("python -m benchmarks: --passes must be at least 1", file=sys.stderr)
+        return 2
     ctx = Context(peers, quick=args.quick)
-    specs = [s for group in GROUPS for s in group.specs(ctx)]
+    specs = groups.specs(ctx)
     if args.only:
         pattern = re.compile(args.only, re.IGNORECASE)
         specs = [s for s in specs if pattern.search(s.key)]
@@ -67,10 +81,22 @@ def main(argv=None):
     start = time.perf_counter()
     info = machine.describe()
     print(f"{info['cpu']}, {info['cpu_count']} CPUs, load {load_before}; {len(specs)} cases"
-          f"{' (--quick)' if args.quick else ''}", flush=True)
+          f"{' (--quick)' if args.quick else ''}, {args.mode} mode", flush=True)
+    merged, mode = {}, {"name": "interleaved"}
+    if args.mode == "isolated":
+        timed = [s for s in specs if s.run is None]  # the memory cases start processes of their own
+        frameworks = [n for n in ALL if n in peers.wanted]
+        timeout = args.timeout or (300 if args.quick else 600)
+        processes = isolated.run_processes([s.key for s in timed], frameworks, args.passes, args.quick,
+                                           timeout) if timed else []
+        merged = {s.key: isolated.merge_case(s.group, s.name, processes) for s in timed}
+        mode = isolated.describe(processes, frameworks, args.passes, timeout)
     records = []
     for spec in specs:
-        record = spec.run() if spec.run else runner.run(spec)
+        if spec.key in merged:
+            record = merged[spec.key]
+        else:
+            record = spec.run() if spec.run else runner.run(spec)
         records.append(record)
         print("\n".join(report.case_lines(record, report.memcpy_gbps(records))), flush=True)
 
@@ -83,13 +109,21 @@ def main(argv=None):
         "suite": "python -m benchmarks",
         "started": started,
         "duration_s": time.perf_counter() - start,
-        "options": {"quick": args.quick, "only": args.only, "peers": args.peers, "argv": sys.argv[1:]},
+        "options": {"quick": args.quick, "only": args.only, "peers": args.peers, "mode": args.mode,
+                    "argv": sys.argv[1:]},
+        "mode": mode,
         "load_before": load_before,
         "load_after": machine.load(),
-        "machine": dict(info, thread_pools_after_run=machine.blas()),  # with every framework loaded
+        # Interleaved: this process's, with every framework loaded; isolated: each framework's process's.
+        "machine": dict(info, thread_pools_after_run=machine.blas() if args.mode == "interleaved"
+                        else isolated.thread_pools(processes)),
         "peers": ctx.peers.describe(),
         "cases": records,
     }
+    if args.mode == "isolated":
+        for name, entry in isolated.peers(processes).items():  # the parent loads peers only for the memory cases
+            if entry.get("used") or not results["peers"][name].get("used"):
+                results["peers"][name] = entry
     print("\nskipped frameworks: " + (", ".join(f"{n} ({p['skipped']})" for n, p in results["peers"].items()
                                          if not p["used"]) or "none"))
     print("failures and mismatches:\n" + report.problems(results))

@@ -44,6 +44,8 @@ def _add_case(ctx):
                         "'ember async' only enqueues; its sample ends with ember.sync(), so it is the "
                         "sustained rate per op.")
     ember = ctx.peers.get("ember")
+    if ember is None:  # another framework's process (isolated mode)
+        return case
 
     def build():
         return repeat(ember.add, ember.tensor(np.full(1, A, np.float32)), ember.tensor(np.full(1, B, np.float32)))
@@ -170,7 +172,7 @@ def _function_call_case(ctx):
     impls = []
     for fw in ctx.peers.available():
         for label, compile_fn in fw.compilers().items():
-            if label == "torch.compile":
+            if label == "torch.compile" and "tensorflow" in ctx.peers.wanted:
                 continue  # it cannot compile once TensorFlow is loaded (frameworks/torch_ops.py)
 
             def build(fw=fw, compile_fn=compile_fn):
@@ -189,7 +191,8 @@ def _function_call_case(ctx):
                 per_call=True, warmup=ctx.pick(200, 10),
                 description="a traced one-op function (x + x on 1 element) called and its value read as NumPy, "
                             "each call timed on its own: best and median per call. Ember in async and sync mode "
-                            "next to jax.jit and tf.function (torch.compile cannot run once TensorFlow is loaded).")
+                            "next to jax.jit, tf.function and torch.compile (torch.compile only where TensorFlow "
+                            "is not loaded in the same process: isolated mode, or --peers without it).")
 
 
 def specs(ctx):

@@ -36,7 +36,9 @@ def _memcpy_case(ctx):
     def build():
         dst = np.empty_like(src)  # preallocated: no page faults inside the timing
         return repeat(lambda: np.copyto(dst, src) or dst)
-    return Case(impls=[impl_for(np_fw, build, "numpy copyto")], work=("GB/s", 8 * n), reference=lambda: src,
+    # NumPy is not loaded in another framework's process (isolated mode).
+    impls = [impl_for(np_fw, build, "numpy copyto")] if np_fw else []
+    return Case(impls=impls, work=("GB/s", 8 * n), reference=lambda: src,
                 rtol=0, atol_rel=0, description=f"np.copyto of {n} float32 elements into a preallocated array: "
                 "the machine's copy bandwidth, the yardstick for the element-wise ops (bytes read + written).",
                 **_big(ctx))

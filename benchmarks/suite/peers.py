@@ -10,11 +10,13 @@ _MODULES = {"ember": "ember_ops", "numpy": "numpy_ops", "torch": "torch_ops", "t
 
 
 class Peers:
-    def __init__(self, wanted=ALL):
+    def __init__(self, wanted=ALL, alone=False):
+        """alone: exactly `wanted`, without the Ember and NumPy every run
+        otherwise has (one framework's process in isolated mode)."""
         unknown = set(wanted) - set(ALL)
         if unknown:
             raise ValueError(f"unknown framework(s) {sorted(unknown)}; choose from {', '.join(ALL)}")
-        self.wanted = set(wanted) | {"ember", "numpy"}
+        self.wanted = set(wanted) if alone else set(wanted) | {"ember", "numpy"}
         self.loaded = {}
         self.skipped = {name: "not selected (--peers)" for name in ALL if name not in self.wanted}
 

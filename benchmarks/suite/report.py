@@ -191,8 +191,10 @@ def detail_tables(records):
         out.append(f"### {r['group']}: {r['name']}\n")
         if r.get("description"):
             out.append(r["description"] + "\n")
-        out.append(f"Per {r.get('unit', 'call')}; {r.get('rounds')} interleaved rounds of {r.get('inner')} "
-                   f"call(s); load {r.get('load_before')} -> {r.get('load_after')}.\n")
+        rounds = f"{r.get('rounds')} rounds of {r.get('inner')} call(s) in each of {r['passes']} passes, each " \
+            "framework in its own process" if "passes" in r else \
+            f"{r.get('rounds')} interleaved rounds of {r.get('inner')} call(s)"
+        out.append(f"Per {r.get('unit', 'call')}; {rounds}; load {r.get('load_before')} -> {r.get('load_after')}.\n")
         if "error" in r:
             out.append(f"**CASE FAILED:** `{_cell(r['error'])}`\n")
         out.append("| impl | best | median | throughput | setup | check / status |")
@@ -211,6 +213,20 @@ def detail_tables(records):
     return "\n".join(out)
 
 
+def mode_line(results):
+    """How the numbers were taken; a results.json from before the modes is interleaved."""
+    mode = results.get("mode", {"name": "interleaved"})
+    if mode["name"] != "isolated":
+        return ("interleaved: every framework in one process, the implementations of a case timed in "
+                "alternating rounds (`--interleaved`)")
+    orders = " / ".join(", ".join(order) for order in mode["orders"])
+    failed = [f"{p['framework']} (pass {p['pass']}): {p['failure'][:160]}" for p in mode.get("processes", [])
+              if p.get("failure")]  # the whole text is under "Failures and mismatches"
+    return (f"isolated: each framework in a process of its own, {mode['passes']} pass(es) in the order {orders}; "
+            "best and median over every pass's samples" + (f"; failed processes: {'; '.join(failed)}"
+                                                            if failed else ""))
+
+
 def header(results):
     m = results["machine"]
     git = m.get("git", {})
@@ -225,6 +241,7 @@ def header(results):
         f"{', --only ' + repr(results['options']['only']) if results['options'].get('only') else ''}",
         f"- Machine: {m['cpu']}, {m['cpu_count']} CPUs ({', '.join(m.get('cpu_flags', []))}), {m['os']}, "
         f"Python {m['python']}",
+        f"- Mode: {_cell(mode_line(results))}",
         f"- Load average (1, 5, 15 min): {results['load_before']} before, {results['load_after']} after",
         f"- Commit: {git.get('describe')}{' (tracked files modified)' if git.get('tracked_files_modified') else ''};"
         f" ember from {m['ember']['file']} (installed {m['ember']['installed_at']}{reinstalled})",

@@ -3,6 +3,7 @@ against the reference, times them interleaved and compares Ember with the
 fastest peer."""
 from __future__ import annotations
 
+import statistics
 import time
 import traceback
 from contextlib import nullcontext
@@ -85,23 +86,35 @@ def _compare(entries):
     return out
 
 
-def run(spec):
-    """Returns the case's record for results.json."""
+def start(spec):
+    """Builds the case: returns (record so far, case), or (record with the
+    error, None) when building failed."""
     record = {"group": spec.group, "name": spec.name, "load_before": machine.load()}
-    start = time.perf_counter()
     try:
         case = spec.build()
     except Exception as e:
         record.update(error=f"building the case failed: {_error_text(e)}", traceback=traceback.format_exc(limit=4))
-        return record
+        return record, None
     record.update(description=case.description, unit=case.unit, per=case.per, rounds=case.rounds,
                   inner=case.inner, notes=list(case.notes))
-    try:
-        reference = None if case.reference is None else np.asarray(case.reference(), dtype=np.float64)
-    except Exception as e:
-        reference = None
-        record["notes"].append(f"reference failed, outputs not checked: {_error_text(e)}")
+    if case.work:
+        label, amount = case.work  # bytes or FLOPs per call; reported in G per second
+        record["work"] = {"unit": label, "amount": amount}
+    return record, case
 
+
+def reference_of(case, record):
+    """The float64 reference output, or None (a note in the record says why)."""
+    try:
+        return None if case.reference is None else np.asarray(case.reference(), dtype=np.float64)
+    except Exception as e:
+        record["notes"].append(f"reference failed, outputs not checked: {_error_text(e)}")
+        return None
+
+
+def measure(case, reference, record):
+    """Prepares and times every impl; returns (entries, {impl name: [seconds
+    per call]}). A failure of the timing loop is the record's error."""
     entries, ready = [], []
     for impl in case.impls:
         entry, loop = _prepare(case, impl, reference)
@@ -113,16 +126,24 @@ def run(spec):
     except Exception as e:
         record.update(error=f"timing failed: {_error_text(e)}", traceback=traceback.format_exc(limit=4))
         samples = {}
+    return entries, {name: s.seconds for name, s in samples.items()}
+
+
+def finish(record, entries, samples):
+    """Fills in the record's results from the entries and their samples
+    (seconds per call, from one process or pooled from several)."""
+    per, work = record.get("per", 1), record.get("work")
     for entry in entries:
-        s = samples.get(entry["impl"])
-        if s is None:
+        seconds = samples.get(entry["impl"])
+        if not seconds:
             continue
-        entry["best_s"] = s.best / case.per
-        entry["median_s"] = s.median / case.per
-        entry["samples"] = len(s.seconds)
-        if case.work:
-            label, amount = case.work  # bytes or FLOPs per call; reported in G per second
-            entry["throughput"] = {"unit": label, "best": amount / s.best / 1e9, "median": amount / s.median / 1e9}
+        best, median = min(seconds), statistics.median(seconds)
+        entry["best_s"] = best / per
+        entry["median_s"] = median / per
+        entry["samples"] = len(seconds)
+        if work:
+            entry["throughput"] = {"unit": work["unit"], "best": work["amount"] / best / 1e9,
+                                   "median": work["amount"] / median / 1e9}
     record["results"] = entries
     record["ember_vs_peers"] = _compare(entries)
     record["failures"] = [f"{e['impl']}: {e['error']}" for e in entries if "error" in e]
@@ -130,6 +151,17 @@ def run(spec):
                             f" (tolerance {e['check'].get('atol')} + {e['check'].get('rtol')}*|ref|)"
                             if "max_abs_diff" in e["check"] else f"{e['impl']}: {e['check'].get('error')}"
                             for e in entries if "check" in e and not e["check"]["ok"]]
+    return record
+
+
+def run(spec):
+    """Returns the case's record for results.json, every impl in this process."""
+    begin = time.perf_counter()
+    record, case = start(spec)
+    if case is None:
+        return record
+    entries, samples = measure(case, reference_of(case, record), record)
+    finish(record, entries, samples)
     record["load_after"] = machine.load()
-    record["wall_s"] = round(time.perf_counter() - start, 2)
+    record["wall_s"] = round(time.perf_counter() - begin, 2)
     return record

@@ -1,29 +1,128 @@
 """The benchmark suite (python -m benchmarks) runs: a quick smoke run of
-its dispatch cases, whose outputs it checks against NumPy, and of its
-memory cases. No timing or memory size is asserted."""
+its dispatch cases, whose outputs it checks against NumPy, in the
+interleaved and the isolated mode, and of its memory cases; a child process
+that hangs or crashes is reported, not waited for. No timing or memory size
+is asserted."""
 
 import json
 import pathlib
 import subprocess
 import sys
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the benchmarks package, for the comparison test
 
-from benchmarks.suite import cases_memory  # noqa: E402
+from benchmarks.suite import cases_memory, isolated  # noqa: E402
 
 
 def test_quick_dispatch_run_checks_outputs_and_writes_results(tmp_path):
     result = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--only", "dispatch",
-                             "--peers", "numpy", "--out", str(tmp_path)],
+                             "--peers", "numpy", "--interleaved", "--out", str(tmp_path)],
                             cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     results = json.loads((tmp_path / "results.json").read_text())
+    assert results["mode"] == {"name": "interleaved"} and results["options"]["mode"] == "interleaved", results["mode"]
     names = {case["name"] for case in results["cases"]}
     assert len(results["cases"]) >= 5 and any("add" in n for n in names), names
     for case in results["cases"]:
         assert not case["failures"] and not case["mismatches"], case
         assert case["results"], case
+
+
+def test_quick_isolated_run_merges_every_process_into_the_same_records(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--only", r"dispatch/(add|relu)$",
+                             "--peers", "numpy", "--isolated", "--passes", "2", "--out", str(tmp_path)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    mode = results["mode"]
+    assert mode["name"] == "isolated" and mode["passes"] == 2, mode
+    assert mode["orders"] == [["numpy", "ember"], ["ember", "numpy"]], mode
+    assert [(p["pass"], p["framework"]) for p in mode["processes"]] == [(1, "numpy"), (1, "ember"), (2, "ember"),
+                                                                        (2, "numpy")], mode
+    assert not any(p["failure"] for p in mode["processes"]) and all(p["load_before"] for p in mode["processes"])
+    assert {n: p["used"] for n, p in results["peers"].items() if n in ("ember", "numpy")} == {"ember": True,
+                                                                                                "numpy": True}
+    assert set(results["machine"]["thread_pools_after_run"]) == {"ember", "numpy"}
+    assert [c["name"] for c in results["cases"]] == ["add", "relu"]
+    for case in results["cases"]:
+        assert not case["failures"] and not case["mismatches"] and case["passes"] == 2, case
+        assert len(case["reference_sha256"]) == 64, case  # every process computed the same reference
+        entries = {e["impl"]: e for e in case["results"]}
+        assert {e["framework"] for e in entries.values()} == {"ember", "numpy"}, entries
+        for e in entries.values():
+            # Each pass's rounds pooled: best and median over both processes' samples.
+            assert e["check"]["ok"] and e["timed_in_passes"] == [1, 2], e
+            assert e["samples"] == 2 * case["rounds"] and 0 < e["best_s"] <= e["median_s"], e
+        (ratio,) = [r for r in case["ember_vs_peers"] if r["impl"] == "ember sync"]
+        assert ratio["best_peer"] == "numpy", ratio
+    text = (tmp_path / "results.md").read_text()
+    assert "- Mode: isolated: each framework in a process of its own, 2 pass(es)" in text, text
+    assert "in each of 2 passes, each framework in its own process" in text, text
+
+
+def test_a_hung_child_is_killed_at_its_timeout(tmp_path):
+    start = time.perf_counter()
+    events, failure, code = isolated.launch([sys.executable, "-c", "import time; time.sleep(60)"],
+                                            tmp_path / "events.jsonl", tmp_path / "log", timeout=1)
+    assert time.perf_counter() - start < 30 and events == [] and code < 0, (failure, code)
+    assert failure.startswith("timed out: 1 s without finishing a case"), failure
+
+
+def _case_event(framework, key, impls, seconds):
+    entries = [{"impl": i, "framework": framework, "ember": framework == "ember", "compiled": False,
+                "setup_s": 0.1, "check": {"ok": True, "max_abs_diff": 0.0}} for i in impls]
+    record = {"group": "g", "name": key.split("/")[1], "description": "d", "unit": "call", "per": 1, "rounds": 2,
+              "inner": 1, "notes": [], "load_before": [0.1], "load_after": [0.2], "wall_s": 0.5,
+              "reference_sha256": "ab" * 32, "entries": entries, "samples": {i: seconds for i in impls}}
+    return {"event": "case", "key": key, "record": record}
+
+
+def test_a_crashed_child_fails_its_case_and_skips_the_rest_without_losing_the_others():
+    def process(framework, number, events, failure=None):
+        return {"framework": framework, "pass": number, "failure": failure,
+                "events": [{"event": "peer", "name": framework, "used": True, "version": "1"}] + events}
+    crashed = "ended (killed by SIGSEGV) before finishing: ..."
+    processes = [
+        process("numpy", 1, [{"event": "start", "key": "g/a"}, _case_event("numpy", "g/a", ["numpy"], [3.0, 2.0]),
+                             {"event": "start", "key": "g/b"}, _case_event("numpy", "g/b", ["numpy"], [4.0]),
+                             {"event": "end", "thread_pools": []}]),
+        process("ember", 1, [{"event": "start", "key": "g/a"},
+                             _case_event("ember", "g/a", ["ember sync", "ember async"], [1.0, 5.0]),
+                             {"event": "start", "key": "g/b"},
+                             _case_event("ember", "g/b", ["ember sync", "ember async"], [1.0]),
+                             {"event": "end", "thread_pools": []}]),
+        process("ember", 2, [{"event": "start", "key": "g/a"},
+                             _case_event("ember", "g/a", ["ember sync", "ember async"], [0.5]),
+                             {"event": "start", "key": "g/b"}], failure=crashed),
+        process("numpy", 2, [{"event": "start", "key": "g/a"}, _case_event("numpy", "g/a", ["numpy"], [1.5])],
+                failure="timed out after 9 s and was killed"),
+    ]
+    a = isolated.merge_case("g", "a", processes)
+    assert [e["impl"] for e in a["results"]] == ["ember sync", "ember async", "numpy"], a
+    sync = a["results"][0]
+    assert sync["best_s"] == 0.5 and sync["median_s"] == 1.0 and sync["timed_in_passes"] == [1, 2], sync
+    assert a["ember_vs_peers"][0]["ratio_vs_best_peer"] == 0.5 / 1.5 and a["reference_sha256"] == "ab" * 32, a
+    # Pass 1 timed case b, pass 2 crashed in it: the crash is Ember's error there, with no time.
+    b = isolated.merge_case("g", "b", processes)
+    errors = {e["impl"]: e.get("error", "") for e in b["results"]}
+    assert errors["ember sync"] == errors["ember async"], errors
+    assert errors["ember sync"].startswith("the ember process of pass 2 failed during this case: ended (killed by "
+                                           "SIGSEGV)"), errors
+    assert errors["numpy"].startswith("not run: the numpy process of pass 2 failed at case 'g/a'"), errors
+    assert all("best_s" not in e for e in b["results"]) and len(b["failures"]) == 3, b
+    assert isolated.peers(processes)["ember"]["used"]
+
+    # A new process ran the cases after the crash: c is timed, not "not run".
+    processes[2].update(keys=["g/a", "g/b", "g/c"], continued=True)
+    processes.insert(3, process("ember", 2, [{"event": "start", "key": "g/c"},
+                                             _case_event("ember", "g/c", ["ember sync"], [2.0]),
+                                             {"event": "end", "thread_pools": []}]))
+    processes[3]["keys"] = ["g/c"]
+    c = isolated.merge_case("g", "c", processes)
+    (sync,) = c["results"][:1]
+    assert sync["impl"] == "ember sync" and sync["best_s"] == 2.0 and "error" not in sync, c
 
 
 def test_quick_memory_run_measures_each_framework_in_its_own_process(tmp_path):
