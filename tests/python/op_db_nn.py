@@ -265,6 +265,13 @@ def conv_samples(dtype, rng):
     yield Sample("five_channels", (m(2, 6, 6, 5), m(3, 3, 5, 4), 1, "SAME"))
     yield Sample("im2col_strided", (m(2, 7, 7, 5), m(3, 3, 5, 4), 2, "SAME"))
     yield Sample("im2col_deep", (m(1, 4, 4, 130), m(3, 3, 130, 3), 1, "SAME"), {}, LOOSE)
+    # Winograd F(2x2, 3x3) (Note [Winograd convolution]): odd output sizes (partial 2x2 blocks),
+    # uneven explicit padding, channel counts that are not whole SIMD registers.
+    yield Sample("winograd_odd", (m(2, 13, 11, 12), m(3, 3, 12, 20), 1, "SAME"), {}, LOOSE)
+    yield Sample("winograd_explicit", (m(1, 17, 10, 9), m(3, 3, 9, 33), 1, [[0, 0], [2, 0], [1, 1], [0, 0]]),
+                 {}, LOOSE)
+    yield Sample("winograd_valid_nchw", (m(2, 10, 15, 14), m(3, 3, 10, 17), 1, "VALID"),
+                 {"data_format": "NCHW"}, LOOSE)
 
 
 def conv_errors():
@@ -296,6 +303,8 @@ def conv_transpose_samples(dtype, rng):
     # (Note [Conv2d transpose plan]).
     yield Sample("image_groups", (m(3, 40, 40, 8), m(3, 3, 80, 8), [3, 40, 40, 80], 1, "SAME"), {}, LOOSE)
     yield Sample("large", (m(2, 16, 16, 16), m(3, 3, 16, 16), [2, 32, 32, 16], 2), {}, LOOSE)
+    # Stride 1 runs as a convolution with flipped filters, here a Winograd one.
+    yield Sample("winograd_stride1", (m(2, 12, 11, 16), m(3, 3, 24, 16), [2, 12, 11, 24], 1, "SAME"), {}, LOOSE)
 
 
 def conv_transpose_errors():

@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/eigen.h"
 #include "kernels/cpu/conv_direct.h"
+#include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/matmul_gemm.h"
 #include "kernels/cpu/nn_kernels.h"
 #include "kernels/cpu/parallel.h"
@@ -94,6 +95,9 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
       w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0) {
     ParallelMatmul<T>(device, MatmulDims{n_img * m, c, cout, false, false}, x, f, y);
     return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (UsesWinogradConv(w, cin_g, groups, cout)) return WinogradConv2dNhwc(device, x, f, y, w, cout);
   }
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     if (UsesDirectConv(w, cin_g, groups)) return DirectConv2dNhwc(device, x, f, y, w, cout);
@@ -252,11 +256,12 @@ constexpr int64_t kTransposeColElements = int64_t{1} << 21;
 // whatever makes the output size after, with the filters flipped in both
 // spatial dims and their two channel dims swapped. When that convolution
 // takes the direct kernel (Note [Direct convolution for few input
-// channels]), it runs there: for the CIFAR tutorial's second layer, the
+// channels]) or the Winograd one (Note [Winograd convolution]), it runs
+// there: for the CIFAR tutorial's second layer, the
 // flipped filters are 3x3x64 -> 32, K = 576. Returns false (nothing done)
 // otherwise.
 template <typename T>
-bool TransposeAsDirectConv(const DeviceContext* device, const T* in, const T* f, T* out, const Window2D& w,
+bool TransposeAsStride1Conv(const DeviceContext* device, const T* in, const T* f, T* out, const Window2D& w,
                            int64_t cin) {
   if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
     return false;
@@ -279,7 +284,9 @@ bool TransposeAsDirectConv(const DeviceContext* device, const T* in, const T* f,
     t.pad_bottom = t.out_h - 1 + (w.k_h - 1) * w.dilation_h + 1 - t.in_h - t.pad_top;
     t.pad_right = t.out_w - 1 + (w.k_w - 1) * w.dilation_w + 1 - t.in_w - t.pad_left;
     if (t.pad_top < 0 || t.pad_left < 0 || t.pad_bottom < 0 || t.pad_right < 0) return false;
-    if (!UsesDirectConv(t, cin, 1)) return false;
+    bool winograd = false;
+    if constexpr (std::is_same_v<T, float>) winograd = UsesWinogradConv(t, cin, 1, cout);
+    if (!winograd && !UsesDirectConv(t, cin, 1)) return false;
     // filters [kh, kw, cout, cin] -> flipped [kh, kw, cin, cout]
     std::vector<T> flipped(w.k_h * w.k_w * cin * cout);
     for (int64_t ky = 0; ky < w.k_h; ++ky) {
@@ -291,6 +298,12 @@ bool TransposeAsDirectConv(const DeviceContext* device, const T* in, const T* f,
         }
       }
     }
+    if constexpr (std::is_same_v<T, float>) {
+      if (winograd) {
+        WinogradConv2dNhwc(device, in, flipped.data(), out, t, cout);
+        return true;
+      }
+    }
     DirectConv2dNhwc(device, in, flipped.data(), out, t, cout);
     return true;
   }
@@ -298,7 +311,7 @@ bool TransposeAsDirectConv(const DeviceContext* device, const T* in, const T* f,
 
 template <typename T>
 void Conv2dTransposeNhwc(const DeviceContext* device, const T* in, const T* f, T* out, const Window2D& w, int64_t cin) {
-  if (TransposeAsDirectConv(device, in, f, out, w, cin)) return;  // Note [Stride-1 transposed convolution as a convolution]
+  if (TransposeAsStride1Conv(device, in, f, out, w, cin)) return;  // Note [Stride-1 transposed convolution as a convolution]
   // w describes the forward conv of the output: w.in_* = output dims,
   // w.out_* = input dims.
   const int64_t oh = w.in_h, ow = w.in_w, cout = w.channels;
