@@ -18,12 +18,7 @@ class _TensorMethods:
     # Element-wise __eq__ makes tensors unhashable, as in TensorFlow.
     __hash__ = None
 
-    def numpy(self):
-        """Waits for the value; returns a read-only NumPy view of it (no copy).
-
-        Use ``np.array(t)`` for a writable copy.
-        """
-        return self._numpy()
+    # numpy() is a C method of ember.Tensor (csrc/python/tensor_object.cc).
 
     def __array__(self, dtype=None, copy=None):
         """NumPy's conversion protocol, with NumPy 2's ``copy``: None shares

@@ -97,7 +97,9 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
-    if (UsesWinogradConv(w, cin_g, groups, cout)) return WinogradConv2dNhwc(device, x, f, y, w, cout);
+    if (const int tile = WinogradOutputTile(w, cin_g, groups, cout)) {
+      return WinogradConv2dNhwc(device, x, f, y, w, cout, tile);
+    }
   }
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     if (UsesDirectConv(w, cin_g, groups)) return DirectConv2dNhwc(device, x, f, y, w, cout);
@@ -284,8 +286,8 @@ bool TransposeAsStride1Conv(const DeviceContext* device, const T* in, const T* f
     t.pad_bottom = t.out_h - 1 + (w.k_h - 1) * w.dilation_h + 1 - t.in_h - t.pad_top;
     t.pad_right = t.out_w - 1 + (w.k_w - 1) * w.dilation_w + 1 - t.in_w - t.pad_left;
     if (t.pad_top < 0 || t.pad_left < 0 || t.pad_bottom < 0 || t.pad_right < 0) return false;
-    bool winograd = false;
-    if constexpr (std::is_same_v<T, float>) winograd = UsesWinogradConv(t, cin, 1, cout);
+    int winograd = 0;  // the Winograd output tile, or 0
+    if constexpr (std::is_same_v<T, float>) winograd = WinogradOutputTile(t, cin, 1, cout);
     if (!winograd && !UsesDirectConv(t, cin, 1)) return false;
     // filters [kh, kw, cout, cin] -> flipped [kh, kw, cin, cout]
     std::vector<T> flipped(w.k_h * w.k_w * cin * cout);
@@ -300,7 +302,7 @@ bool TransposeAsStride1Conv(const DeviceContext* device, const T* in, const T* f
     }
     if constexpr (std::is_same_v<T, float>) {
       if (winograd) {
-        WinogradConv2dNhwc(device, in, flipped.data(), out, t, cout);
+        WinogradConv2dNhwc(device, in, flipped.data(), out, t, cout, winograd);
         return true;
       }
     }
