@@ -815,6 +815,9 @@ class Function:
             self._input_signature = tuple(input_signature)
             if not all(isinstance(s, TensorSpec) for s in _signature(list(self._input_signature))[1]):
                 raise TypeError(f"{self._name}: input_signature must hold TensorSpecs")
+        # The argument count of a call that may take the C path at once
+        # (__call__); -2 (no call has it) with an input signature.
+        self._fast_arity = self._simple_arity if input_signature is None else -2
         self._reduce_retracing = bool(reduce_retracing)
         self._lock = threading.RLock()
         # Note [Trace cache bound]: at most trace_cache_capacity() traces per
@@ -846,7 +849,15 @@ class Function:
         return _BoundMethod(self.__call__ if self._input_signature is None else self._call_method, instance)
 
     def __call__(self, *args, **kwargs):
-        if config._functions_eager or getattr(_state, "trace", None) is not None:
+        # The common call first, with the fewest lookups (Note [Traced calls
+        # in C]): positional arguments only, no trace in progress, no tape,
+        # functions not forced eager.
+        if (not kwargs and len(args) == self._fast_arity and _state.trace is None
+                and not _context.active_tape_count and not config._functions_eager):
+            result = _C._call_traced(self._concrete, args, _other_key)
+            if result is not NotImplemented:
+                return result
+        if config._functions_eager or _state.trace is not None:
             # Inside another trace the body is traced inline into the outer graph.
             return self._python_function(*args, **kwargs)
         if (kwargs or len(args) != self._simple_arity) and self._simple_arity >= 0:
