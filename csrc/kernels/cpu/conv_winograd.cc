@@ -1,6 +1,7 @@
-// This file implements the Winograd F(2x2, 3x3) convolution (Note
-// [Winograd convolution]): the three transforms as loops over channels,
-// which GCC vectorizes, and the 16 products per block of tiles as GEMMs.
+// This file implements the Winograd F(2x2, 3x3) and F(4x4, 3x3)
+// convolutions (Note [Winograd convolution]): the three transforms as
+// loops over channels, which GCC vectorizes, and the 16 or 36 products
+// per block of tiles as GEMMs.
 #include "kernels/cpu/conv_winograd.h"
 
 #include <algorithm>
