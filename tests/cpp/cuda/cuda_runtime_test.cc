@@ -76,18 +76,26 @@ TEST_F(StreamFixture, EventsAreRecordedOnlyWhereNeeded) {
   EXPECT_EQ(s.events_recorded_total(), 64 / CudaStream::kMarkInterval + 1);
   // Events are pooled: once the pool holds as many as were outstanding at
   // once, another run of posts creates none.
-  // The gates keep all of a run's events outstanding at once.
+  // The gates keep all of a run's events outstanding at once. Each run
+  // waits for its interval marks before draining, so the drain's mark
+  // takes an event they gave back: without that wait, whether the pool
+  // has one yet depends on when the fake stream's thread ran the work,
+  // and a second run could need one event more than the first.
+  const auto settle_and_drain = [&s] {
+    s.BlockUntil(s.LastPosted() / CudaStream::kMarkInterval * CudaStream::kMarkInterval, std::chrono::seconds(60));
+    s.Drain();
+  };
   auto gate = api.Block(s.handle());
   for (int i = 0; i < 320; ++i) Launch(s, [] {});
   gate->Open();
-  s.Drain();
+  settle_and_drain();
   const int created = api.events_created();
   EXPECT_GE(created, 20);
   const uint64_t before = s.events_recorded_total();
   gate = api.Block(s.handle());
   for (int i = 0; i < 320; ++i) Launch(s, [] {});
   gate->Open();
-  s.Drain();
+  settle_and_drain();
   EXPECT_EQ(api.events_created(), created);
   // 320 posts from ticket 386: 20 interval marks, and one for the drain
   // (the last ticket, 705, is not on the interval).
