@@ -852,11 +852,13 @@ class Function:
         # The common call first, with the fewest lookups (Note [Traced calls
         # in C]): positional arguments only, no trace in progress, no tape,
         # functions not forced eager.
+        tried_c = False  # a miss (variable arguments, a new signature) must not try twice
         if (not kwargs and len(args) == self._fast_arity and _state.trace is None
                 and not _context.active_tape_count and not config._functions_eager):
             result = _C._call_traced(self._concrete, args, _other_key)
             if result is not NotImplemented:
                 return result
+            tried_c = True
         if config._functions_eager or _state.trace is not None:
             # Inside another trace the body is traced inline into the outer graph.
             return self._python_function(*args, **kwargs)
@@ -869,7 +871,7 @@ class Function:
             # leaves go to C++ as they are (NumPy values are converted there).
             # Variables are keyed by identity here, so a call with variable
             # arguments never hits and takes _lookup (Note [Variable arguments]).
-            if not _context.active_tape_count:  # Note [Traced calls in C]
+            if not tried_c and not _context.active_tape_count:  # Note [Traced calls in C]
                 result = _C._call_traced(self._concrete, args, _other_key)
                 if result is not NotImplemented:
                     return result
