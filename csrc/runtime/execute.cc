@@ -9,6 +9,7 @@
 #include "ops/op_ids.gen.h"
 #include "runtime/context.h"
 #include "runtime/device_copy.h"
+#include "runtime/dispatch_cache.h"
 #include "runtime/kernel_launch.h"
 #include "runtime/kernel_run.h"
 #include "runtime/op_call.h"
@@ -211,11 +212,76 @@ Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHand
   return Status::OK();
 }
 
+// The eager launch of a call whose output handles exist.
+void LaunchEager(OpCall&& call, std::shared_ptr<const OpKernel> kernel, ExecuteResult* result) {
+  // Note [Launches on the stack]: most small ops run on this thread at
+  // once (Note [Running at issue], or sync mode), so the launch record is
+  // built here and moves to the heap only when it has to wait in a queue
+  // or be handed back: one allocation fewer per op.
+  // The launch takes the output handles; the caller gets them back after
+  // an inline run, or copies when the launch goes to the heap.
+  const bool async = Context::Global().async();
+  Device* device = call.device;
+  KernelLaunch launch(std::move(call), std::move(kernel), std::move(result->outputs), async);
+  if (profiler::Enabled()) {  // Note [Profiler]: the dispatch-to-kernel arrow
+    const uint64_t flow = profiler::NewFlow();
+    launch.set_profiler_flow(flow);
+    profiler::LastDispatchFlow() = flow;
+  }
+  if (async) {
+    // Note [Running at issue]: a tiny op on an idle executor runs here.
+    if (device->executor()->TryRunAtIssue(launch)) {
+      result->outputs = launch.TakeOutputs();
+    } else {
+      result->outputs = launch.outputs();
+      device->executor()->Enqueue(std::make_unique<KernelLaunch>(std::move(launch)));
+    }
+  } else if (result->run_small_now && launch.CheapToRunInline(Task::InlineRunner::kIssuer)) {
+    launch.Run();
+    result->outputs = launch.TakeOutputs();
+    result->ran_now = true;
+  } else {
+    result->outputs = launch.outputs();
+    result->inline_task = std::make_unique<KernelLaunch>(std::move(launch));
+  }
+}
+
+// Note [Dispatch cache]: a call whose inputs' metadata match the thread's
+// last call of the op launches with what the stages decided then. False
+// when there is no such entry.
+bool ExecuteCached(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const AttrList& attrs,
+                   const DType* bindings, uint32_t donated_mask, ExecuteResult* result) {
+  const DispatchEntry* e = FindDispatchEntry(op, inputs, num_inputs, attrs);
+  if (e == nullptr) return false;
+  if (bindings != nullptr && !std::equal(bindings, bindings + op.type_vars.size(), e->bindings.begin())) return false;
+  Context::Global().kernel_cache().CountHit();
+  OpCall call;
+  call.op = &op;
+  call.attrs = &attrs;
+  call.donated_mask = donated_mask;
+  call.device = e->device;
+  call.bindings = e->bindings;
+  call.inputs.reserve(num_inputs);
+  for (int i = 0; i < num_inputs; ++i) call.inputs.push_back(RefPtr<TensorHandle>::Share(inputs[i]));
+  result->outputs.clear();
+  result->outputs.reserve(e->num_outputs);
+  for (int i = 0; i < e->num_outputs; ++i) {
+    result->outputs.push_back(TensorHandle::CreatePending(e->output_dtypes[i], e->output_shapes[i], e->device));
+  }
+  if (e->shape_value_outputs) MarkShapeValues(result->outputs);
+  LaunchEager(std::move(call), e->kernel, result);  // copies the kernel: a nested call may replace `e`
+  return true;
+}
+
 }  // namespace
 
 Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const AttrList& attrs,
                const DType* bindings, uint32_t donated_mask, ExecuteResult* result,
                const int* list_sizes, Device* resource_device) {
+  if (list_sizes == nullptr && resource_device == nullptr && CurrentOpCallInterceptor() == nullptr &&
+      !AnyOpCallObservers() && ExecuteCached(op, inputs, num_inputs, attrs, bindings, donated_mask, result)) {
+    return Status::OK();
+  }
   OpCall call;  // Note [Op-call record]
   call.op = &op;
   call.attrs = &attrs;
@@ -245,6 +311,7 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   s = PlaceOp(op, type_key, reinterpret_cast<TensorHandle* const*>(call.inputs.data()), num_inputs,
               resource_device, &call.device, &shape_value_outputs);
   if (!s.ok()) return Prefixed(op, s);
+  const uint64_t kernel_generation = Context::Global().kernel_cache().generation();
   std::shared_ptr<const OpKernel> kernel =
       Context::Global().kernel_cache().Lookup(op, call.device, type_key, call.bindings.data(), attrs, &s);
   if (kernel == nullptr) return Prefixed(op, s);
@@ -270,6 +337,9 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
 
   s = CopyInputs(op, call.device, &call.inputs);
   if (!s.ok()) return Prefixed(op, s);
+  if (list_sizes == nullptr && resource_device == nullptr && MayCacheDispatch(call, inputs, num_inputs)) {
+    StoreDispatchEntry(call, inputs, num_inputs, kernel, kernel_generation, shape_value_outputs);
+  }
 
   result->outputs.clear();
   result->outputs.reserve(call.output_shapes.size());
@@ -284,29 +354,7 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   // over (Note [Gradient tape]).
   if (AnyOpCallObservers()) NotifyOpCallObservers(call, result->outputs);
 
-  // Note [Launches on the stack]: most small ops run on this thread at
-  // once (Note [Running at issue], or sync mode), so the launch record is
-  // built here and moves to the heap only when it has to wait in a queue
-  // or be handed back: one allocation fewer per op.
-  const bool async = Context::Global().async();
-  Device* device = call.device;
-  KernelLaunch launch(std::move(call), std::move(kernel), result->outputs, async);
-  if (profiler::Enabled()) {  // Note [Profiler]: the dispatch-to-kernel arrow
-    const uint64_t flow = profiler::NewFlow();
-    launch.set_profiler_flow(flow);
-    profiler::LastDispatchFlow() = flow;
-  }
-  if (async) {
-    // Note [Running at issue]: a tiny op on an idle executor runs here.
-    if (!device->executor()->TryRunAtIssue(launch)) {
-      device->executor()->Enqueue(std::make_unique<KernelLaunch>(std::move(launch)));
-    }
-  } else if (result->run_small_now && launch.CheapToRunInline(Task::InlineRunner::kIssuer)) {
-    launch.Run();
-    result->ran_now = true;
-  } else {
-    result->inline_task = std::make_unique<KernelLaunch>(std::move(launch));
-  }
+  LaunchEager(std::move(call), std::move(kernel), result);
   return Status::OK();
 }
 

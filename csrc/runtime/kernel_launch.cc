@@ -78,13 +78,57 @@ void KernelLaunch::Run() {
   }
 }
 
+namespace {
+
+// Note [Launch buffers]: a kernel takes its inputs and outputs as vectors
+// of tensors. Each thread keeps one pair for the launches it runs and
+// clears it after each, so a small op does not allocate and free two
+// vectors every time (as a graph's draining thread does, Note [Node
+// buffers]). A launch that runs while the pair is taken (a kernel that
+// calls back into Python, which issues another op) uses a pair of its own.
+struct LaunchBufferPair {
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+  bool taken = false;
+};
+
+class LaunchBuffers {
+ public:
+  LaunchBuffers() : thread_(ThreadPair()) {
+    pair_ = thread_.taken ? &own_ : &thread_;
+    pair_->taken = true;
+  }
+  ~LaunchBuffers() {
+    // Tensors hold buffers: drop them now, keep the capacity.
+    pair_->inputs.clear();
+    pair_->outputs.clear();
+    pair_->taken = false;
+  }
+  LaunchBuffers(const LaunchBuffers&) = delete;
+  LaunchBuffers& operator=(const LaunchBuffers&) = delete;
+  std::vector<Tensor>& inputs() { return pair_->inputs; }
+  std::vector<Tensor>& outputs() { return pair_->outputs; }
+
+ private:
+  static LaunchBufferPair& ThreadPair() {
+    thread_local LaunchBufferPair pair;
+    return pair;
+  }
+  LaunchBufferPair& thread_;
+  LaunchBufferPair own_;
+  LaunchBufferPair* pair_;
+};
+
+}  // namespace
+
 void KernelLaunch::RunGuarded() {
   if (error_sink_->cancellation_epoch() != cancellation_epoch_) {
     // Note [Cancellation]: issued before a KeyboardInterrupt in its thread.
     Fail(Cancelled(std::string(op_.name) + ": cancelled by a KeyboardInterrupt"), /*kernel_error=*/false);
     return;
   }
-  std::vector<Tensor> inputs;
+  LaunchBuffers buffers;  // Note [Launch buffers]
+  std::vector<Tensor>& inputs = buffers.inputs();
   inputs.reserve(inputs_.size());
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const RefPtr<TensorHandle>& handle = inputs_[i];
@@ -105,7 +149,7 @@ void KernelLaunch::RunGuarded() {
     }
     inputs.push_back(handle->tensor());
   }
-  std::vector<Tensor> outputs;
+  std::vector<Tensor>& outputs = buffers.outputs();
   Status s = AllocateOutputs(inputs, &outputs);
   if (s.ok() && RunsOnStream(op_, device_)) return RunOnStream(std::move(inputs), std::move(outputs));
   if (s.ok()) {

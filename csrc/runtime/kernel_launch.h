@@ -53,6 +53,10 @@ class KernelLaunch final : public Task {
     return op_.waits_for_peers || (RunsOnHost(op_) && kernel_->BoundedGraphWork() < 0);
   }
   void set_profiler_flow(uint64_t flow) { flow_ = flow; }
+  // The output handles; a launch that ran on its issuer's stack hands them
+  // back instead of the caller keeping copies (Note [Launches on the stack]).
+  const std::vector<RefPtr<TensorHandle>>& outputs() const { return outputs_; }
+  std::vector<RefPtr<TensorHandle>> TakeOutputs() { return std::move(outputs_); }
 
  private:
   bool MustWaitFor(const TensorHandle& input) const {

@@ -132,6 +132,13 @@ void RunBroadcastBinary(const DeviceContext* device, const T* lhs, const Shape& 
                         const Shape& rhs_shape, Out* out, const Shape& out_shape,
                         const BroadcastPlan* given = nullptr) {
   if (given != nullptr) return RunBroadcastPlan<T, Out, F>(device, lhs, rhs, out, *given);
+  if (lhs_shape == rhs_shape) {  // kSameShape, without building a plan (small eager ops)
+    const int64_t n = out_shape.NumElements();
+    ParallelFor(device, n, F::kCycles, [=](int64_t first, int64_t last) {
+      ApplySpan<T, Out, F>(out + first, lhs + first, true, rhs + first, true, last - first);
+    });
+    return;
+  }
   RunBroadcastPlan<T, Out, F>(device, lhs, rhs, out, MakeBroadcastPlan(lhs_shape, rhs_shape, out_shape));
 }
 
