@@ -62,8 +62,8 @@ def _wrap(text: str, indent: str, width: int = 76) -> str:  # 76 + the def inden
                          subsequent_indent=indent + "  ")
 
 
-def docstring(op: Op) -> str:
-    """The wrapper's docstring body (without quotes), indented for a def."""
+def doc_text(op: Op) -> str:
+    """The op function's docstring."""
     lines = [op.summary, ""]
     if op.doc:
         lines += op.doc.splitlines() + [""]
@@ -89,8 +89,12 @@ def docstring(op: Op) -> str:
                            + (f" {extra}" if extra else ""), "  "))
     if op.type_vars:
         lines += ["", "Dtypes:"] + [_wrap(type_var_line(op, t), "  ") for t in op.type_vars]
-    text = "\n".join(lines).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    return textwrap.indent(text, "    ", lambda l: bool(l.strip())).lstrip()
+    return "\n".join(lines)
+
+
+def _escaped(text: str) -> str:
+    """text for a triple-quoted literal."""
+    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
 
 
 def _op_view(op: Op) -> dict:
@@ -100,12 +104,20 @@ def _op_view(op: Op) -> dict:
         "const": "_OP_" + op.name.upper(),
         "signature": signature(op),
         "stub_signature": op.wrapper_signature or signature(op, stub=True),
-        "docstring": docstring(op),
-        "call_args": "".join(", " + a for a in args),
+        "doc": _escaped(doc_text(op)) + "\n",
+        "params": _tuple_source(op.signature),
+        "call_order": _tuple_source(args),
+        "defaults": "{" + ", ".join(f"{p.name!r}: {py_default(p)}" for p in
+                                    (op.param(n) for n in op.signature)
+                                    if not isinstance(p, Arg) and p.has_default) + "}",
         "returns": _returns(op),
         "output_tuple": op.output_tuple,
         "output_names": [o.name for o in op.outputs],
     }
+
+
+def _tuple_source(names) -> str:
+    return "(" + "".join(f"{n!r}, " for n in names).rstrip() + ")" if len(names) != 1 else f"({names[0]!r},)"
 
 
 def _returns(op: Op) -> str:

@@ -62,11 +62,19 @@ void WaitForBacklog(Executor* executor) {
 // binding's parameter and the call's argument slot. Any named variable
 // adds at least one. CPython versions from 3.14 may pass borrowed stack
 // references, so the proof is only used on versions where it was checked.
-bool IsTemporary(PyObject* obj) {
+// An op function's arguments (Note [Op functions]) are counted on the
+// caller's stack instead: there a temporary has one reference.
+bool IsTemporary(PyObject* obj, DonationProof proof) {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000
-  return Py_REFCNT(obj) == 2;
+  switch (proof) {
+    case DonationProof::kWrapperFrame: return Py_REFCNT(obj) == 2;
+    case DonationProof::kCallerStack: return Py_REFCNT(obj) == 1;
+    case DonationProof::kNone: return false;
+  }
+  return false;
 #else
   (void)obj;
+  (void)proof;
   return false;
 #endif
 }
@@ -157,7 +165,7 @@ struct FlatInputs {
 
 // ExecuteOp without the profiler's dispatch span.
 PyObject* ExecuteOpUnrecorded(const OpDef& op, PyObject* const* py_args, PyObject* const* py_attrs,
-                              bool allow_donation) {
+                              DonationProof proof) {
   AttrList attrs(op.attrs.size());
   for (size_t i = 0; i < op.attrs.size(); ++i) {
     if (py_attrs != nullptr) {
@@ -180,7 +188,7 @@ PyObject* ExecuteOpUnrecorded(const OpDef& op, PyObject* const* py_args, PyObjec
     py_inputs = flat.values.data();
     n = static_cast<int>(flat.values.size());
     list_sizes = flat.list_sizes.data();
-    allow_donation = false;
+    proof = DonationProof::kNone;
   }
   auto arg_name = [&](int i) { return op.inputs[flat.arg_of.empty() ? i : flat.arg_of[i]].name; };
 
@@ -205,7 +213,7 @@ PyObject* ExecuteOpUnrecorded(const OpDef& op, PyObject* const* py_args, PyObjec
     if (unwrapped.empty()) unwrapped.assign(py_inputs, py_inputs + n);
     unwrapped[i] = value;
     resource_device = HandleOf(value)->device();
-    allow_donation = false;
+    proof = DonationProof::kNone;
   }
   if (!unwrapped.empty()) py_inputs = unwrapped.data();
 
@@ -226,7 +234,7 @@ PyObject* ExecuteOpUnrecorded(const OpDef& op, PyObject* const* py_args, PyObjec
   for (int i = 0; i < n; ++i) {
     if (IsTensor(py_inputs[i])) {
       raw[i] = HandleOf(py_inputs[i]);
-      if (allow_donation && i < 32 && IsTemporary(py_inputs[i])) donated |= 1u << i;
+      if (i < 32 && IsTemporary(py_inputs[i], proof)) donated |= 1u << i;
     } else {
       raw[i] = nullptr;
       all_tensors = false;
@@ -283,15 +291,53 @@ PyObject* ExecuteOpUnrecorded(const OpDef& op, PyObject* const* py_args, PyObjec
 
 }  // namespace
 
-PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* py_attrs, bool allow_donation) {
-  if (!profiler::Enabled()) return ExecuteOpUnrecorded(op, py_args, py_attrs, allow_donation);
+PyObject* ExecuteOp(const OpDef& op, PyObject* const* py_args, PyObject* const* py_attrs, DonationProof proof) {
+  if (!profiler::Enabled()) return ExecuteOpUnrecorded(op, py_args, py_attrs, proof);
   // Note [Profiler]: the dispatch span covers the whole call, from the
   // Python arguments to the returned tensors (and, in sync mode, the kernel).
   NameProfiledPythonThread();
   profiler::DispatchSpan span(op.name);
-  PyObject* result = ExecuteOpUnrecorded(op, py_args, py_attrs, allow_donation);
+  PyObject* result = ExecuteOpUnrecorded(op, py_args, py_attrs, proof);
   if (result == nullptr) span.set_failed();
   return result;
+}
+
+// Note [Donation from the caller's stack]
+// An op function (Note [Op functions]) is a C function, so it has no frame
+// of its own in which to count references. Its caller's frame serves: when
+// the interpreter's CALL instruction calls it, the arguments are the top
+// of the calling frame's value stack, each slot owning one reference, and
+// a temporary (`ember.exp(a + 1.0)`) has no other. A named variable, an
+// attribute or an element read for the call has one more. So an argument
+// with one reference is a temporary if, and only if, the array is that
+// stack. Two facts make the test below decide that:
+//  - frames of Python functions live in the thread's data stack, and the
+//    calling frame, the newest, in its current chunk, below its top. Other
+//    callers pass arrays of their own (C arrays, tuples' items): a call
+//    through *args, functools.reduce or list.sort's key function hands in
+//    references it borrowed from a container, which are not proofs.
+//  - callers that put an argument of their own in front of the caller's
+//    array (a bound method's self, functools.partial's argument) write it
+//    into the slot PY_VECTORCALL_ARGUMENTS_OFFSET lends them and do not
+//    pass that flag on; CALL always passes it. So the flag is required.
+// Generator and coroutine frames live in their objects, not in the data
+// stack: calls from them never donate. From 3.14 the interpreter may push
+// borrowed references (Note [Buffer donation]), so only 3.11 to 3.13 are
+// trusted, as for the wrapper frame's count.
+bool ArgumentsOnCallerStack(PyObject* const* args, Py_ssize_t n, size_t nargsf) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000
+  if ((nargsf & PY_VECTORCALL_ARGUMENTS_OFFSET) == 0 || n == 0) return false;
+  PyThreadState* thread = PyThreadState_Get();
+  const _PyStackChunk* chunk = thread->datastack_chunk;
+  if (chunk == nullptr) return false;
+  PyObject* const* first = chunk->data;
+  return args >= first && args + n <= thread->datastack_top;
+#else
+  (void)args;
+  (void)n;
+  (void)nargsf;
+  return false;
+#endif
 }
 
 // WaitBeforeRun's wake-up for a task this thread runs itself: nothing to wake.
@@ -359,7 +405,7 @@ PyObject* ExecuteFastImpl(PyObject* const* args, Py_ssize_t nargs) {
                  nargs - 1);
     return nullptr;
   }
-  return ExecuteOp(op, args + 1, args + 1 + op.inputs.size(), /*allow_donation=*/true);
+  return ExecuteOp(op, args + 1, args + 1 + op.inputs.size(), DonationProof::kWrapperFrame);
 }
 
 }  // namespace

@@ -394,6 +394,19 @@ py::object CallTraced(py::handle concretes, py::handle values, py::handle other)
 
 }  // namespace
 
+PyObject* CallTracedRaw(PyObject* concretes, PyObject* values, PyObject* other_key) {
+  try {
+    return CallTraced(concretes, values, other_key).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (...) {
+    SetPythonErrorFromCurrentException("ember.function");
+  }
+  return nullptr;
+}
+
 void RegisterFunctionBindings(py::module_& m) {
   // `values`: a list or a tuple (a call's *args, passed as they are).
   m.def("_signature_key", [](py::handle values, py::handle other) {

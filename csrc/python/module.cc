@@ -14,6 +14,8 @@
 #include "python/convert.h"
 #include "python/dlpack_binding.h"
 #include "python/execute_binding.h"
+#include "python/op_function.h"
+#include "python/function_call.h"
 #include "python/function_binding.h"
 #include "python/collectives_binding.h"
 #include "python/profiler_binding.h"
@@ -137,7 +139,7 @@ py::object ExecuteByName(const std::string& name, py::sequence inputs, py::dict 
   std::vector<PyObject*> in_raw, at_raw;
   for (auto& o : in) in_raw.push_back(o.ptr());
   for (auto& o : at) at_raw.push_back(o.ptr());
-  PyObject* result = ExecuteOp(op, in_raw.data(), at_raw.data(), /*allow_donation=*/false);
+  PyObject* result = ExecuteOp(op, in_raw.data(), at_raw.data(), DonationProof::kNone);
   if (!result) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(result);
 }
@@ -217,6 +219,8 @@ PYBIND11_MODULE(_C, m) {
   }
   if (!InitTensorType(m.ptr())) throw py::error_already_set();
   if (!InitShapeType(m.ptr())) throw py::error_already_set();
+  if (!InitOpFunctionType(m.ptr())) throw py::error_already_set();
+  if (!InitFunctionBaseType(m.ptr())) throw py::error_already_set();
   {
     py::list names;
     for (const char* const* n = kTensorOperatorMethods; *n != nullptr; ++n) names.append(*n);

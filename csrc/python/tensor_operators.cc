@@ -20,12 +20,12 @@ namespace {
 template <OpId kOp>
 PyObject* Binary(PyObject* a, PyObject* b) {
   PyObject* args[2] = {a, b};
-  return ExecuteOp(GetOpDef(kOp), args, nullptr, /*allow_donation=*/false);
+  return ExecuteOp(GetOpDef(kOp), args, nullptr, DonationProof::kNone);
 }
 
 template <OpId kOp>
 PyObject* Unary(PyObject* a) {
-  return ExecuteOp(GetOpDef(kOp), &a, nullptr, /*allow_donation=*/false);
+  return ExecuteOp(GetOpDef(kOp), &a, nullptr, DonationProof::kNone);
 }
 
 PyObject* Power(PyObject* a, PyObject* b, PyObject* modulo) {

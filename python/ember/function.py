@@ -320,6 +320,10 @@ def _other_key(value, leaves):
     return ("P", type(value).__name__, value)
 
 
+# What FunctionBase's call reads (Note [Function calls in C]).
+_C._set_function_call_state(_state, vars(_context), vars(config), _other_key)
+
+
 # Note [Composite arguments]: a SparseTensor or RaggedTensor argument is
 # keyed by the part of it that ops need as Python data (a dense shape, row
 # splits: `_arg_key()`), and its other tensors (`_arg_parts()`: values,
@@ -787,7 +791,7 @@ def _flatten_outputs(outputs):
     return walk(outputs), leaves
 
 
-class Function:
+class Function(_C.FunctionBase):
     """A Python function traced into graphs, one per input signature (``tf.function``)."""
 
     def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None,
@@ -848,17 +852,12 @@ class Function:
             return self
         return _BoundMethod(self.__call__ if self._input_signature is None else self._call_method, instance)
 
-    def __call__(self, *args, **kwargs):
-        # The common call first, with the fewest lookups (Note [Traced calls
-        # in C]): positional arguments only, no trace in progress, no tape,
-        # functions not forced eager.
-        tried_c = False  # a miss (variable arguments, a new signature) must not try twice
-        if (not kwargs and len(args) == self._fast_arity and _state.trace is None
-                and not _context.active_tape_count and not config._functions_eager):
-            result = _C._call_traced(self._concrete, args, _other_key)
-            if result is not NotImplemented:
-                return result
-            tried_c = True
+    # Note [Function calls in C] (csrc/python/function_call.cc): the common
+    # call (positional arguments, a trace made, no trace in progress, no
+    # tape, functions not forced eager) never reaches Python; FunctionBase's
+    # call makes it and sends every other call here, with tried_c set when
+    # it already tried the trace cache for these arguments.
+    def _call_general(self, tried_c, args, kwargs):
         if config._functions_eager or _state.trace is not None:
             # Inside another trace the body is traced inline into the outer graph.
             return self._python_function(*args, **kwargs)
