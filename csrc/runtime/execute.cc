@@ -212,23 +212,20 @@ Status CopyInputs(const OpDef& op, Device* device, std::vector<RefPtr<TensorHand
   return Status::OK();
 }
 
-// The eager launch of a call whose output handles exist.
-void LaunchEager(OpCall&& call, std::shared_ptr<const OpKernel> kernel, ExecuteResult* result) {
+// Runs or queues an eager launch (built on the stack: Note [Launches on
+// the stack]). The launch holds the output handles; the caller gets them
+// back after an inline run, or copies when the launch goes to the heap.
+void LaunchEager(KernelLaunch& launch, Device* device, ExecuteResult* result) {
   // Note [Launches on the stack]: most small ops run on this thread at
   // once (Note [Running at issue], or sync mode), so the launch record is
   // built here and moves to the heap only when it has to wait in a queue
   // or be handed back: one allocation fewer per op.
-  // The launch takes the output handles; the caller gets them back after
-  // an inline run, or copies when the launch goes to the heap.
-  const bool async = Context::Global().async();
-  Device* device = call.device;
-  KernelLaunch launch(std::move(call), std::move(kernel), std::move(result->outputs), async);
   if (profiler::Enabled()) {  // Note [Profiler]: the dispatch-to-kernel arrow
     const uint64_t flow = profiler::NewFlow();
     launch.set_profiler_flow(flow);
     profiler::LastDispatchFlow() = flow;
   }
-  if (async) {
+  if (Context::Global().async()) {
     // Note [Running at issue]: a tiny op on an idle executor runs here.
     if (device->executor()->TryRunAtIssue(launch)) {
       result->outputs = launch.TakeOutputs();
@@ -255,21 +252,18 @@ bool ExecuteCached(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
   if (e == nullptr) return false;
   if (bindings != nullptr && !std::equal(bindings, bindings + op.type_vars.size(), e->bindings.begin())) return false;
   Context::Global().kernel_cache().CountHit();
-  OpCall call;
-  call.op = &op;
-  call.attrs = &attrs;
-  call.donated_mask = donated_mask;
-  call.device = e->device;
-  call.bindings = e->bindings;
-  call.inputs.reserve(num_inputs);
-  for (int i = 0; i < num_inputs; ++i) call.inputs.push_back(RefPtr<TensorHandle>::Share(inputs[i]));
-  result->outputs.clear();
-  result->outputs.reserve(e->num_outputs);
+  std::vector<RefPtr<TensorHandle>> outputs;
+  outputs.reserve(e->num_outputs);
   for (int i = 0; i < e->num_outputs; ++i) {
-    result->outputs.push_back(TensorHandle::CreatePending(e->output_dtypes[i], e->output_shapes[i], e->device));
+    outputs.push_back(TensorHandle::CreatePending(e->output_dtypes[i], e->output_shapes[i], e->device));
   }
-  if (e->shape_value_outputs) MarkShapeValues(result->outputs);
-  LaunchEager(std::move(call), e->kernel, result);  // copies the kernel: a nested call may replace `e`
+  if (e->shape_value_outputs) MarkShapeValues(outputs);
+  // Note [Borrowed launches]: the caller holds the inputs and `attrs` for
+  // the whole call. The kernel is copied: a nested call may replace `e`.
+  Device* device = e->device;
+  KernelLaunch launch(op, device, e->kernel, attrs, inputs, num_inputs, donated_mask, std::move(outputs),
+                      Context::Global().async());
+  LaunchEager(launch, device, result);
   return true;
 }
 
@@ -354,7 +348,9 @@ Status Execute(const OpDef& op, TensorHandle* const* inputs, int num_inputs, con
   // over (Note [Gradient tape]).
   if (AnyOpCallObservers()) NotifyOpCallObservers(call, result->outputs);
 
-  LaunchEager(std::move(call), std::move(kernel), result);
+  Device* device = call.device;
+  KernelLaunch launch(std::move(call), std::move(kernel), std::move(result->outputs), Context::Global().async());
+  LaunchEager(launch, device, result);
   return Status::OK();
 }
 

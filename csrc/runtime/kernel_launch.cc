@@ -8,6 +8,71 @@
 
 namespace ember {
 
+namespace {
+
+TensorHandle* const* RawHandles(const std::vector<RefPtr<TensorHandle>>& handles) {
+  // A RefPtr is one pointer (Execute's placement reads call inputs the same way).
+  static_assert(sizeof(RefPtr<TensorHandle>) == sizeof(TensorHandle*));
+  return reinterpret_cast<TensorHandle* const*>(handles.data());
+}
+
+}  // namespace
+
+KernelLaunch::KernelLaunch(OpCall&& call, std::shared_ptr<const OpKernel> kernel,
+                           std::vector<RefPtr<TensorHandle>> outputs, bool async)
+    : op_(*call.op), device_(call.device), kernel_(std::move(kernel)), attrs_(call.attrs),
+      owned_inputs_(std::move(call.inputs)), inputs_(RawHandles(owned_inputs_)), num_inputs_(owned_inputs_.size()),
+      outputs_(std::move(outputs)), donated_mask_(call.donated_mask), async_(async),
+      arg_starts_(std::move(call.arg_starts)), plan_(std::move(call.plan)),
+      error_sink_(ErrorSink::ForCurrentThread().get()) {
+  // Note [Async error routing]: errors go back to the issuing thread,
+  // and its KeyboardInterrupts cancel the launch (Note [Cancellation]).
+  sequence_ = error_sink_->NextSequence();
+  cancellation_epoch_ = error_sink_->cancellation_epoch();
+}
+
+KernelLaunch::KernelLaunch(const OpDef& op, Device* device, std::shared_ptr<const OpKernel> kernel,
+                           const AttrList& attrs, TensorHandle* const* inputs, int num_inputs, uint32_t donated_mask,
+                           std::vector<RefPtr<TensorHandle>> outputs, bool async)
+    : op_(op), device_(device), kernel_(std::move(kernel)), attrs_(&attrs), inputs_(inputs),
+      num_inputs_(static_cast<size_t>(num_inputs)), outputs_(std::move(outputs)), donated_mask_(donated_mask),
+      async_(async), error_sink_(ErrorSink::ForCurrentThread().get()) {
+  sequence_ = error_sink_->NextSequence();
+  cancellation_epoch_ = error_sink_->cancellation_epoch();
+}
+
+KernelLaunch::KernelLaunch(KernelLaunch&& other)
+    : op_(other.op_), device_(other.device_), kernel_(std::move(other.kernel_)), owned_attrs_(other.TakeAttrs()),
+      attrs_(&owned_attrs_), owned_inputs_(other.TakeInputs()), inputs_(RawHandles(owned_inputs_)),
+      num_inputs_(other.num_inputs_), outputs_(std::move(other.outputs_)), donated_mask_(other.donated_mask_),
+      async_(other.async_), arg_starts_(std::move(other.arg_starts_)), plan_(std::move(other.plan_)),
+      owned_sink_(other.SharedErrorSink()), error_sink_(owned_sink_.get()), sequence_(other.sequence_),
+      cancellation_epoch_(other.cancellation_epoch_), next_wait_(other.next_wait_), flow_(other.flow_) {}
+
+// What a moved-to launch owns: what this one owned, else copies.
+std::vector<RefPtr<TensorHandle>> KernelLaunch::TakeInputs() {
+  if (inputs_ == RawHandles(owned_inputs_)) return std::move(owned_inputs_);
+  return SharedInputs();
+}
+
+AttrList KernelLaunch::TakeAttrs() {
+  if (attrs_ == &owned_attrs_) return std::move(owned_attrs_);
+  return *attrs_;
+}
+
+std::vector<RefPtr<TensorHandle>> KernelLaunch::SharedInputs() const {
+  std::vector<RefPtr<TensorHandle>> shared;
+  shared.reserve(num_inputs_);
+  for (size_t i = 0; i < num_inputs_; ++i) shared.push_back(RefPtr<TensorHandle>::Share(inputs_[i]));
+  return shared;
+}
+
+// A borrowed sink is the issuing thread's, and only the issuing thread
+// moves or runs a launch on the stack.
+std::shared_ptr<ErrorSink> KernelLaunch::SharedErrorSink() const {
+  return owned_sink_ != nullptr ? owned_sink_ : ErrorSink::ForCurrentThread();
+}
+
 // Note [Defined handles]: a kernel posted to a stream needs its inputs
 // only defined: stream order, or a device-side wait for an input another
 // stream produces, puts it after their producers. Host code (the CPU's
@@ -17,8 +82,8 @@ bool KernelLaunch::MustWaitForPending(const TensorHandle& input) const {
 }
 
 bool KernelLaunch::WaitBeforeRun(const std::function<void()>& wake) {
-  for (; next_wait_ < inputs_.size(); ++next_wait_) {
-    TensorHandle& input = *inputs_[next_wait_];
+  for (; next_wait_ < num_inputs_; ++next_wait_) {
+    TensorHandle& input = this->input(next_wait_);
     if (MustWaitFor(input)) {
       if (RunsOnStream(op_, device_)) {
         input.WhenDefined(wake);
@@ -57,9 +122,9 @@ bool KernelLaunch::CheapToRunInline(InlineRunner runner) const {
     elements = kernel_->BoundedGraphWork();
     if (elements < 0 || elements > limit) return false;
   }
-  for (const auto& h : inputs_) {
-    if (!h->IsAvailable()) return false;
-    elements += h->shape().NumElements();
+  for (size_t i = 0; i < num_inputs_; ++i) {
+    if (!input(i).IsAvailable()) return false;
+    elements += input(i).shape().NumElements();
   }
   for (const auto& h : outputs_) elements += h->shape().NumElements();
   return elements <= limit;
@@ -129,9 +194,9 @@ void KernelLaunch::RunGuarded() {
   }
   LaunchBuffers buffers;  // Note [Launch buffers]
   std::vector<Tensor>& inputs = buffers.inputs();
-  inputs.reserve(inputs_.size());
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    const RefPtr<TensorHandle>& handle = inputs_[i];
+  inputs.reserve(num_inputs_);
+  for (size_t i = 0; i < num_inputs_; ++i) {
+    TensorHandle* handle = inputs_[i];
     // Inputs before next_wait_ were checked by WaitBeforeRun; a launch
     // run without it (never by the executors) awaits the rest here.
     if (i >= next_wait_ && MustWaitFor(*handle)) {
@@ -153,9 +218,9 @@ void KernelLaunch::RunGuarded() {
   Status s = AllocateOutputs(inputs, &outputs);
   if (s.ok() && RunsOnStream(op_, device_)) return RunOnStream(std::move(inputs), std::move(outputs));
   if (s.ok()) {
-    KernelContext ctx(op_, device_, attrs_, &inputs, &outputs,
+    KernelContext ctx(op_, device_, *attrs_, &inputs, &outputs,
                       arg_starts_.empty() ? nullptr : arg_starts_.data(), plan_.get());
-    CancellationScope cancellation(error_sink_.get(), cancellation_epoch_);
+    CancellationScope cancellation(error_sink_, cancellation_epoch_);
     if (flow_ != 0) profiler::CurrentFlow() = flow_;
     s = RunKernelRecorded(*kernel_, ctx);
   }
@@ -177,24 +242,26 @@ void KernelLaunch::RunGuarded() {
 // those buffers.
 void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> outputs) {
   Stream* stream = device_->stream();
-  for (const auto& in : inputs_) {
-    if (!in->IsAvailable()) stream->Wait(in->event());
+  for (size_t i = 0; i < num_inputs_; ++i) {
+    if (!input(i).IsAvailable()) stream->Wait(input(i).event());
   }
+  std::vector<RefPtr<TensorHandle>> input_handles = SharedInputs();  // the stream's work holds them
   if (op_.output_is_view) AliasViewOutputs(inputs, &outputs);
   for (size_t i = 0; i < outputs_.size(); ++i) outputs_[i]->SetTensor(outputs[i]);
   auto run = std::make_shared<KernelRun>();
   run->op = &op_;
   run->device = device_;
   run->kernel = kernel_;
-  run->attrs = attrs_;
+  run->attrs = *attrs_;
   run->arg_starts = arg_starts_;
   run->plan = std::move(plan_);
   run->inputs = std::move(inputs);
   run->outputs = std::move(outputs);
-  run->cancellation_sink = error_sink_.get();
+  run->cancellation_sink = error_sink_;
   run->cancellation_epoch = cancellation_epoch_;
-  std::function<void()> work = [run, handed_out = run->outputs, inputs_handles = inputs_, outputs_handles = outputs_,
-                                sink = error_sink_, sequence = sequence_, async = async_] {
+  std::function<void()> work = [run, handed_out = run->outputs, inputs_handles = input_handles,
+                                outputs_handles = outputs_, sink = SharedErrorSink(), sequence = sequence_,
+                                async = async_] {
     Status s = RunOnStreamNow(*run, inputs_handles, handed_out);
     if (s.ok()) return;
     if (!run->input_failed && s.code() != StatusCode::kCancelled) {
@@ -214,7 +281,7 @@ void KernelLaunch::RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> o
     if (async_) error_sink_->RecordDeferred(own, sequence_);
   }
   RefPtr<DeferredError> carried =
-      CarryDeferredErrors(inputs_, [](const RefPtr<TensorHandle>& in) -> const RefPtr<DeferredError>& {
+      CarryDeferredErrors(input_handles, [](const RefPtr<TensorHandle>& in) -> const RefPtr<DeferredError>& {
         return in->deferred_error();
       }, own);
   for (auto& out : outputs_) {
@@ -259,7 +326,7 @@ Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Te
     const int k = op_.reusable_input;
     outputs->emplace_back();
     // The handle and our local copy are the buffer's two owners.
-    if (i == 0 && k >= 0 && (donated_mask_ >> k) & 1u && !inputs_[k]->saved() &&
+    if (i == 0 && k >= 0 && (donated_mask_ >> k) & 1u && !input(k).saved() &&
         TakeOverBuffer(op_, inputs[k], out.dtype(), out.shape(), 2, &outputs->back())) {
       continue;
     }

@@ -18,22 +18,21 @@ namespace ember {
 class KernelLaunch final : public Task {
  public:
   // Takes over `call` (Note [Op-call record]); `outputs` are the handles
-  // Execute hands back.
+  // Execute hands back. Borrows `call.attrs` (Note [Borrowed launches]).
   KernelLaunch(OpCall&& call, std::shared_ptr<const OpKernel> kernel, std::vector<RefPtr<TensorHandle>> outputs,
-               bool async)
-      : op_(*call.op), device_(call.device), kernel_(std::move(kernel)), attrs_(*call.attrs),
-        inputs_(std::move(call.inputs)), outputs_(std::move(outputs)), donated_mask_(call.donated_mask),
-        async_(async), arg_starts_(std::move(call.arg_starts)), plan_(std::move(call.plan)) {
-    // Note [Async error routing]: errors go back to the issuing thread,
-    // and its KeyboardInterrupts cancel the launch (Note [Cancellation]).
-    error_sink_ = ErrorSink::ForCurrentThread();
-    sequence_ = error_sink_->NextSequence();
-    cancellation_epoch_ = error_sink_->cancellation_epoch();
-  }
-
-  // Execute builds a launch on the stack and moves it to the heap only
-  // when it must be queued (Note [Launches on the stack]).
-  KernelLaunch(KernelLaunch&&) = default;
+               bool async);
+  // Note [Borrowed launches]: a launch built on its issuer's stack for a
+  // call that the dispatch cache answered (Note [Dispatch cache]) borrows
+  // the caller's inputs and attributes and the thread's error sink instead
+  // of taking references to them: most such launches run at once (Note
+  // [Launches on the stack]), while the caller holds all three. Moving a
+  // launch, which Execute does only to queue it or hand it back, makes the
+  // moved-to launch own what it borrowed.
+  KernelLaunch(const OpDef& op, Device* device, std::shared_ptr<const OpKernel> kernel, const AttrList& attrs,
+               TensorHandle* const* inputs, int num_inputs, uint32_t donated_mask,
+               std::vector<RefPtr<TensorHandle>> outputs, bool async);
+  // On the issuing thread only: the error sink it takes is that thread's.
+  KernelLaunch(KernelLaunch&& other);
 
   // Note [Event-driven waits]: inputs not yet defined (for a stream
   // kernel) or not yet available (for host code) are waited for before
@@ -70,17 +69,28 @@ class KernelLaunch final : public Task {
   Status AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
   void Fail(const Status& status, bool kernel_error);
 
+  // The inputs as the launch holds them (Note [Borrowed launches]).
+  TensorHandle& input(size_t i) const { return *inputs_[i]; }
+  std::vector<RefPtr<TensorHandle>> SharedInputs() const;
+  std::vector<RefPtr<TensorHandle>> TakeInputs();
+  AttrList TakeAttrs();
+  std::shared_ptr<ErrorSink> SharedErrorSink() const;
+
   const OpDef& op_;
   Device* device_;
   std::shared_ptr<const OpKernel> kernel_;
-  AttrList attrs_;
-  std::vector<RefPtr<TensorHandle>> inputs_;
+  AttrList owned_attrs_;            // empty while borrowed
+  const AttrList* attrs_;           // &owned_attrs_, or the caller's
+  std::vector<RefPtr<TensorHandle>> owned_inputs_;  // empty while borrowed
+  TensorHandle* const* inputs_;     // owned_inputs_'s, or the caller's
+  size_t num_inputs_;
   std::vector<RefPtr<TensorHandle>> outputs_;
   uint32_t donated_mask_;
   bool async_;
   std::vector<int> arg_starts_;  // empty unless an input is a list
   std::unique_ptr<KernelPlan> plan_;  // Note [Kernel plans]; usually none
-  std::shared_ptr<ErrorSink> error_sink_;
+  std::shared_ptr<ErrorSink> owned_sink_;  // null while borrowed
+  ErrorSink* error_sink_;
   uint64_t sequence_ = 0;
   uint64_t cancellation_epoch_ = 0;  // Note [Cancellation]
   size_t next_wait_ = 0;  // inputs before it need no more waiting
