@@ -103,6 +103,7 @@ def _op_view(op: Op) -> dict:
         "name": op.name,
         "const": "_OP_" + op.name.upper(),
         "signature": signature(op),
+        "text_signature": repr("(" + signature(op) + ")"),
         "stub_signature": op.wrapper_signature or signature(op, stub=True),
         "doc": _escaped(doc_text(op)) + "\n",
         "params": _tuple_source(op.signature),

@@ -86,32 +86,41 @@ def test_op_table(cpp):
     assert pushes == ["Cast", "Div", "Fancy", "Fill", "Less", "ReduceSum", "Sub", "Zeros"]
 
 
+def _op_source(ops, name):
+    """The generated statement that makes op function `name`."""
+    start = ops.index(f"\n{name} = _op_function(")
+    doc_end = ops.index('"""', ops.index('"""', start) + 3)
+    return ops[start:ops.index(")\n", doc_end) + 1]
+
+
 def test_python_signatures_and_calls(py):
     ops = py["ops.py"]
     compile(ops, "ops.py", "exec")
-    assert "from ember import _C" in ops and "_execute = _C._execute" in ops
+    assert "from ember import _C" in ops and "_C._op_function(" in ops
     assert '_OP_REDUCE_SUM = _C._op_id("reduce_sum")' in ops
-    assert "def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):" in ops
-    assert "return _execute(_OP_REDUCE_SUM, input_tensor, axis, keepdims)" in ops
-    assert "def fill(dims, value, name=None):" in ops
-    assert "return _execute(_OP_FILL, value, dims)" in ops  # inputs, then attrs
-    assert "def zeros(shape, dtype='float32', name=None):" in ops
-    assert "def fancy(x, alpha=0.5, count=3, mode='a\"b', sizes=(1, 2), name=None):" in ops
+    reduce_sum = _op_source(ops, "reduce_sum")
+    assert "_OP_REDUCE_SUM, ('input_tensor', 'axis', 'keepdims',), ('input_tensor', 'axis', 'keepdims',), " \
+           "{'axis': None, 'keepdims': False}," in reduce_sum
+    # Text signatures are Python string literals (repr), whatever quotes the defaults hold.
+    assert repr("(input_tensor, axis=None, keepdims=False, name=None)") in reduce_sum
+    fill = _op_source(ops, "fill")
+    assert "_OP_FILL, ('dims', 'value',), ('value', 'dims',), {}," in fill  # call order: inputs, then attrs
+    assert repr("(dims, value, name=None)") in fill
+    assert repr("(shape, dtype='float32', name=None)") in _op_source(ops, "zeros")
+    assert repr("(x, alpha=0.5, count=3, mode='a\"b', sizes=(1, 2), name=None)") in _op_source(ops, "fancy")
 
 
 def test_python_docstrings(py):
     ops = py["ops.py"]
-    doc = ops[ops.index("def reduce_sum"):ops.index("return _execute(_OP_REDUCE_SUM")]
+    doc = _op_source(ops, "reduce_sum")
     assert "Sums across axes." in doc
     assert "axis: An optional `list(int)`. Defaults to `None`. The axes to reduce." in doc
     assert "keepdims: A `bool`. Defaults to `False`." in doc
     assert "name: Ignored in eager mode" in doc
-    assert "Returns:\n      A `Tensor` of dtype `T` (`output`)." in doc
-    assert "Dtypes:\n      T: int32, int64, float32, float64" in doc
-    div = ops[ops.index("def div("):ops.index("return _execute(_OP_DIV,")]
-    assert "bool and integer inputs are computed in float64" in div
-    cast = ops[ops.index("def cast("):ops.index("return _execute(_OP_CAST,")]
-    assert "DstT: bool, int32, int64, float32, float64 (set by the `dtype` argument)" in cast
+    assert "Returns:\n  A `Tensor` of dtype `T` (`output`)." in doc
+    assert "Dtypes:\n  T: int32, int64, float32, float64" in doc
+    assert "bool and integer inputs are computed in float64" in _op_source(ops, "div")
+    assert "DstT: bool, int32, int64, float32, float64 (set by the `dtype` argument)" in _op_source(ops, "cast")
 
 
 def test_stubs(py):
@@ -141,6 +150,25 @@ class _FakeC:
     def _execute(self, *args):
         self.calls.append(args)
         return args
+
+    def _op_function(self, op_id, params, call_order, defaults, module, doc, text_signature, make_outputs):
+        """A Python stand-in for an op function: binds the arguments with a def made from the
+        text signature (so a signature that is not valid Python fails here), then records the
+        call in the op's order."""
+        scope = {}
+        exec(f"def bind{text_signature}:\n    return dict(locals())", scope)
+        bind = scope["bind"]
+        assert list(bind.__code__.co_varnames[:len(params)]) == list(params)
+        for name, value in defaults.items():
+            assert bind.__defaults__[list(params).index(name) - (len(params) - len(bind.__defaults__) + 1)] == value
+
+        def call(*args, **kwargs):
+            values = bind(*args, **kwargs)
+            out = self._execute(op_id, *(values[n] for n in call_order))
+            return make_outputs(out) if make_outputs is not None else out
+
+        call.__doc__, call.__module__ = doc, module
+        return call
 
 
 @pytest.fixture
