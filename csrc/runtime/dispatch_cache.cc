@@ -92,8 +92,4 @@ void StoreDispatchEntry(const OpCall& call, TensorHandle* const* inputs, int num
   e.kernel = kernel;
 }
 
-void ClearThreadDispatchCache() {
-  for (auto& e : ThisThread().entries) e.reset();
-}
-
 }  // namespace ember

@@ -82,7 +82,4 @@ void StoreDispatchEntry(const OpCall& call, TensorHandle* const* inputs, int num
                         const std::shared_ptr<const OpKernel>& kernel, uint64_t kernel_generation,
                         bool shape_value_outputs);
 
-// Drops the calling thread's entries (tests).
-void ClearThreadDispatchCache();
-
 }  // namespace ember

@@ -47,7 +47,7 @@ def test_attribute_change_between_calls(mode):
     np.testing.assert_array_equal(ember.matmul(a, a, transpose_b=True).numpy(), a.numpy() @ a.numpy().T)
 
 
-def test_mixed_dtypes_still_promote(mode):
+def test_python_scalar_binds_to_the_cached_dtype(mode):
     x = ember.constant([1.0, 2.0])
     _warm(ember.add, x, x)
     out = ember.add(x, 1)  # a Python int: bound to float32, then the cached decisions apply
