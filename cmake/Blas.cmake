@@ -1,7 +1,9 @@
-# The optional BLAS library behind float32/float64 GEMM: OpenBLAS from the
-# scipy-openblas32 wheel (a build requirement and a runtime dependency in
-# pyproject.toml), found through the package's own helpers. Without it the
-# Eigen GEMM is used (docs/performance.md, "GEMM and convolution").
+# The BLAS and LAPACK library behind float32/float64 GEMM and every matrix
+# decomposition: OpenBLAS from the scipy-openblas32 wheel (a build
+# requirement and a runtime dependency in pyproject.toml), found through the
+# package's own helpers. Without it the Eigen GEMM is used
+# (docs/performance.md, "GEMM and convolution") and the decompositions are
+# left out (Note [LAPACK for decompositions] in csrc/kernels/cpu/lapack.h).
 #
 # EMBER_WITH_OPENBLAS: AUTO (the default: on when the wheel is found), ON
 # (an error when it is not) or OFF.
@@ -43,7 +45,9 @@ if(EMBER_OPENBLAS_ENABLED)
                              EMBER_OPENBLAS_WHEEL_VERSION="${EMBER_OPENBLAS_VERSION}")
   message(STATUS "Ember GEMM: OpenBLAS ${EMBER_OPENBLAS_VERSION} (${EMBER_OPENBLAS_LIBRARY})")
 else()
-  message(STATUS "Ember GEMM: Eigen (scipy-openblas32 not used)")
+  message(WARNING "Ember: scipy-openblas32 not used: GEMM runs on Eigen and the matrix decompositions "
+                  "(ember.linalg's inv, det, solve, cholesky, qr, eigh, svd, lstsq) are not built. "
+                  "`pip install scipy-openblas32` and reconfigure to have them.")
 endif()
 
 # Installed layout: site-packages/ember/_C*.so next to

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kernels/cpu/eigen.h"
+#include "kernels/cpu/lapack.h"
 
 #ifdef EMBER_WITH_OPENBLAS
 #include "cblas.h"
@@ -51,7 +52,10 @@ void BlasGemm<std::complex<float>>(bool ta, bool tb, int64_t m, int64_t n, int64
                     Dim(ldc));
 }
 
-void ConfigureBlasThreads() { scipy_openblas_set_num_threads(1); }
+void ConfigureBlasThreads() {
+  scipy_openblas_set_num_threads(1);
+  lapack::Configure();
+}
 
 BlasInfo GetBlasInfo() {
   // get_config() reads "OpenBLAS 0.3.x DYNAMIC_ARCH NO_AFFINITY SkylakeX

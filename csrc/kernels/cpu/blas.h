@@ -36,7 +36,8 @@ template <typename T>
 void BlasGemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
               const T* b, int64_t ldb, T* c, int64_t ldc);
 
-// Makes OpenBLAS single-threaded (Note [BLAS GEMM]); called once when the
+// Makes OpenBLAS single-threaded (Note [BLAS GEMM]) and turns off LAPACKE's
+// NaN scan (Note [LAPACK for decompositions]); called once when the
 // CPU device starts. A no-op without BLAS.
 void ConfigureBlasThreads();
 

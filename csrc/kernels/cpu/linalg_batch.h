@@ -1,42 +1,78 @@
 // This file holds what the matrix decomposition kernels (linalg_*.cc)
-// share: Eigen matrix types, views of one matrix of a batch, and the loop
-// that runs a decomposition per matrix over the intra-op pool.
+// share: the matrix sizes of a [..., rows, cols] shape, small helpers on
+// row-major matrices, and the loop that runs a decomposition per matrix
+// over the intra-op pool.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <complex>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "core/shape.h"
-#include "kernels/cpu/eigen.h"
 #include "kernels/cpu/parallel.h"
 
 namespace ember::cpu::linalg {
 
-// Decompositions work on column-major copies (Eigen's default layout, so
-// each decomposition is instantiated once); tensors are row-major.
 template <typename T>
-using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+struct RealOf {
+  using type = T;
+};
 template <typename T>
-using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+struct RealOf<std::complex<T>> {
+  using type = T;
+};
+// float for complex64: the type of singular values and eigenvalues.
 template <typename T>
-using ConstMatrixMap = Eigen::Map<const RowMatrix<T>>;
+using Real = typename RealOf<T>::type;
+
 template <typename T>
-using MatrixMap = Eigen::Map<RowMatrix<T>>;
-template <typename T>
-using Real = typename Eigen::NumTraits<T>::Real;
+inline constexpr bool kIsComplex = !std::is_same_v<T, Real<T>>;
 
 inline int64_t Rows(const Shape& s) { return s.dim(s.rank() - 2); }
 inline int64_t Cols(const Shape& s) { return s.dim(s.rank() - 1); }
 
-// Matrix b of a row-major [..., rows, cols] buffer.
+// The batch dims of a [..., rows, cols] shape.
+inline Shape BatchShape(const Shape& s) { return Shape(s.data(), s.rank() - 2); }
+
 template <typename T>
-ConstMatrixMap<T> MatrixAt(const T* data, int64_t b, int64_t rows, int64_t cols) {
-  return ConstMatrixMap<T>(data + b * rows * cols, rows, cols);
+T Conj(T x) {
+  if constexpr (kIsComplex<T>) {
+    return std::conj(x);
+  } else {
+    return x;
+  }
 }
+
 template <typename T>
-MatrixMap<T> MatrixAt(T* data, int64_t b, int64_t rows, int64_t cols) {
-  return MatrixMap<T>(data + b * rows * cols, rows, cols);
+bool AllFinite(const T* data, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    if constexpr (kIsComplex<T>) {
+      if (!std::isfinite(data[i].real()) || !std::isfinite(data[i].imag())) return false;
+    } else {
+      if (!std::isfinite(data[i])) return false;
+    }
+  }
+  return true;
+}
+
+// dst (cols x rows) = src (rows x cols) transposed, conjugated when asked.
+template <typename T>
+void Transpose(const T* src, int64_t rows, int64_t cols, bool conjugate, T* dst) {
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[j * rows + i] = conjugate ? Conj(src[i * cols + j]) : src[i * cols + j];
+  }
+}
+
+// Writes the n x n identity (or its first `cols` columns) to dst.
+template <typename T>
+void SetIdentity(T* dst, int64_t rows, int64_t cols) {
+  std::fill(dst, dst + rows * cols, T(0));
+  for (int64_t i = 0; i < std::min(rows, cols); ++i) dst[i * cols + i] = T(1);
 }
 
 // A rough cost of one O(n^3) decomposition, to size parallel blocks.
@@ -59,8 +95,5 @@ bool ForEachMatrix(const KernelContext& ctx, int64_t batch, double cycles_per_ma
   });
   return ok.load();
 }
-
-// The batch dims of a [..., rows, cols] shape.
-inline Shape BatchShape(const Shape& s) { return Shape(s.data(), s.rank() - 2); }
 
 }  // namespace ember::cpu::linalg

@@ -1,10 +1,11 @@
 // This file implements the CPU kernels for triangular matrices: cholesky
-// (Eigen's LLT) and matrix_triangular_solve (with broadcast batch dims).
+// (LAPACK's potrf) and matrix_triangular_solve (BLAS's trsm, with
+// broadcast batch dims).
 #include <atomic>
-
-#include <Eigen/Cholesky>
+#include <cmath>
 
 #include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/lapack.h"
 #include "kernels/cpu/linalg_batch.h"
 #include "kernels/cpu/registration.h"
 
@@ -13,8 +14,6 @@ namespace {
 
 using linalg::DecompositionCycles;
 using linalg::ForEachMatrix;
-using linalg::Matrix;
-using linalg::MatrixAt;
 using linalg::Real;
 
 template <typename T>
@@ -26,13 +25,16 @@ class CholeskyKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
     const int64_t n = linalg::Rows(out.shape());
+    EMBER_RETURN_IF_ERROR(lapack::CheckDims("cholesky", n, n));
     const T* in = ctx.input(0).data<T>();
     T* dst = out.data<T>();
     const bool ok = ForEachMatrix(ctx, out.NumElements() / (n * n), DecompositionCycles(n, n), [&](int64_t b) {
-      // LLT reads the lower triangle only, as TensorFlow's Cholesky does.
-      const Eigen::LLT<Matrix<T>, Eigen::Lower> llt(Matrix<T>(MatrixAt(in, b, n, n)));
-      if (llt.info() != Eigen::Success) return false;
-      MatrixAt(dst, b, n, n) = llt.matrixL().toDenseMatrix();
+      T* l = dst + b * n * n;
+      // potrf reads the lower triangle only, as TensorFlow's Cholesky does,
+      // and leaves the upper one, which the result has as zeros.
+      std::copy(in + b * n * n, in + (b + 1) * n * n, l);
+      if (lapack::Potrf(n, l) != 0) return false;
+      for (int64_t i = 0; i < n; ++i) std::fill(l + i * n + i + 1, l + (i + 1) * n, T(0));
       return true;
     });
     return ok ? Status::OK()
@@ -53,6 +55,7 @@ class TriangularSolveKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
     const int64_t n = linalg::Rows(out.shape()), k = linalg::Cols(out.shape());
+    EMBER_RETURN_IF_ERROR(lapack::CheckDims("matrix_triangular_solve", n, std::max(n, k)));
     // Batch dims broadcast as matmul's do (Note [Broadcast plan]).
     const BroadcastPlan batches = MakeBroadcastPlan(linalg::BatchShape(matrix.shape()),
                                                     linalg::BatchShape(rhs.shape()), linalg::BatchShape(out.shape()));
@@ -62,18 +65,17 @@ class TriangularSolveKernel final : public OpKernel {
     std::atomic<bool> ok{true};
     ParallelFor(ctx, batches.num_elements, DecompositionCycles(n, k) / 10, [&](int64_t first, int64_t last) {
       ForEachBroadcastElement(batches, first, last, [&](int64_t b, int64_t a_index, int64_t b_index) {
-        const auto a = MatrixAt(a_data, a_index, n, n);
+        const T* a = a_data + a_index * n * n;
         // A zero (or NaN) on the diagonal: singular, as TensorFlow tests.
-        if (!(a.diagonal().cwiseAbs().minCoeff() > Real<T>(0))) {
-          ok.store(false, std::memory_order_relaxed);
-          return;
+        for (int64_t i = 0; i < n; ++i) {
+          if (!(std::abs(a[i * n + i]) > Real<T>(0))) {
+            ok.store(false, std::memory_order_relaxed);
+            return;
+          }
         }
-        auto x = MatrixAt(dst, b, n, k);
-        x = MatrixAt(b_data, b_index, n, k);
-        if (lower_ && !adjoint_) a.template triangularView<Eigen::Lower>().solveInPlace(x);
-        if (lower_ && adjoint_) a.template triangularView<Eigen::Lower>().adjoint().solveInPlace(x);
-        if (!lower_ && !adjoint_) a.template triangularView<Eigen::Upper>().solveInPlace(x);
-        if (!lower_ && adjoint_) a.template triangularView<Eigen::Upper>().adjoint().solveInPlace(x);
+        T* x = dst + b * n * k;
+        std::copy(b_data + b_index * n * k, b_data + (b_index + 1) * n * k, x);
+        lapack::Trsm(lower_, adjoint_, n, k, a, x);
       });
     });
     return ok.load() ? Status::OK() : InvalidArgument("Input matrix is not invertible.");

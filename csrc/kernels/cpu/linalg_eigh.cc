@@ -1,15 +1,16 @@
-// This file implements the self_adjoint_eig CPU kernel (Eigen's
-// SelfAdjointEigenSolver): eigenvalues ascending, eigenvectors as columns.
-#include <Eigen/Eigenvalues>
+// This file implements the self_adjoint_eig CPU kernel (LAPACK's
+// divide-and-conquer syevd/heevd): eigenvalues ascending, eigenvectors as
+// columns.
+#include <vector>
 
+#include "kernels/cpu/lapack.h"
 #include "kernels/cpu/linalg_batch.h"
 #include "kernels/cpu/registration.h"
 
 namespace ember::cpu {
 namespace {
 
-using linalg::Matrix;
-using linalg::MatrixAt;
+using linalg::Real;
 
 // Attr 0: compute_v (by index: Note [Pending op definitions] in sort.cc).
 template <typename T>
@@ -21,19 +22,27 @@ class SelfAdjointEigKernel final : public OpKernel {
     Tensor& e_out = ctx.output(0);
     if (e_out.NumElements() == 0) return Status::OK();
     const int64_t n = linalg::Rows(ctx.input(0).shape());
+    EMBER_RETURN_IF_ERROR(lapack::CheckDims("self_adjoint_eig", n, n));
     const T* in = ctx.input(0).data<T>();
     T* e = e_out.data<T>();
     T* v = ctx.output(1).data<T>();
-    const int options = compute_v_ ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly;
     const bool ok = linalg::ForEachMatrix(ctx, e_out.NumElements() / n, linalg::DecompositionCycles(n, n) * 2,
                                           [&](int64_t b) {
       // The solver reads the lower triangle; only it must be finite.
-      const Matrix<T> lower = MatrixAt(in, b, n, n).template triangularView<Eigen::Lower>().toDenseMatrix();
-      if (!lower.allFinite()) return false;
-      const Eigen::SelfAdjointEigenSolver<Matrix<T>> solver(lower, options);
-      if (solver.info() != Eigen::Success) return false;
-      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(e + b * n, n) = solver.eigenvalues().template cast<T>();
-      if (compute_v_) MatrixAt(v, b, n, n) = solver.eigenvectors();
+      const T* a = in + b * n * n;
+      for (int64_t i = 0; i < n; ++i) {
+        if (!linalg::AllFinite(a + i * n, i + 1)) return false;
+      }
+      std::vector<T> scratch;
+      T* work = v + b * n * n;  // the eigenvectors replace the matrix
+      if (!compute_v_) {
+        scratch.resize(n * n);
+        work = scratch.data();
+      }
+      std::copy(a, a + n * n, work);
+      std::vector<Real<T>> values(n);
+      if (lapack::Heevd(compute_v_, n, work, values.data()) != 0) return false;
+      for (int64_t i = 0; i < n; ++i) e[b * n + i] = T(values[i]);
       return true;
     });
     return ok ? Status::OK()

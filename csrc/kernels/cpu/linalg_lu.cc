@@ -1,12 +1,12 @@
 // This file implements the CPU kernels built on an LU decomposition with
-// partial pivoting: matrix_inverse, matrix_determinant,
+// partial pivoting (LAPACK's getrf): matrix_inverse, matrix_determinant,
 // log_matrix_determinant and matrix_solve.
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <vector>
 
-#include <Eigen/LU>
-
+#include "kernels/cpu/lapack.h"
 #include "kernels/cpu/linalg_batch.h"
 #include "kernels/cpu/registration.h"
 
@@ -15,14 +15,26 @@ namespace {
 
 using linalg::DecompositionCycles;
 using linalg::ForEachMatrix;
-using linalg::Matrix;
-using linalg::MatrixAt;
 using linalg::Real;
 
 // TensorFlow's test: a zero (or NaN) pivot means singular; tiny ones pass.
 template <typename T>
-bool HasNonzeroPivots(const Eigen::PartialPivLU<Matrix<T>>& lu) {
-  return lu.matrixLU().diagonal().cwiseAbs().minCoeff() > Real<T>(0);
+bool HasNonzeroPivots(const T* lu, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!(std::abs(lu[i * n + i]) > Real<T>(0))) return false;
+  }
+  return true;
+}
+
+// a = matrix b of `in`, or its adjoint.
+template <typename T>
+void LoadMatrix(const T* in, int64_t b, int64_t n, bool adjoint, T* a) {
+  const T* src = in + b * n * n;
+  if (adjoint) {
+    linalg::Transpose(src, n, n, /*conjugate=*/true, a);
+  } else {
+    std::copy(src, src + n * n, a);
+  }
 }
 
 // Attr 0: adjoint (by index: Note [Pending op definitions] in sort.cc).
@@ -35,15 +47,16 @@ class MatrixInverseKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     const int64_t n = linalg::Rows(out.shape());
     if (out.NumElements() == 0) return Status::OK();
+    EMBER_RETURN_IF_ERROR(lapack::CheckDims("matrix_inverse", n, n));
     const T* in = ctx.input(0).data<T>();
     T* dst = out.data<T>();
     const bool ok = ForEachMatrix(ctx, out.NumElements() / (n * n), DecompositionCycles(n, n), [&](int64_t b) {
-      Matrix<T> a = MatrixAt(in, b, n, n);
-      if (adjoint_) a.adjointInPlace();
-      const Eigen::PartialPivLU<Matrix<T>> lu(a);
-      if (!HasNonzeroPivots(lu)) return false;
-      MatrixAt(dst, b, n, n) = lu.inverse();
-      return true;
+      T* a = dst + b * n * n;
+      LoadMatrix(in, b, n, adjoint_, a);
+      std::vector<int32_t> pivots(n);
+      lapack::Getrf(n, a, pivots.data());
+      if (!HasNonzeroPivots(a, n)) return false;
+      return lapack::Getri(n, a, pivots.data()) == 0;
     });
     return ok ? Status::OK() : InvalidArgument("Input is not invertible.");
   }
@@ -54,20 +67,24 @@ class MatrixInverseKernel final : public OpKernel {
 
 // The sign and log |det| of each matrix; `store(b, sign, log_abs)` keeps them.
 template <typename T, typename Store>
-void SignAndLogAbsDet(KernelContext& ctx, int64_t count, const Store& store) {
+Status SignAndLogAbsDet(KernelContext& ctx, const char* op, int64_t count, const Store& store) {
   const Tensor& input = ctx.input(0);
   const int64_t n = linalg::Rows(input.shape());
+  EMBER_RETURN_IF_ERROR(lapack::CheckDims(op, n, n));
   const T* in = input.data<T>();
   ForEachMatrix(ctx, count, DecompositionCycles(n, n), [&](int64_t b) {
     if (n == 0) {  // the empty product: det = 1
       store(b, T(1), Real<T>(0));
       return true;
     }
-    const Eigen::PartialPivLU<Matrix<T>> lu(Matrix<T>(MatrixAt(in, b, n, n)));
-    T sign = T(lu.permutationP().determinant());
+    std::vector<T> lu(in + b * n * n, in + (b + 1) * n * n);
+    std::vector<int32_t> pivots(n);
+    lapack::Getrf(n, lu.data(), pivots.data());  // a zero pivot shows in the loop below
+    T sign(1);
     Real<T> log_abs = 0;
     for (int64_t i = 0; i < n; ++i) {
-      const T d = lu.matrixLU()(i, i);
+      if (pivots[i] != i + 1) sign = -sign;  // each row swap flips the sign
+      const T d = lu[i * n + i];
       const Real<T> magnitude = std::abs(d);
       if (magnitude == Real<T>(0)) {
         store(b, T(0), -std::numeric_limits<Real<T>>::infinity());
@@ -79,6 +96,7 @@ void SignAndLogAbsDet(KernelContext& ctx, int64_t count, const Store& store) {
     store(b, sign, log_abs);
     return true;
   });
+  return Status::OK();
 }
 
 template <typename T>
@@ -90,9 +108,17 @@ class MatrixDeterminantKernel final : public OpKernel {
     const Tensor& input = ctx.input(0);
     T* out = ctx.output(0).data<T>();
     const int64_t n = linalg::Rows(input.shape());
+    EMBER_RETURN_IF_ERROR(lapack::CheckDims("matrix_determinant", n, n));
     const T* in = input.data<T>();
     ForEachMatrix(ctx, ctx.output(0).NumElements(), DecompositionCycles(n, n), [&](int64_t b) {
-      out[b] = n == 0 ? T(1) : Eigen::PartialPivLU<Matrix<T>>(Matrix<T>(MatrixAt(in, b, n, n))).determinant();
+      std::vector<T> lu(in + b * n * n, in + (b + 1) * n * n);
+      std::vector<int32_t> pivots(n);
+      if (n > 0) lapack::Getrf(n, lu.data(), pivots.data());
+      // The product of U's diagonal, negated for each row swap (the empty
+      // product of a 0 x 0 matrix is 1).
+      T det(1);
+      for (int64_t i = 0; i < n; ++i) det *= pivots[i] != i + 1 ? -lu[i * n + i] : lu[i * n + i];
+      out[b] = det;
       return true;
     });
     return Status::OK();
@@ -107,11 +133,11 @@ class LogMatrixDeterminantKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     T* sign = ctx.output(0).data<T>();
     T* log_abs = ctx.output(1).data<T>();
-    SignAndLogAbsDet<T>(ctx, ctx.output(0).NumElements(), [&](int64_t b, T s, Real<T> l) {
-      sign[b] = s;
-      log_abs[b] = T(l);
-    });
-    return Status::OK();
+    return SignAndLogAbsDet<T>(ctx, "log_matrix_determinant", ctx.output(0).NumElements(),
+                               [&](int64_t b, T s, Real<T> l) {
+                                 sign[b] = s;
+                                 log_abs[b] = T(l);
+                               });
   }
 };
 
@@ -125,16 +151,19 @@ class MatrixSolveKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
     const int64_t n = linalg::Rows(out.shape()), k = linalg::Cols(out.shape());
+    EMBER_RETURN_IF_ERROR(lapack::CheckDims("matrix_solve", n, std::max(n, k)));
     const T* matrix = ctx.input(0).data<T>();
     const T* rhs = ctx.input(1).data<T>();
     T* dst = out.data<T>();
     const bool ok = ForEachMatrix(ctx, out.NumElements() / (n * k), DecompositionCycles(n, n + k), [&](int64_t b) {
-      Matrix<T> a = MatrixAt(matrix, b, n, n);
-      if (adjoint_) a.adjointInPlace();
-      const Eigen::PartialPivLU<Matrix<T>> lu(a);
-      if (!HasNonzeroPivots(lu)) return false;
-      MatrixAt(dst, b, n, k) = lu.solve(Matrix<T>(MatrixAt(rhs, b, n, k)));
-      return true;
+      std::vector<T> a(n * n);
+      LoadMatrix(matrix, b, n, adjoint_, a.data());
+      std::vector<int32_t> pivots(n);
+      lapack::Getrf(n, a.data(), pivots.data());
+      if (!HasNonzeroPivots(a.data(), n)) return false;
+      T* x = dst + b * n * k;
+      std::copy(rhs + b * n * k, rhs + (b + 1) * n * k, x);
+      return lapack::Getrs(n, k, a.data(), pivots.data(), x) == 0;
     });
     return ok ? Status::OK() : InvalidArgument("Input matrix is not invertible.");
   }

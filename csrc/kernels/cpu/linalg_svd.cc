@@ -1,16 +1,16 @@
-// This file defines the svd CPU kernel (Eigen's BDCSVD), a template that
-// linalg_svd_{f32,f64,c64}.cc instantiate one dtype each: the SVD templates
-// are the heaviest to compile of the decompositions.
-#pragma once
-
+// This file implements the svd CPU kernel (LAPACK's divide-and-conquer
+// gesdd).
 #include <limits>
+#include <vector>
 
-#include <Eigen/SVD>
-
+#include "kernels/cpu/lapack.h"
 #include "kernels/cpu/linalg_batch.h"
 #include "kernels/cpu/registration.h"
 
 namespace ember::cpu {
+namespace {
+
+using linalg::Real;
 
 // Attrs: 0 compute_uv, 1 full_matrices (by index: Note [Pending op
 // definitions] in sort.cc).
@@ -21,7 +21,6 @@ class SvdKernel final : public OpKernel {
       : compute_uv_(init.attrs[0].as_bool()), full_(init.attrs[1].as_bool()) {}
 
   Status Compute(KernelContext& ctx) const override {
-    using linalg::MatrixAt;
     const Tensor& input = ctx.input(0);
     const int64_t m = linalg::Rows(input.shape()), n = linalg::Cols(input.shape());
     const int64_t p = std::min(m, n);
@@ -36,31 +35,32 @@ class SvdKernel final : public OpKernel {
       FillIdentities(ctx.output(2), n, vn);
       return Status::OK();
     }
+    EMBER_RETURN_IF_ERROR(lapack::CheckDims("svd", m, n));
     const int64_t batch = ctx.output(0).NumElements() / p;
-    const unsigned options = !compute_uv_ ? 0
-                             : full_      ? Eigen::ComputeFullU | Eigen::ComputeFullV
-                                          : Eigen::ComputeThinU | Eigen::ComputeThinV;
-    linalg::ForEachMatrix(ctx, batch, linalg::DecompositionCycles(m, n) * 4, [&](int64_t b) {
-      const linalg::Matrix<T> a = MatrixAt(in, b, m, n);
-      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> s_out(s + b * p, p);
-      if (!a.allFinite()) {  // TensorFlow's answer: NaN everywhere
-        const T nan = T(std::numeric_limits<linalg::Real<T>>::quiet_NaN());
-        s_out.setConstant(nan);
+    const char jobz = !compute_uv_ ? 'N' : full_ ? 'A' : 'S';
+    const bool ok = linalg::ForEachMatrix(ctx, batch, linalg::DecompositionCycles(m, n) * 4, [&](int64_t b) {
+      const T* a = in + b * m * n;
+      T* s_b = s + b * p;
+      T* u_b = compute_uv_ ? u + b * m * um : nullptr;
+      T* v_b = compute_uv_ ? v + b * n * vn : nullptr;
+      if (!linalg::AllFinite(a, m * n)) {  // TensorFlow's answer: NaN everywhere
+        const T nan = T(std::numeric_limits<Real<T>>::quiet_NaN());
+        std::fill(s_b, s_b + p, nan);
         if (compute_uv_) {
-          MatrixAt(u, b, m, um).setConstant(nan);
-          MatrixAt(v, b, n, vn).setConstant(nan);
+          std::fill(u_b, u_b + m * um, nan);
+          std::fill(v_b, v_b + n * vn, nan);
         }
         return true;
       }
-      const Eigen::BDCSVD<linalg::Matrix<T>> svd(a, options);
-      s_out = svd.singularValues().template cast<T>();
-      if (compute_uv_) {
-        MatrixAt(u, b, m, um) = svd.matrixU();
-        MatrixAt(v, b, n, vn) = svd.matrixV();
-      }
+      std::vector<T> work(a, a + m * n);
+      std::vector<Real<T>> values(p);
+      std::vector<T> vt(compute_uv_ ? vn * n : 1);  // V^H, vn x n
+      if (lapack::Gesdd(jobz, m, n, work.data(), values.data(), u_b, um, vt.data(), n) != 0) return false;
+      for (int64_t i = 0; i < p; ++i) s_b[i] = T(values[i]);
+      if (compute_uv_) linalg::Transpose(vt.data(), vn, n, /*conjugate=*/true, v_b);  // TensorFlow returns V
       return true;
     });
-    return Status::OK();
+    return ok ? Status::OK() : InvalidArgument("SVD did not converge.");
   }
 
  private:
@@ -68,11 +68,17 @@ class SvdKernel final : public OpKernel {
   static void FillIdentities(Tensor& t, int64_t rows, int64_t cols) {
     if (t.NumElements() == 0) return;
     for (int64_t b = 0; b < t.NumElements() / (rows * cols); ++b) {
-      linalg::MatrixAt(t.data<T>(), b, rows, cols).setIdentity();
+      linalg::SetIdentity(t.data<T>() + b * rows * cols, rows, cols);
     }
   }
 
   bool compute_uv_, full_;
 };
+
+}  // namespace
+
+void RegisterSvdKernels(KernelRegistry& r) {
+  RegisterForTypeSet<SvdKernel>(r, "svd", type_sets::Linalg{});
+}
 
 }  // namespace ember::cpu
