@@ -7,8 +7,13 @@
 // LAPACK through its C interface, LAPACKE, in row-major mode, so that
 // tensors are passed as they lie; LAPACKE transposes to and from LAPACK's
 // column-major layout itself. Before this they were Eigen's templates,
-// which cost a third of the C++ build and ran the larger matrices 2-10x
-// slower than LAPACK's blocked routines. LAPACK here is 32-bit: a matrix
+// which cost a quarter of the C++ build's compile time (and as much again
+// in the sanitizer build). Measured against them on 2 cores, float32: SVD
+// of 256x256 2.1x faster, Cholesky of 512x512 1.6x, eigh of 256x256 1.2x;
+// inverse of 256x256 and QR of 512x256 within 10%; a batch of 1,000 3x3
+// SVDs 3.2x slower (2.5 us each: LAPACKE's workspace query and transposes,
+// where Eigen used a Jacobi SVD inlined for the small size; NumPy takes
+// 1.9 us). LAPACK here is 32-bit: a matrix
 // whose dimensions or element count exceed int32 gets an error from
 // LapackDims, never a wrapped index. LAPACKE's own NaN scan is switched
 // off (Configure): a NaN is a value the kernels give meaning to (NaN
