@@ -66,6 +66,28 @@ def test_hits_count_in_kernel_cache_stats(mode):
     assert after["misses"] == before["misses"]
 
 
+def test_hits_of_other_threads_count_after_they_end_and_clearing_resets_them(mode):
+    # Note [Dispatch hit counts]: each thread keeps its own count.
+    a = ember.constant([3.0])
+
+    def work():
+        for _ in range(6):
+            ember.negative(a)  # the first call misses (a new thread's cache is empty)
+
+    before = ember.config.kernel_cache_stats()["hits"]
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert ember.config.kernel_cache_stats()["hits"] - before >= 3 * 5
+    ember.config.clear_kernel_cache()
+    assert ember.config.kernel_cache_stats()["hits"] == 0
+    ember.negative(a)  # looked up again after the clear: a miss
+    ember.negative(a)
+    assert ember.config.kernel_cache_stats()["hits"] == 1
+
+
 def test_clearing_the_kernel_cache_invalidates_entries(mode):
     a = ember.constant([3.0])
     _warm(ember.negative, a)
