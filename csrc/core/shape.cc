@@ -49,7 +49,7 @@ void Shape::AddDim(int64_t value) {
   data()[rank_ - 1] = value;
 }
 
-int64_t Shape::NumElementsOfMatrixOrMore() const {
+int64_t Shape::NumElements() const {
   int64_t n = 1;
   bool overflow = false;
   for (int64_t d : *this) {

@@ -78,12 +78,7 @@ class Shape {
 
   // Product of dims; -1 if any dim is unknown. Valid shapes (Note [Shape
   // limits]) never overflow; an invalid one saturates at INT64_MAX.
-  // Inline for scalars and vectors: every kernel launch asks several times.
-  int64_t NumElements() const {
-    if (rank_ == 0) return 1;
-    if (rank_ == 1) return inline_[0] < 0 ? -1 : inline_[0];
-    return NumElementsOfMatrixOrMore();
-  }
+  int64_t NumElements() const;
   bool IsFullyKnown() const;
 
   std::vector<int64_t> ToVector() const { return {begin(), end()}; }
@@ -97,7 +92,6 @@ class Shape {
   bool operator!=(const Shape& other) const { return !(*this == other); }
 
  private:
-  int64_t NumElementsOfMatrixOrMore() const;
   void CopyHeap(const Shape& other);
   Shape& AssignSlow(const Shape& other);
 

@@ -27,15 +27,6 @@ class KernelContext {
                 const int* arg_starts = nullptr, const KernelPlan* plan = nullptr)
       : op_(op), device_(device), context_(device != nullptr ? &device->context() : &kNoDeviceContext),
         attrs_(attrs), inputs_(inputs), outputs_(outputs), arg_starts_(arg_starts), plan_(plan) {}
-  // Note [Borrowed kernel inputs]: an eager launch lends the kernel the
-  // tensors its input handles hold, which stay put while it runs, instead
-  // of copies (a copy is a reference count taken and dropped per input).
-  KernelContext(const OpDef& op, Device* device, const AttrList& attrs, const Tensor* const* inputs,
-                int num_inputs, std::vector<Tensor>* outputs, const int* arg_starts = nullptr,
-                const KernelPlan* plan = nullptr)
-      : op_(op), device_(device), context_(device != nullptr ? &device->context() : &kNoDeviceContext),
-        attrs_(attrs), inputs_(nullptr), borrowed_inputs_(inputs), num_borrowed_inputs_(num_inputs),
-        outputs_(outputs), arg_starts_(arg_starts), plan_(plan) {}
 
   const OpDef& op() const { return op_; }
   // For messages; what a kernel uses of its device is device_context().
@@ -43,8 +34,8 @@ class KernelContext {
   // Kernels run without a device (unit tests) get an empty one: no pool.
   const DeviceContext& device_context() const { return *context_; }
   const AttrList& attrs() const { return attrs_; }
-  int num_inputs() const { return inputs_ ? static_cast<int>(inputs_->size()) : num_borrowed_inputs_; }
-  const Tensor& input(int i) const { return inputs_ ? (*inputs_)[i] : *borrowed_inputs_[i]; }
+  int num_inputs() const { return static_cast<int>(inputs_->size()); }
+  const Tensor& input(int i) const { return (*inputs_)[i]; }
   // Flat range of input argument `arg` (Note [List arguments] in op_def.h).
   int arg_start(int arg) const { return arg_starts_ ? arg_starts_[arg] : arg; }
   int arg_size(int arg) const { return arg_starts_ ? arg_starts_[arg + 1] - arg_starts_[arg] : 1; }
@@ -77,9 +68,7 @@ class KernelContext {
   Device* device_;
   const DeviceContext* context_;
   const AttrList& attrs_;
-  std::vector<Tensor>* inputs_;  // null when borrowed
-  const Tensor* const* borrowed_inputs_ = nullptr;
-  int num_borrowed_inputs_ = 0;
+  std::vector<Tensor>* inputs_;
   std::vector<Tensor>* outputs_;
   const int* arg_starts_;
   const KernelPlan* plan_;

@@ -26,7 +26,6 @@
 #include "python/tensor_operators.h"
 #include "runtime/context.h"
 #include "runtime/device_copy.h"
-#include "runtime/dispatch_cache.h"
 #include "runtime/print_sink.h"
 
 #ifdef EMBER_WITH_CUDA
@@ -315,7 +314,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("kernel_cache_stats", [] {
     KernelCache::Stats st = Context::Global().kernel_cache().GetStats();
     py::dict d;
-    d["hits"] = st.hits + DispatchHits();  // Note [Dispatch hit counts]
+    d["hits"] = st.hits;
     d["misses"] = st.misses;
     d["evictions"] = st.evictions;
     d["size"] = st.size;
@@ -437,10 +436,7 @@ PYBIND11_MODULE(_C, m) {
     Device* d = FindDevice(spec);
     d->allocator()->ResetPeak();
   });
-  m.def("kernel_cache_clear", [] {
-    Context::Global().kernel_cache().Clear();
-    ResetDispatchHits();
-  });
+  m.def("kernel_cache_clear", [] { Context::Global().kernel_cache().Clear(); });
   m.def("set_kernel_cache_capacity", [](size_t c) { Context::Global().kernel_cache().set_capacity(c); });
   m.def("convert_to_tensor", [](py::object value, py::object dtype) {
     DType d;

@@ -1,9 +1,6 @@
 // This file implements the dispatch cache (Note [Dispatch cache]).
 #include "runtime/dispatch_cache.h"
 
-#include <algorithm>
-#include <atomic>
-#include <mutex>
 #include <vector>
 
 #include "ops/op_ids.gen.h"
@@ -13,43 +10,9 @@
 namespace ember {
 namespace {
 
-// Note [Dispatch hit counts]: the live threads' counters, what ended
-// threads counted, and the total at the last reset.
-struct HitCounters {
-  std::mutex mu;
-  std::vector<const std::atomic<uint64_t>*> live;
-  uint64_t ended = 0;
-  uint64_t base = 0;
-
-  uint64_t TotalLocked() const {
-    uint64_t total = ended;
-    for (const auto* c : live) total += c->load(std::memory_order_relaxed);
-    return total;
-  }
-};
-
-HitCounters& Counters() {
-  static auto* counters = new HitCounters();  // outlives every thread's cache
-  return *counters;
-}
-
 // One slot per op, each allocated the first time the thread stores that op.
 struct ThreadDispatchCache {
   std::vector<std::unique_ptr<DispatchEntry>> entries = std::vector<std::unique_ptr<DispatchEntry>>(kNumOps);
-  std::atomic<uint64_t> hits{0};  // written by this thread only
-
-  ThreadDispatchCache() {
-    std::lock_guard<std::mutex> lock(Counters().mu);
-    Counters().live.push_back(&hits);
-  }
-  ~ThreadDispatchCache() {
-    HitCounters& c = Counters();
-    std::lock_guard<std::mutex> lock(c.mu);
-    c.ended += hits.load(std::memory_order_relaxed);
-    c.live.erase(std::find(c.live.begin(), c.live.end(), &hits));
-  }
-  ThreadDispatchCache(const ThreadDispatchCache&) = delete;
-  ThreadDispatchCache& operator=(const ThreadDispatchCache&) = delete;
 };
 
 ThreadDispatchCache& ThisThread() {
@@ -69,9 +32,8 @@ bool OpMayBeCached(const OpDef& op) {
 }  // namespace
 
 const DispatchEntry* FindDispatchEntry(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
-                                       const AttrList& attrs, const DType* bindings) {
-  ThreadDispatchCache& cache = ThisThread();
-  const DispatchEntry* e = cache.entries[static_cast<int>(op.id)].get();
+                                       const AttrList& attrs) {
+  const DispatchEntry* e = ThisThread().entries[static_cast<int>(op.id)].get();
   if (e == nullptr || e->num_inputs != num_inputs) return nullptr;
   for (int i = 0; i < num_inputs; ++i) {
     const TensorHandle& in = *inputs[i];
@@ -89,24 +51,7 @@ const DispatchEntry* FindDispatchEntry(const OpDef& op, TensorHandle* const* inp
   if (e->scope != CurrentScopeDevice() || e->num_devices != DeviceManager::Global().devices().size()) {
     return nullptr;
   }
-  if (bindings != nullptr && !std::equal(bindings, bindings + op.type_vars.size(), e->bindings.begin())) {
-    return nullptr;
-  }
-  // Only this thread writes its counter: a plain load and store, no lock.
-  cache.hits.store(cache.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   return e;
-}
-
-uint64_t DispatchHits() {
-  HitCounters& c = Counters();
-  std::lock_guard<std::mutex> lock(c.mu);
-  return c.TotalLocked() - c.base;
-}
-
-void ResetDispatchHits() {
-  HitCounters& c = Counters();
-  std::lock_guard<std::mutex> lock(c.mu);
-  c.base = c.TotalLocked();
 }
 
 bool MayCacheDispatch(const OpCall& call, TensorHandle* const* inputs, int num_inputs) {

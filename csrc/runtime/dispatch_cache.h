@@ -66,20 +66,10 @@ struct DispatchEntry {
   std::shared_ptr<const OpKernel> kernel;
 };
 
-// The calling thread's entry for `op` if it matches this call (and
-// `bindings`, when given), else null; a match counts as a hit. Checks only
-// the key; the caller checks tracing and observers.
+// The calling thread's entry for `op` if it matches this call, else null.
+// Checks only the key; the caller checks tracing and observers.
 const DispatchEntry* FindDispatchEntry(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
-                                       const AttrList& attrs, const DType* bindings);
-
-// Note [Dispatch hit counts]
-// Each thread counts its own hits: one shared atomic counter would be a
-// locked instruction per op, on a cache line every issuing thread fights
-// over. DispatchHits sums the threads' counts (and those of threads that
-// have ended) since the last ResetDispatchHits; ember.config's
-// kernel_cache_stats() adds them to the kernel cache's hits.
-uint64_t DispatchHits();
-void ResetDispatchHits();
+                                       const AttrList& attrs);
 
 // Whether a call that went through every stage may be stored: `call` is
 // its record just before the launch, `inputs` what the caller passed.

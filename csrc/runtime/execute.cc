@@ -248,8 +248,10 @@ void LaunchEager(KernelLaunch& launch, Device* device, ExecuteResult* result) {
 // when there is no such entry.
 bool ExecuteCached(const OpDef& op, TensorHandle* const* inputs, int num_inputs, const AttrList& attrs,
                    const DType* bindings, uint32_t donated_mask, ExecuteResult* result) {
-  const DispatchEntry* e = FindDispatchEntry(op, inputs, num_inputs, attrs, bindings);
+  const DispatchEntry* e = FindDispatchEntry(op, inputs, num_inputs, attrs);
   if (e == nullptr) return false;
+  if (bindings != nullptr && !std::equal(bindings, bindings + op.type_vars.size(), e->bindings.begin())) return false;
+  Context::Global().kernel_cache().CountHit();
   std::vector<RefPtr<TensorHandle>> outputs;
   outputs.reserve(e->num_outputs);
   for (int i = 0; i < e->num_outputs; ++i) {

@@ -152,7 +152,7 @@ namespace {
 // buffers]). A launch that runs while the pair is taken (a kernel that
 // calls back into Python, which issues another op) uses a pair of its own.
 struct LaunchBufferPair {
-  std::vector<const Tensor*> inputs;  // Note [Borrowed kernel inputs]
+  std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
   bool taken = false;
 };
@@ -171,7 +171,7 @@ class LaunchBuffers {
   }
   LaunchBuffers(const LaunchBuffers&) = delete;
   LaunchBuffers& operator=(const LaunchBuffers&) = delete;
-  std::vector<const Tensor*>& inputs() { return pair_->inputs; }
+  std::vector<Tensor>& inputs() { return pair_->inputs; }
   std::vector<Tensor>& outputs() { return pair_->outputs; }
 
  private:
@@ -193,7 +193,7 @@ void KernelLaunch::RunGuarded() {
     return;
   }
   LaunchBuffers buffers;  // Note [Launch buffers]
-  std::vector<const Tensor*>& inputs = buffers.inputs();
+  std::vector<Tensor>& inputs = buffers.inputs();
   inputs.reserve(num_inputs_);
   for (size_t i = 0; i < num_inputs_; ++i) {
     TensorHandle* handle = inputs_[i];
@@ -212,22 +212,13 @@ void KernelLaunch::RunGuarded() {
       Fail(handle->error(), /*kernel_error=*/false);
       return;
     }
-    // Note [Borrowed kernel inputs]: the launch holds the handle (or its
-    // caller does, Note [Borrowed launches]), and a defined handle's
-    // tensor does not change.
-    inputs.push_back(&handle->tensor());
+    inputs.push_back(handle->tensor());
   }
   std::vector<Tensor>& outputs = buffers.outputs();
   Status s = AllocateOutputs(inputs, &outputs);
-  if (s.ok() && RunsOnStream(op_, device_)) {
-    // The stream's work outlives this call: it keeps its own references.
-    std::vector<Tensor> owned;
-    owned.reserve(inputs.size());
-    for (const Tensor* t : inputs) owned.push_back(*t);
-    return RunOnStream(std::move(owned), std::move(outputs));
-  }
+  if (s.ok() && RunsOnStream(op_, device_)) return RunOnStream(std::move(inputs), std::move(outputs));
   if (s.ok()) {
-    KernelContext ctx(op_, device_, *attrs_, inputs.data(), static_cast<int>(inputs.size()), &outputs,
+    KernelContext ctx(op_, device_, *attrs_, &inputs, &outputs,
                       arg_starts_.empty() ? nullptr : arg_starts_.data(), plan_.get());
     CancellationScope cancellation(error_sink_, cancellation_epoch_);
     if (flow_ != 0) profiler::CurrentFlow() = flow_;
@@ -328,16 +319,15 @@ Status KernelLaunch::RunOnStreamNow(KernelRun& run, const std::vector<RefPtr<Ten
 // foreign buffer (Note [Foreign buffers] in core/allocator.h) belongs to
 // the library that lent it, which may still read it or have marked it
 // read-only.
-Status KernelLaunch::AllocateOutputs(const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs) {
+Status KernelLaunch::AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
   outputs->reserve(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorHandle& out = *outputs_[i];
     const int k = op_.reusable_input;
     outputs->emplace_back();
-    // The input handle is the buffer's one owner (the kernel borrows its
-    // tensor: Note [Borrowed kernel inputs]).
+    // The handle and our local copy are the buffer's two owners.
     if (i == 0 && k >= 0 && (donated_mask_ >> k) & 1u && !input(k).saved() &&
-        TakeOverBuffer(op_, *inputs[k], out.dtype(), out.shape(), 1, &outputs->back())) {
+        TakeOverBuffer(op_, inputs[k], out.dtype(), out.shape(), 2, &outputs->back())) {
       continue;
     }
     EMBER_RETURN_IF_ERROR(AllocateOutput(op_, device_, out.dtype(), out.shape(), &outputs->back()));

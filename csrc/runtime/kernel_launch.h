@@ -66,7 +66,7 @@ class KernelLaunch final : public Task {
   void RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> outputs);
   static Status RunOnStreamNow(KernelRun& run, const std::vector<RefPtr<TensorHandle>>& inputs,
                                const std::vector<Tensor>& handed_out);
-  Status AllocateOutputs(const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs);
+  Status AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
   void Fail(const Status& status, bool kernel_error);
 
   // The inputs as the launch holds them (Note [Borrowed launches]).

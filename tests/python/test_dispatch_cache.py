@@ -67,7 +67,7 @@ def test_hits_count_in_kernel_cache_stats(mode):
 
 
 def test_hits_of_other_threads_count_after_they_end_and_clearing_resets_them(mode):
-    # Note [Dispatch hit counts]: each thread keeps its own count.
+    # Hits made on other threads count too, also once those threads ended.
     a = ember.constant([3.0])
 
     def work():
