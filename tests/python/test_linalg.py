@@ -251,3 +251,19 @@ def test_matrix_two_norm_of_float16_and_its_gradient():
 def test_bad_norm_ords_and_axes_raise(ord_, axis):
     with pytest.raises(ValueError, match="^norm: "):
         linalg.norm(np.ones((2, 3)), ord=ord_, axis=axis)
+
+
+def test_tall_skinny_matrices_are_within_lapacks_32_bit_sizes():
+    # 100,000 x 4: each array LAPACK sees has far fewer than 2^31 elements,
+    # though the square of its long side has more (a check of max(m, n)^2
+    # once refused these).
+    a = RNG.standard_normal((100_000, 4)).astype(np.float32)
+    q, r = linalg.qr(a)
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), a, atol=1e-4)
+    s, u, v = linalg.svd(a)
+    np.testing.assert_allclose(s.numpy(), np.linalg.svd(a.astype(np.float64), compute_uv=False), rtol=1e-4)
+    assert u.shape == (100_000, 4) and v.shape == (4, 4)
+    b = RNG.standard_normal((100_000, 2)).astype(np.float32)
+    x = linalg.lstsq(a, b, fast=False).numpy()
+    want = np.linalg.lstsq(a.astype(np.float64), b.astype(np.float64), rcond=None)[0]
+    np.testing.assert_allclose(x, want, rtol=1e-3, atol=1e-5)

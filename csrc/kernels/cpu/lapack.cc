@@ -15,7 +15,7 @@ namespace {
 
 constexpr int kRowMajor = LAPACK_ROW_MAJOR;
 
-// Dimensions were checked by CheckDims before any call (the kernels call it
+// Sizes were checked by CheckSizes before any call (the kernels call it
 // on each input's shape), so the narrowing here cannot wrap.
 lapack_int I(int64_t d) { return static_cast<lapack_int>(d); }
 // A leading dimension: LAPACKE rejects 0 even for an empty matrix.
@@ -33,13 +33,13 @@ CBLAS_TRANSPOSE Adjoint(bool adjoint) { return adjoint ? CblasConjTrans : CblasN
 
 void Configure() { scipy_LAPACKE_set_nancheck(0); }
 
-Status CheckDims(const char* op, int64_t m, int64_t n) {
+Status CheckSizes(std::initializer_list<MatrixSize> matrices) {
   constexpr int64_t kMax = std::numeric_limits<lapack_int>::max();
-  // Both sides, and a square of the larger (the full u or v of an SVD).
-  const int64_t big = std::max(m, n);
-  if (big > kMax || (big > 0 && big > kMax / big)) {
-    return InvalidArgument(std::string(op) + ": a " + std::to_string(m) + " x " + std::to_string(n) +
-                           " matrix exceeds LAPACK's 32-bit dimensions and indices");
+  for (const MatrixSize& m : matrices) {
+    if (m.rows > kMax || m.cols > kMax || (m.cols > 0 && m.rows > kMax / m.cols)) {
+      return InvalidArgument("a " + std::to_string(m.rows) + " x " + std::to_string(m.cols) +
+                             " matrix exceeds LAPACK's 32-bit sizes (2^31 - 1 elements)");
+    }
   }
   return Status::OK();
 }

@@ -15,13 +15,14 @@
 // where Eigen used a Jacobi SVD inlined for the small size; NumPy takes
 // 1.9 us). LAPACK here is 32-bit: a matrix
 // whose dimensions or element count exceed int32 gets an error from
-// LapackDims, never a wrapped index. LAPACKE's own NaN scan is switched
+// CheckSizes, never a wrapped index. LAPACKE's own NaN scan is switched
 // off (Configure): a NaN is a value the kernels give meaning to (NaN
 // singular values, a NaN determinant), not an argument error.
 #pragma once
 
 #include <complex>
 #include <cstdint>
+#include <initializer_list>
 
 #include "core/status.h"
 
@@ -32,8 +33,13 @@ using Complex = std::complex<float>;
 // Turns off LAPACKE's NaN scan; called once when the CPU device starts.
 void Configure();
 
-// Checks that an m x n matrix fits LAPACK's 32-bit dimensions and indices.
-Status CheckDims(const char* op, int64_t m, int64_t n);
+// Checks that each {rows, cols} matrix a kernel hands to LAPACK (inputs,
+// outputs and work copies) fits LAPACK's 32-bit dimensions: both sides
+// and the element count within int32.
+struct MatrixSize {
+  int64_t rows, cols;
+};
+Status CheckSizes(std::initializer_list<MatrixSize> matrices);
 
 // Each returns LAPACK's info: 0 on success, > 0 for a numerical failure
 // (a zero pivot, a matrix that is not positive definite, no convergence).

@@ -25,7 +25,7 @@ class CholeskyKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
     const int64_t n = linalg::Rows(out.shape());
-    EMBER_RETURN_IF_ERROR(lapack::CheckDims("cholesky", n, n));
+    EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{n, n}}));
     const T* in = ctx.input(0).data<T>();
     T* dst = out.data<T>();
     const bool ok = ForEachMatrix(ctx, out.NumElements() / (n * n), DecompositionCycles(n, n), [&](int64_t b) {
@@ -55,7 +55,7 @@ class TriangularSolveKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
     const int64_t n = linalg::Rows(out.shape()), k = linalg::Cols(out.shape());
-    EMBER_RETURN_IF_ERROR(lapack::CheckDims("matrix_triangular_solve", n, std::max(n, k)));
+    EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{n, n}, {n, k}}));
     // Batch dims broadcast as matmul's do (Note [Broadcast plan]).
     const BroadcastPlan batches = MakeBroadcastPlan(linalg::BatchShape(matrix.shape()),
                                                     linalg::BatchShape(rhs.shape()), linalg::BatchShape(out.shape()));

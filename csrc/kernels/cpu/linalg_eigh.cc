@@ -22,7 +22,7 @@ class SelfAdjointEigKernel final : public OpKernel {
     Tensor& e_out = ctx.output(0);
     if (e_out.NumElements() == 0) return Status::OK();
     const int64_t n = linalg::Rows(ctx.input(0).shape());
-    EMBER_RETURN_IF_ERROR(lapack::CheckDims("self_adjoint_eig", n, n));
+    EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{n, n}}));
     const T* in = ctx.input(0).data<T>();
     T* e = e_out.data<T>();
     T* v = ctx.output(1).data<T>();

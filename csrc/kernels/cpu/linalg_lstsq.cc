@@ -30,7 +30,7 @@ class MatrixSolveLsKernel final : public OpKernel {
     if (out.NumElements() == 0) return Status::OK();
     const int64_t m = linalg::Rows(matrix.shape()), n = linalg::Cols(matrix.shape());
     const int64_t k = linalg::Cols(out.shape());
-    EMBER_RETURN_IF_ERROR(lapack::CheckDims("matrix_solve_ls", std::max(m, n), std::max({m, n, k})));
+    EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{m, n}, {std::max(m, n), k}, {std::min(m, n), std::min(m, n)}}));
     const T* a_data = matrix.data<T>();
     const T* b_data = ctx.input(1).data<T>();
     T* x_data = out.data<T>();

@@ -47,7 +47,7 @@ class MatrixInverseKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     const int64_t n = linalg::Rows(out.shape());
     if (out.NumElements() == 0) return Status::OK();
-    EMBER_RETURN_IF_ERROR(lapack::CheckDims("matrix_inverse", n, n));
+    EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{n, n}}));
     const T* in = ctx.input(0).data<T>();
     T* dst = out.data<T>();
     const bool ok = ForEachMatrix(ctx, out.NumElements() / (n * n), DecompositionCycles(n, n), [&](int64_t b) {
@@ -67,10 +67,10 @@ class MatrixInverseKernel final : public OpKernel {
 
 // The sign and log |det| of each matrix; `store(b, sign, log_abs)` keeps them.
 template <typename T, typename Store>
-Status SignAndLogAbsDet(KernelContext& ctx, const char* op, int64_t count, const Store& store) {
+Status SignAndLogAbsDet(KernelContext& ctx, int64_t count, const Store& store) {
   const Tensor& input = ctx.input(0);
   const int64_t n = linalg::Rows(input.shape());
-  EMBER_RETURN_IF_ERROR(lapack::CheckDims(op, n, n));
+  EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{n, n}}));
   const T* in = input.data<T>();
   ForEachMatrix(ctx, count, DecompositionCycles(n, n), [&](int64_t b) {
     if (n == 0) {  // the empty product: det = 1
@@ -108,7 +108,7 @@ class MatrixDeterminantKernel final : public OpKernel {
     const Tensor& input = ctx.input(0);
     T* out = ctx.output(0).data<T>();
     const int64_t n = linalg::Rows(input.shape());
-    EMBER_RETURN_IF_ERROR(lapack::CheckDims("matrix_determinant", n, n));
+    EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{n, n}}));
     const T* in = input.data<T>();
     ForEachMatrix(ctx, ctx.output(0).NumElements(), DecompositionCycles(n, n), [&](int64_t b) {
       std::vector<T> lu(in + b * n * n, in + (b + 1) * n * n);
@@ -133,7 +133,7 @@ class LogMatrixDeterminantKernel final : public OpKernel {
   Status Compute(KernelContext& ctx) const override {
     T* sign = ctx.output(0).data<T>();
     T* log_abs = ctx.output(1).data<T>();
-    return SignAndLogAbsDet<T>(ctx, "log_matrix_determinant", ctx.output(0).NumElements(),
+    return SignAndLogAbsDet<T>(ctx, ctx.output(0).NumElements(),
                                [&](int64_t b, T s, Real<T> l) {
                                  sign[b] = s;
                                  log_abs[b] = T(l);
@@ -151,7 +151,7 @@ class MatrixSolveKernel final : public OpKernel {
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
     const int64_t n = linalg::Rows(out.shape()), k = linalg::Cols(out.shape());
-    EMBER_RETURN_IF_ERROR(lapack::CheckDims("matrix_solve", n, std::max(n, k)));
+    EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{n, n}, {n, k}}));
     const T* matrix = ctx.input(0).data<T>();
     const T* rhs = ctx.input(1).data<T>();
     T* dst = out.data<T>();

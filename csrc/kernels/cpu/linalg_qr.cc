@@ -29,7 +29,7 @@ class QrKernel final : public OpKernel {
     T* q = q_out.data<T>();
     T* r = r_out.data<T>();
     if (q_out.NumElements() == 0) return Status::OK();  // then r is empty too: p = 0 or no batch
-    EMBER_RETURN_IF_ERROR(lapack::CheckDims("qr", m, n));
+    EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{m, n}, {m, p}}));
     const bool ok = ForEachMatrix(ctx, q_out.NumElements() / (m * p), DecompositionCycles(m, n), [&](int64_t b) {
       T* q_b = q + b * m * p;
       if (n == 0) {  // q = I (full_matrices), r has no columns

@@ -35,7 +35,7 @@ class SvdKernel final : public OpKernel {
       FillIdentities(ctx.output(2), n, vn);
       return Status::OK();
     }
-    EMBER_RETURN_IF_ERROR(lapack::CheckDims("svd", m, n));
+    EMBER_RETURN_IF_ERROR(lapack::CheckSizes({{m, n}, {m, um}, {vn, n}}));
     const int64_t batch = ctx.output(0).NumElements() / p;
     const char jobz = !compute_uv_ ? 'N' : full_ ? 'A' : 'S';
     const bool ok = linalg::ForEachMatrix(ctx, batch, linalg::DecompositionCycles(m, n) * 4, [&](int64_t b) {
