@@ -267,3 +267,11 @@ def test_tall_skinny_matrices_are_within_lapacks_32_bit_sizes():
     x = linalg.lstsq(a, b, fast=False).numpy()
     want = np.linalg.lstsq(a.astype(np.float64), b.astype(np.float64), rcond=None)[0]
     np.testing.assert_allclose(x, want, rtol=1e-3, atol=1e-5)
+
+
+def test_minimum_norm_least_squares_of_non_finite_input_is_nan_and_silent(capfd):
+    a = np.array([[1.0, np.nan], [0.0, 1.0], [1.0, 1.0]])
+    x = linalg.lstsq(a, np.ones((3, 1)), fast=False).numpy()
+    assert np.isnan(x).all()
+    out, err = capfd.readouterr()
+    assert "illegal value" not in out + err  # LAPACK's argument error must not reach the console

@@ -73,6 +73,12 @@ class MatrixSolveLsKernel final : public OpKernel {
   // Singular values below NumPy's default cut-off, eps * max(m, n) times
   // the largest, count as zero.
   static bool SolveMinimumNorm(int64_t m, int64_t n, int64_t k, const T* a, const T* rhs, T* x) {
+    if (!AllFinite(a, m * n) || !AllFinite(rhs, m * k)) {
+      // NaN, as TensorFlow's orthogonal decomposition gives; gelsd would
+      // reject its scaled input and print LAPACK's argument error.
+      std::fill(x, x + n * k, T(std::numeric_limits<Real<T>>::quiet_NaN()));
+      return true;
+    }
     std::vector<T> a_copy(a, a + m * n);
     std::vector<T> b(std::max(m, n) * k, T(0));
     std::copy(rhs, rhs + m * k, b.begin());
