@@ -113,9 +113,13 @@ def test_a_cached_scalar_is_never_donated():
 
 
 def test_copies_use_the_copy_streams():
+    # 16 MiB: the upload takes milliseconds, so it is still running when the
+    # multiply is posted (a 40-byte one, 20 us, could finish before that on
+    # a busy machine, and the kernel then had nothing to wait for).
+    data = np.arange(4 << 20, dtype=np.float32)
     before = ember.config.runtime_stats("sim:0")
     with ember.device("sim:0"):
-        x = ember.identity(np.arange(10, dtype=np.float32))
+        x = ember.identity(data)
         y = x * 2.0
     out = y.numpy()
     after = ember.config.runtime_stats("sim:0")["streams"]
@@ -123,7 +127,7 @@ def test_copies_use_the_copy_streams():
     assert after["device_to_host"]["copies_enqueued"] > before["streams"]["device_to_host"]["copies_enqueued"]
     # The kernel on the compute stream waited for the upload on the device.
     assert after["compute"]["device_waits"] > before["streams"]["compute"]["device_waits"]
-    np.testing.assert_array_equal(out, np.arange(10, dtype=np.float32) * 2)
+    np.testing.assert_array_equal(out, data * 2)
 
 
 def test_value_moves_between_devices_with_a_device_side_wait(mode):
