@@ -1,5 +1,8 @@
 // This file implements the host allocator: aligned host memory, with large
 // blocks cached for reuse (Note [Host allocator]).
+#include <sys/mman.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -28,6 +31,11 @@ namespace {
 // freed when the thread exits; a block freed on another thread than the
 // one that allocated it simply joins that thread's list. empty_cache()
 // leaves these lists alone.
+// Large blocks (at least kHugePageMinBytes) are marked for transparent huge
+// pages (madvise), as NumPy marks its large arrays: where the system's THP
+// setting is "madvise", the default on many distributions, a 64 MiB buffer
+// is otherwise 16,384 TLB entries, and an all-reduce or copy through it ran
+// 10-15% below the same transfer into a NumPy array.
 // Release: the cache holds at most kMaxCachedBytes (a free beyond it goes
 // back to the system), empty_cache() returns everything, and a failed
 // allocation empties the cache and tries again. Under a memory limit
@@ -77,6 +85,22 @@ bool SmallBlockCache::Keep(void* ptr, size_t size) {
 
 SmallBlockCache& ThreadSmallBlocks() { return t_small_blocks; }
 
+constexpr size_t kHugePageMinBytes = size_t{4} << 20;
+
+// Advises huge pages for the whole pages inside a fresh large block; the
+// advice is only a hint, so a refusal (an old kernel, THP off) is ignored.
+void AdviseHugePages(void* ptr, size_t size) {
+#ifdef MADV_HUGEPAGE
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(ptr) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(ptr) + size) & ~(kPage - 1);
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)ptr;
+  (void)size;
+#endif
+}
+
 class HostAllocatorImpl final : public Allocator {
  public:
   static constexpr size_t kMinCachedBytes = size_t{1} << 20;
@@ -94,11 +118,13 @@ class HostAllocatorImpl final : public Allocator {
     // Under a limit the allocator holds at most that much, cache included.
     if (limit() != 0 && InUseBytes() + CachedBytes() + size > limit()) EmptyCache();
     void* ptr = size >= kMinCachedBytes ? TakeCached(size) : nullptr;
+    const bool fresh = ptr == nullptr;  // a cached block was advised when it was fresh
     if (ptr == nullptr) ptr = std::aligned_alloc(kHostAlignment, size);
     if (ptr == nullptr && size >= kMinCachedBytes) {
       EmptyCache();
       ptr = std::aligned_alloc(kHostAlignment, size);
     }
+    if (ptr != nullptr && fresh && size >= kHugePageMinBytes) AdviseHugePages(ptr, size);
     if (ptr != nullptr) CountAllocated(bytes);
     return ptr;
   }
