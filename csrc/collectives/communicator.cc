@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 #include "runtime/context.h"
@@ -30,6 +32,70 @@ int64_t g_next_id = 1;
 std::unordered_map<int64_t, std::shared_ptr<Communicator>>& Registry() {
   static auto* registry = new std::unordered_map<int64_t, std::shared_ptr<Communicator>>();  // kernels may outlive exit
   return *registry;
+}
+
+// The packet's MPI datatype and op (Note [Check packets]), made once per
+// process on first use and kept until MPI_Finalize frees them.
+struct PacketMpi {
+  Status status;
+  MpiFunctions::Handle type = 0;
+  MpiFunctions::Handle op = 0;
+};
+
+// One payload element of `in` combined into `into`'s: NaN propagates
+// through MAX and MIN, and integers wrap as MPI's SUM does.
+template <typename T>
+T CombineElement(T in, T into, Reduction reduction) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (reduction) {
+      case Reduction::kSum: return in + into;
+      case Reduction::kMax: return std::isnan(in) || in > into ? in : into;
+      case Reduction::kMin: return std::isnan(in) || in < into ? in : into;
+    }
+  } else {
+    using U = std::make_unsigned_t<T>;
+    switch (reduction) {
+      case Reduction::kSum: return static_cast<T>(static_cast<U>(in) + static_cast<U>(into));
+      case Reduction::kMax: return in > into ? in : into;
+      case Reduction::kMin: return in < into ? in : into;
+    }
+  }
+  return into;
+}
+
+// `count` elements of the payload: copied out and back, as the packet
+// stores int64 words.
+template <typename T, int kPayloadBytes>
+void CombinePayload(const unsigned char* in, unsigned char* into, int64_t count, Reduction reduction) {
+  constexpr int64_t kMax = kPayloadBytes / sizeof(T);
+  if (count < 0 || count > kMax) return;
+  T a[kMax];
+  T b[kMax];
+  const size_t bytes = static_cast<size_t>(count) * sizeof(T);
+  std::memcpy(a, in, bytes);
+  std::memcpy(b, into, bytes);
+  for (int64_t i = 0; i < count; ++i) b[i] = CombineElement(a[i], b[i], reduction);
+  std::memcpy(into, b, bytes);
+}
+
+bool PayloadDType(DType dtype) {
+  return dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kInt32 || dtype == DType::kInt64;
+}
+
+// `words` int64 words a packet, reduced by `reducer`.
+const PacketMpi& PacketMpiOnce(int words, MpiFunctions::Handle int64_type, MpiFunctions::Reducer reducer) {
+  static const PacketMpi made = [&] {
+    PacketMpi packet;
+    int rc = Mpi()->ContiguousType(words, int64_type, &packet.type);
+    if (rc != 0) {
+      packet.status = Internal("MPI_Type_contiguous for the check packets failed with MPI error " + std::to_string(rc));
+      return packet;
+    }
+    rc = Mpi()->CreateOp(reducer, &packet.op);
+    if (rc != 0) packet.status = Internal("MPI_Op_create for the check packets failed with MPI error " + std::to_string(rc));
+    return packet;
+  }();
+  return made;
 }
 
 Status CheckCount(uint64_t count, const char* unit) {
@@ -60,15 +126,17 @@ Status Communicator::AllReduce(const Tensor& in, Tensor& out, Reduction reductio
   EMBER_RETURN_IF_ERROR(CheckCount(static_cast<uint64_t>(in.NumElements()), "elements"));
   const int count = static_cast<int>(in.NumElements());
   const MpiFunctions::Handle op = spec_.ops[static_cast<int>(reduction)];
-  return Run(Kind::kAllReduce, "all_reduce", in, out, [&](MpiFunctions::Request* request) {
-    return Mpi()->Iallreduce(in.raw_data(), out.raw_data(), count, datatype, op, spec_.comm, request);
-  });
+  if (CarriesPayload(in)) return Run(Kind::kAllReduce, "all_reduce", in, out, static_cast<int>(reduction), nullptr);
+  return Run(Kind::kAllReduce, "all_reduce", in, out, static_cast<int>(reduction),
+             [&](MpiFunctions::Request* request) {
+               return Mpi()->Iallreduce(in.raw_data(), out.raw_data(), count, datatype, op, spec_.comm, request);
+             });
 }
 
 Status Communicator::AllGather(const Tensor& in, Tensor& out) {
   EMBER_RETURN_IF_ERROR(CheckCount(static_cast<uint64_t>(out.NumBytes()), "bytes"));
   const int count = static_cast<int>(in.NumBytes());
-  return Run(Kind::kAllGather, "all_gather", in, out, [&](MpiFunctions::Request* request) {
+  return Run(Kind::kAllGather, "all_gather", in, out, kNoReduction, [&](MpiFunctions::Request* request) {
     return Mpi()->Iallgather(in.raw_data(), count, spec_.byte_type, out.raw_data(), spec_.comm, request);
   });
 }
@@ -82,7 +150,7 @@ Status Communicator::Broadcast(const Tensor& in, Tensor& out, int root) {
   // The root sends its input from the output buffer, which every worker
   // then holds the result in.
   if (spec_.rank == root && count > 0) std::memcpy(out.raw_data(), in.raw_data(), static_cast<size_t>(count));
-  return Run(Kind::kBroadcast, "broadcast", in, out, [&](MpiFunctions::Request* request) {
+  return Run(Kind::kBroadcast, "broadcast", in, out, kNoReduction, [&](MpiFunctions::Request* request) {
     return Mpi()->Ibcast(out.raw_data(), count, spec_.byte_type, root, spec_.comm, request);
   });
 }
@@ -105,97 +173,151 @@ Status Communicator::ReduceScatter(const Tensor& in, Tensor& out, Reduction redu
   EMBER_RETURN_IF_ERROR(CheckCount(static_cast<uint64_t>(in.NumElements()), "elements"));
   const int count = static_cast<int>(in.NumElements() / spec_.size);
   const MpiFunctions::Handle op = spec_.ops[static_cast<int>(reduction)];
-  return Run(Kind::kReduceScatter, "reduce_scatter", in, out, [&](MpiFunctions::Request* request) {
-    return Mpi()->IreduceScatterBlock(in.raw_data(), out.raw_data(), count, datatype, op, spec_.comm, request);
-  });
+  return Run(Kind::kReduceScatter, "reduce_scatter", in, out, static_cast<int>(reduction),
+             [&](MpiFunctions::Request* request) {
+               return Mpi()->IreduceScatterBlock(in.raw_data(), out.raw_data(), count, datatype, op, spec_.comm,
+                                                 request);
+             });
 }
 
 Status Communicator::AllToAll(const Tensor& in, Tensor& out) {
   EMBER_RETURN_IF_ERROR(CheckBlocks(in, out, "all_to_all"));
   EMBER_RETURN_IF_ERROR(CheckCount(static_cast<uint64_t>(in.NumBytes()), "bytes"));
   const int count = static_cast<int>(in.NumBytes() / static_cast<size_t>(spec_.size));
-  return Run(Kind::kAllToAll, "all_to_all", in, out, [&](MpiFunctions::Request* request) {
+  return Run(Kind::kAllToAll, "all_to_all", in, out, kNoReduction, [&](MpiFunctions::Request* request) {
     return Mpi()->Ialltoall(in.raw_data(), count, spec_.byte_type, out.raw_data(), spec_.comm, request);
   });
 }
 
 Status Communicator::Barrier(const Tensor& in, Tensor& out) {
   if (in.dtype() != DType::kInt64 || in.NumElements() != 1) return InvalidArgument("barrier takes one int64");
-  return Run(Kind::kBarrier, "barrier", in, out, [&](MpiFunctions::Request* request) {
+  const int sum = static_cast<int>(Reduction::kSum);
+  if (CarriesPayload(in)) return Run(Kind::kBarrier, "barrier", in, out, sum, nullptr);
+  return Run(Kind::kBarrier, "barrier", in, out, sum, [&](MpiFunctions::Request* request) {
     return Mpi()->Iallreduce(in.raw_data(), out.raw_data(), 1, spec_.int64_type,
                              spec_.ops[static_cast<int>(Reduction::kSum)], spec_.comm, request);
   });
 }
 
-Status Communicator::Run(Kind kind, const char* what, const Tensor& in, const Tensor& out, const Start& start) {
+bool Communicator::CarriesPayload(const Tensor& in) const {
+  return spec_.check && PayloadDType(in.dtype()) && in.NumBytes() <= static_cast<size_t>(kPayloadBytes);
+}
+
+void Communicator::ReducePackets(const void* in, void* inout, int count) {
+  Packet a;
+  Packet b;
+  for (int i = 0; i < count; ++i) {
+    unsigned char* into = static_cast<unsigned char*>(inout) + static_cast<size_t>(i) * sizeof(Packet);
+    std::memcpy(a.data(), static_cast<const unsigned char*>(in) + static_cast<size_t>(i) * sizeof(Packet),
+                sizeof(Packet));
+    std::memcpy(b.data(), into, sizeof(Packet));
+    CombinePackets(a, b);
+    std::memcpy(into, b.data(), sizeof(Packet));
+  }
+}
+
+void Communicator::CombinePackets(const Packet& in, Packet& inout) {
+  // Each partial packet agrees with itself where every worker it covers
+  // sent the same words (MAX equals -MAX of the negation).
+  bool agree = true;
+  for (int w = 0; w < kWords; ++w) {
+    agree = agree && in[w] == -in[kWords + w] && inout[w] == -inout[kWords + w] && in[w] == inout[w];
+  }
+  if (agree && in[kPayloadWord] > 0 && in[kReductionWord] > 0) {
+    const auto* from = reinterpret_cast<const unsigned char*>(in.data() + 2 * kWords);
+    auto* into = reinterpret_cast<unsigned char*>(inout.data() + 2 * kWords);
+    const auto reduction = static_cast<Reduction>(in[kReductionWord] - 1);
+    const int64_t count = in[kPayloadWord];
+    switch (static_cast<DType>(in[kDTypeWord])) {
+      case DType::kFloat32: CombinePayload<float, kPayloadBytes>(from, into, count, reduction); break;
+      case DType::kFloat64: CombinePayload<double, kPayloadBytes>(from, into, count, reduction); break;
+      case DType::kInt32: CombinePayload<int32_t, kPayloadBytes>(from, into, count, reduction); break;
+      case DType::kInt64: CombinePayload<int64_t, kPayloadBytes>(from, into, count, reduction); break;
+      default: break;  // never carried (PayloadDType)
+    }
+  }
+  for (int w = 0; w < 2 * kWords; ++w) inout[w] = std::max(in[w], inout[w]);
+}
+
+Status Communicator::Run(Kind kind, const char* what, const Tensor& in, const Tensor& out, int reduction,
+                         const Start& start) {
   if (Mpi() == nullptr) return FailedPrecondition("MPI is not attached (ember.distribute attaches it)");
   std::lock_guard<std::mutex> lock(mu_);
   if (!failed_.ok()) return failed_;
   ++calls_;
   const std::string label = Label(what);
+  const bool carried = start == nullptr;  // the data ride in the check packet
   MpiFunctions::Request requests[2];
   int num_requests = 0;
-  // [0, W): this call's words; [W, 2W): their negation; [2W, 4W): the MAX.
-  auto words = std::make_unique<std::array<int64_t, 4 * kWords>>();
-  std::array<int64_t, kWords> mine{};
+  // On the heap: after a failure MPI may still write into it.
+  auto packets = std::make_unique<Packets>();
+  Packet& mine = packets->send;
   if (spec_.check) {
-    mine[0] = static_cast<int64_t>(kind);
-    mine[1] = calls_;
-    mine[2] = static_cast<int64_t>(in.dtype());
-    mine[3] = in.rank();
+    const PacketMpi& packet_mpi = PacketMpiOnce(kPacketWords, spec_.int64_type, &Communicator::ReducePackets);
+    EMBER_RETURN_IF_ERROR(packet_mpi.status);
+    mine[kKindWord] = static_cast<int64_t>(kind);
+    mine[kCallWord] = calls_;
+    mine[kReductionWord] = reduction == kNoReduction ? 0 : reduction + 1;
+    mine[kDTypeWord] = static_cast<int64_t>(in.dtype());
+    mine[kRankWord] = in.rank();
     if (in.rank() <= kCheckedDims) {
-      for (int d = 0; d < in.rank(); ++d) mine[4 + d] = in.dim(d);
+      for (int d = 0; d < in.rank(); ++d) mine[kDimsWord + d] = in.dim(d);
     } else {
-      mine[4] = in.NumElements();
+      mine[kDimsWord] = in.NumElements();
     }
-    for (int i = 0; i < kWords; ++i) {
-      (*words)[i] = mine[i];
-      (*words)[kWords + i] = -mine[i];
+    if (carried) {
+      mine[kPayloadWord] = in.NumElements();
+      if (in.NumBytes() > 0) std::memcpy(mine.data() + 2 * kWords, in.raw_data(), in.NumBytes());
     }
-    const int rc = Mpi()->Iallreduce(words->data(), words->data() + 2 * kWords, 2 * kWords, spec_.int64_type,
-                                     spec_.ops[static_cast<int>(Reduction::kMax)], spec_.check_comm, &requests[0]);
-    if (rc != 0) return Internal(label + ": MPI_Iallreduce of the check words failed with MPI error " + std::to_string(rc));
+    for (int i = 0; i < kWords; ++i) mine[kWords + i] = -mine[i];
+    const int rc = Mpi()->Iallreduce(mine.data(), packets->receive.data(), 1, packet_mpi.type, packet_mpi.op,
+                                     spec_.check_comm, &requests[0]);
+    if (rc != 0) return Internal(label + ": MPI_Iallreduce of the check packet failed with MPI error " + std::to_string(rc));
     ++num_requests;
   }
-  const int rc = start(&requests[num_requests]);
-  if (rc != 0) {
-    Status error = Internal(label + ": MPI failed with error " + std::to_string(rc));
-    if (num_requests > 0) abandoned_words_.push_back(std::move(words));
-    return num_requests > 0 ? Fail(error, in, out) : error;
+  if (!carried) {
+    const int rc = start(&requests[num_requests]);
+    if (rc != 0) {
+      Status error = Internal(label + ": MPI failed with error " + std::to_string(rc));
+      if (num_requests > 0) abandoned_words_.push_back(std::move(packets));
+      return num_requests > 0 ? Fail(error, in, out) : error;
+    }
+    ++num_requests;
   }
-  ++num_requests;
   // The check first: where the workers disagree, the data request may
   // never finish (polling one request moves both along).
   Status s = Wait(requests, spec_.check ? 1 : num_requests, label);
   if (s.ok() && spec_.check) {
-    std::array<int64_t, 2 * kWords> seen;
-    std::copy_n(words->data() + 2 * kWords, 2 * kWords, seen.begin());
+    const Packet& seen = packets->receive;
     bool same = true;
     for (int i = 0; i < kWords; ++i) same = same && seen[i] == -seen[kWords + i];
     if (!same) s = InvalidArgument(label + ": " + MismatchDetail(seen, mine));
-    if (s.ok()) s = Wait(requests + 1, 1, label);
+    if (s.ok() && carried && in.NumBytes() > 0) {
+      std::memcpy(out.raw_data(), seen.data() + 2 * kWords, in.NumBytes());
+    }
+    if (s.ok() && !carried) s = Wait(requests + 1, 1, label);
   }
   if (!s.ok()) {
-    abandoned_words_.push_back(std::move(words));
+    abandoned_words_.push_back(std::move(packets));
     return Fail(s, in, out);
   }
   return Status::OK();
 }
 
-std::string Communicator::MismatchDetail(const std::array<int64_t, 2 * kWords>& seen,
-                                         const std::array<int64_t, kWords>& mine) {
+std::string Communicator::MismatchDetail(const Packet& seen, const Packet& mine) {
   auto high = [&](int i) { return seen[i]; };
   auto low = [&](int i) { return -seen[kWords + i]; };
-  if (high(0) != low(0) || high(1) != low(1)) {
+  if (high(kKindWord) != low(kKindWord) || high(kCallWord) != low(kCallWord)) {
     return "workers called different collectives at this point (every worker must make the same calls)";
   }
-  if (high(2) != low(2)) return "the workers' values have different dtypes";
+  if (high(kReductionWord) != low(kReductionWord)) return "the workers asked for different reductions";
+  if (high(kDTypeWord) != low(kDTypeWord)) return "the workers' values have different dtypes";
   std::string shape = "(";
-  if (mine[3] <= kCheckedDims) {
-    for (int d = 0; d < mine[3]; ++d) shape += (d ? ", " : "") + std::to_string(mine[4 + d]);
-    if (mine[3] == 1) shape += ",";  // as Python writes a 1-tuple
+  if (mine[kRankWord] <= kCheckedDims) {
+    for (int d = 0; d < mine[kRankWord]; ++d) shape += (d ? ", " : "") + std::to_string(mine[kDimsWord + d]);
+    if (mine[kRankWord] == 1) shape += ",";  // as Python writes a 1-tuple
   } else {
-    shape += std::to_string(mine[4]) + " elements";
+    shape += std::to_string(mine[kDimsWord]) + " elements";
   }
   return "the workers' values have different shapes (this worker's: " + shape + "))";
 }

@@ -35,10 +35,11 @@ namespace ember::collectives {
 //
 // A call is checked as MpiCollectives checks its own (Note [Checked
 // collectives] in ember/distribute/_mpi_collectives.py): the workers
-// all-reduce (MAX) a few words describing it (kind, sequence number, dtype,
-// shape) and their negation on the check communicator, started together
-// with the data request; unequal words are a ValueError naming what
-// differs, instead of a wrong result or a hang. The wait polls both
+// all-reduce (MAX) a few words describing it (kind, sequence number,
+// reduction, dtype, shape) and their negation on the check communicator,
+// started together with the data request; unequal words are a ValueError
+// naming what differs, instead of a wrong result or a hang. Note [Check
+// packets] says how a small all-reduce rides in the check. The wait polls both
 // requests as Note [Polling collectives] describes: spinning first, then
 // sleeping between polls, and from then on asking the Python side's
 // WorkerWatch, about every 10 ms, whether a worker is known lost (Note
@@ -46,6 +47,21 @@ namespace ember::collectives {
 // the lost ranks. A failure leaves MPI requests unfinished, whose buffers
 // MPI may still write: the communicator keeps them, and fails every later
 // call with the same error, as the workers are out of step for good.
+
+// Note [Check packets]
+// The check words travel in a packet of fixed size, one element of an MPI
+// datatype made for it, reduced by a user-defined op (ReducePackets): MAX
+// over the words and their negation, as before. The packet also has room
+// for kPayloadBytes of data: an all-reduce (or barrier) that small rides in
+// it, and the op reduces the payload too, but only where the two partial
+// packets it combines agree on every word, so it never reads a payload as
+// another dtype or length than it is. One MPI call per small collective
+// instead of two: the check doubled the latency of a 4-byte all-reduce.
+// Every checked call, carried or not, sends one packet of the same size, so
+// workers that disagree (a 4-byte call against a 4 MiB one) still meet in
+// the check and get its error. The payload's reduction propagates NaN
+// (NumPy's maximum and minimum); MPI's own MAX and MIN, which larger calls
+// use, leave NaN unspecified.
 
 enum class Reduction : int { kSum, kMax, kMin };
 Status ParseReduction(const std::string& name, Reduction* out);
@@ -112,23 +128,48 @@ class Communicator {
     kAllToAll = 6,
   };
   static constexpr int kCheckedDims = 6;
-  static constexpr int kWords = 4 + kCheckedDims;
+  // The check words, by index (Note [Check packets]).
+  enum Word : int {
+    kKindWord,
+    kCallWord,
+    kReductionWord,  // 1 + Reduction, or 0
+    kDTypeWord,
+    kRankWord,
+    kDimsWord,  // kCheckedDims dimensions, or the element count past that rank
+    kPayloadWord = kDimsWord + kCheckedDims,  // elements in the payload, or 0
+    kWords,
+  };
+  static constexpr int kPayloadBytes = 256;
+  static constexpr int kPacketWords = 2 * kWords + kPayloadBytes / 8;
+  using Packet = std::array<int64_t, kPacketWords>;
+  struct Packets {
+    Packet send{};
+    Packet receive{};
+  };
+  static constexpr int kNoReduction = -1;
 
+  // MPI's user-defined op over packets (Note [Check packets]).
+  static void ReducePackets(const void* in, void* inout, int count);
+  static void CombinePackets(const Packet& in, Packet& inout);
+  // Whether `in` rides in the check packet, for an all-reduce with `reduction`.
+  bool CarriesPayload(const Tensor& in) const;
+
+  // A null `start` sends `in` in the check packet (CarriesPayload).
   using Start = std::function<int(MpiFunctions::Request*)>;
-  Status Run(Kind kind, const char* what, const Tensor& in, const Tensor& out, const Start& start);
+  Status Run(Kind kind, const char* what, const Tensor& in, const Tensor& out, int reduction, const Start& start);
   Status CheckBlocks(const Tensor& in, const Tensor& out, const char* what) const;
   Status Wait(MpiFunctions::Request* requests, int count, const std::string& what);
   Status Fail(Status status, const Tensor& in, const Tensor& out);
   std::string Label(const char* what) const;
-  static std::string MismatchDetail(const std::array<int64_t, 2 * kWords>& seen, const std::array<int64_t, kWords>& mine);
+  static std::string MismatchDetail(const Packet& seen, const Packet& mine);
 
   const CommunicatorSpec spec_;
   std::mutex mu_;          // one collective at a time (see the Note)
   int64_t calls_ = 0;      // under mu_
   Status failed_;          // under mu_: once set, every call returns it
   std::vector<Tensor> abandoned_;  // under mu_: buffers of unfinished requests
-  // The check words of an unfinished request live as long as its buffers.
-  std::vector<std::unique_ptr<std::array<int64_t, 4 * kWords>>> abandoned_words_;
+  // The check packets of an unfinished request live as long as its buffers.
+  std::vector<std::unique_ptr<Packets>> abandoned_words_;
 };
 
 // Registered communicators, by the id the `communicator` attr holds.

@@ -32,6 +32,10 @@ class TypedMpiFunctions final : public MpiFunctions {
   using IreduceScatterBlockFn = int (*)(const void*, void*, int, H, H, H, H*);
   using IalltoallFn = int (*)(const void*, int, H, void*, int, H, H, H*);
   using TestFn = int (*)(H*, int*, void*);
+  using TypeContiguousFn = int (*)(int, H, H*);
+  using TypeCommitFn = int (*)(H*);
+  using UserFunction = void (*)(void*, void*, int*, H*);
+  using OpCreateFn = int (*)(UserFunction, int, H*);
 
   explicit TypedMpiFunctions(void* library)
       : iallreduce_(reinterpret_cast<IallreduceFn>(dlsym(library, "MPI_Iallreduce"))),
@@ -40,10 +44,14 @@ class TypedMpiFunctions final : public MpiFunctions {
         ireduce_scatter_block_(
             reinterpret_cast<IreduceScatterBlockFn>(dlsym(library, "MPI_Ireduce_scatter_block"))),
         ialltoall_(reinterpret_cast<IalltoallFn>(dlsym(library, "MPI_Ialltoall"))),
-        test_(reinterpret_cast<TestFn>(dlsym(library, "MPI_Test"))) {}
+        test_(reinterpret_cast<TestFn>(dlsym(library, "MPI_Test"))),
+        type_contiguous_(reinterpret_cast<TypeContiguousFn>(dlsym(library, "MPI_Type_contiguous"))),
+        type_commit_(reinterpret_cast<TypeCommitFn>(dlsym(library, "MPI_Type_commit"))),
+        op_create_(reinterpret_cast<OpCreateFn>(dlsym(library, "MPI_Op_create"))) {}
 
   bool complete() const {
-    return iallreduce_ && iallgather_ && ibcast_ && ireduce_scatter_block_ && ialltoall_ && test_;
+    return iallreduce_ && iallgather_ && ibcast_ && ireduce_scatter_block_ && ialltoall_ && test_ &&
+           type_contiguous_ && type_commit_ && op_create_;
   }
 
   int Iallreduce(const void* send, void* receive, int count, Handle datatype, Handle op, Handle comm,
@@ -72,6 +80,21 @@ class TypedMpiFunctions final : public MpiFunctions {
     *done = flag != 0;
     return rc;
   }
+  int ContiguousType(int count, Handle element, Handle* type) const override {
+    H made{};
+    int rc = type_contiguous_(count, Of(element), &made);
+    if (rc == 0) rc = type_commit_(&made);
+    *type = ValueOf(made);
+    return rc;
+  }
+  int CreateOp(Reducer reducer, Handle* op) const override {
+    Reducer expected = nullptr;
+    if (!reducer_.compare_exchange_strong(expected, reducer) && expected != reducer) return kErrOp;
+    H made{};
+    const int rc = op_create_(&Trampoline, /*commute=*/1, &made);
+    *op = ValueOf(made);
+    return rc;
+  }
 
  private:
   static_assert(sizeof(H) <= sizeof(Request::storage));
@@ -82,6 +105,19 @@ class TypedMpiFunctions final : public MpiFunctions {
       return static_cast<H>(static_cast<int64_t>(value));  // mpi4py reports MPICH's handles as C ints
     }
   }
+  static Handle ValueOf(H handle) {
+    if constexpr (std::is_pointer_v<H>) {
+      return static_cast<Handle>(reinterpret_cast<uintptr_t>(handle));
+    } else {
+      return static_cast<Handle>(static_cast<int64_t>(handle));  // sign-extended, as mpi4py reports it
+    }
+  }
+  // MPI calls a user-defined op with its ABI's datatype handle, which the
+  // reducer does not need.
+  static void Trampoline(void* in, void* inout, int* count, H*) { reducer_.load()(in, inout, *count); }
+  static constexpr int kErrOp = 9;
+  static inline std::atomic<Reducer> reducer_{nullptr};
+
   // The request lives at the start of the slot; MPI writes it, Test reads it.
   static H* Slot(Request* request) { return reinterpret_cast<H*>(&request->storage); }
 
@@ -91,6 +127,9 @@ class TypedMpiFunctions final : public MpiFunctions {
   IreduceScatterBlockFn ireduce_scatter_block_;
   IalltoallFn ialltoall_;
   TestFn test_;
+  TypeContiguousFn type_contiguous_;
+  TypeCommitFn type_commit_;
+  OpCreateFn op_create_;
 };
 
 struct Found {

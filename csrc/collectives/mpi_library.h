@@ -45,6 +45,17 @@ class MpiFunctions {
   virtual int Ialltoall(const void* send, int count, Handle datatype, void* receive, Handle comm,
                         Request* request) const = 0;
   virtual int Test(Request* request, bool* done) const = 0;
+
+  // MPI_Type_contiguous of `count` `element`s, committed. MPI never splits
+  // one element of a datatype between calls of a reduction.
+  virtual int ContiguousType(int count, Handle element, Handle* type) const = 0;
+  // A user-defined reduction: `count` elements of `inout` become their
+  // combination with `in`'s.
+  using Reducer = void (*)(const void* in, void* inout, int count);
+  // MPI_Op_create of a commutative op calling `reducer`. A process has one
+  // such reducer (the ABI's trampoline holds it): a second, different one
+  // is refused (MPI_ERR_OP's usual value, 9).
+  virtual int CreateOp(Reducer reducer, Handle* op) const = 0;
 };
 
 // Finds the MPI library among the loaded objects and its functions.

@@ -80,6 +80,13 @@ def eager_checks(c):
     big = ember.constant(np.full(1 << 20, rank + 1, np.float64))
     check(c.all_reduce([big], "sum")[0], np.full(1 << 20, n * (n + 1) / 2), "1M doubles")
     c.barrier()
+    # Both sides of the size that rides in the check packet (Note [Check packets]: 256 bytes).
+    for count in (32, 33, 64, 65):
+        for dtype in (np.float32, np.float64, np.int32):
+            everyone = np.stack([value_of(r, dtype, (count,)) for r in range(n)])
+            mine = ember.constant(value_of(rank, dtype, (count,)))
+            check(c.all_reduce([mine], "sum")[0], everyone.sum(0).astype(dtype), f"SUM of {count} {dtype}")
+            check(c.all_reduce([mine], "min")[0], everyone.min(0), f"MIN of {count} {dtype}")
 
     # Unsupported dtypes are refused before anything is sent.
     try:
@@ -91,6 +98,12 @@ def eager_checks(c):
 
 
 eager_checks(c)
+# On the C++ path a small all-reduce's MAX and MIN propagate NaN (Note [Check packets]).
+assert c._native is not None, "the C++ communicator is not in use"
+nan_on_worker_0 = ember.constant(np.array([np.nan if rank == 0 else 1.0, rank], np.float32))
+for op, last in (("max", n - 1), ("min", 0)):
+    got = c.all_reduce([nan_on_worker_0], op)[0].numpy()
+    assert np.isnan(got[0]) and got[1] == last, (op, got)
 # The Python path over mpi4py, which runs where MPI lacks MPI_THREAD_MULTIPLE.
 python_path = MpiCollectives()
 python_path._native = None

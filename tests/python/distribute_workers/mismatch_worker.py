@@ -36,5 +36,23 @@ except ValueError as error:
 else:
     raise AssertionError("different collectives were not detected")
 
+reductions = MpiCollectives(timeout=10)
+try:
+    reductions.all_reduce([ember.zeros([3])], "sum" if rank == 0 else "max")
+except ValueError as error:
+    assert "different reductions" in str(error), error
+else:
+    raise AssertionError("different reductions were not detected")
+
+# One worker's all-reduce rides in the check packet, the other's is too large to
+# (Note [Check packets]): they still meet in the check.
+sizes = MpiCollectives(timeout=10)
+try:
+    sizes.all_reduce([ember.zeros([1 if rank == 0 else 1 << 20])], "sum")
+except ValueError as error:
+    assert "different shapes" in str(error), error
+else:
+    raise AssertionError("a small and a large all-reduce were not told apart")
+
 with open(os.path.join(out_dir, f"ok-{rank}"), "w") as f:
     f.write("")
