@@ -305,6 +305,57 @@ py::handle DeviceKeyObject(const Device* device) {
   return key;
 }
 
+// Note [Tensor key cache]: a tensor's part of the key, ("T", dtype, dims,
+// device), is the same tuple for every tensor of that dtype, shape and
+// device. Building it took two tuples and an int per dimension per
+// argument per call; instead the tuples are kept in a small direct-mapped
+// cache, checked against the metadata they stand for. A cached tuple is
+// also the one the trace cache stored, so the dict lookup's comparison
+// stops at identity. Called with the GIL held; entries live as long as the
+// process (at most kTensorKeySlots tuples).
+constexpr int kTensorKeySlots = 64;
+constexpr int kTensorKeyMaxRank = 8;
+
+struct TensorKeySlot {
+  PyObject* key = nullptr;  // owned; null while empty
+  DType dtype{};
+  int rank = -1;
+  const Device* device = nullptr;
+  int64_t dims[kTensorKeyMaxRank] = {};
+};
+
+// ("T", dtype name, dims, device): the key of one tensor argument. The
+// device too: a trace places its nodes, and its arguments, there.
+py::object MakeTensorKey(const TensorHandle* h) {
+  static const py::handle kTensor = py::str("T").release();  // leaked on purpose, as below
+  py::tuple dims(h->shape().rank());
+  for (int i = 0; i < h->shape().rank(); ++i) dims[i] = py::int_(h->shape().dim(i));
+  return py::make_tuple(kTensor, DTypeNameObject(h->dtype()), dims, DeviceKeyObject(h->device()));
+}
+
+py::object TensorKey(const TensorHandle* h) {
+  const Shape& shape = h->shape();
+  const int rank = shape.rank();
+  if (rank > kTensorKeyMaxRank) return MakeTensorKey(h);
+  static TensorKeySlot slots[kTensorKeySlots];
+  uint64_t hash = static_cast<uint64_t>(h->dtype()) * 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uintptr_t>(h->device());
+  for (int i = 0; i < rank; ++i) hash = (hash ^ static_cast<uint64_t>(shape.dim(i))) * 0x100000001B3ull;
+  hash ^= static_cast<uint64_t>(rank) << 7;
+  TensorKeySlot& slot = slots[(hash ^ (hash >> 29)) % kTensorKeySlots];
+  bool same = slot.key != nullptr && slot.rank == rank && slot.dtype == h->dtype() && slot.device == h->device();
+  for (int i = 0; same && i < rank; ++i) same = slot.dims[i] == shape.dim(i);
+  if (same) return py::reinterpret_borrow<py::object>(slot.key);
+  py::object key = MakeTensorKey(h);
+  PyObject* previous = slot.key;
+  slot.key = py::object(key).release().ptr();
+  slot.dtype = h->dtype();
+  slot.rank = rank;
+  slot.device = h->device();
+  for (int i = 0; i < rank; ++i) slot.dims[i] = shape.dim(i);
+  Py_XDECREF(previous);  // last: its deallocation could run Python code
+  return key;
+}
+
 py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, int depth = 0) {
   if (depth > kMaxNesting) {
     throw py::value_error("ember.function: an argument is nested more than " + std::to_string(kMaxNesting) +
@@ -312,16 +363,12 @@ py::object SignatureKey(py::handle value, py::list& leaves, py::handle other, in
   }
   // Leaked on purpose: a static py::str would be released by exit(), after
   // the interpreter is gone (a crash at exit under Python 3.12).
-  static const py::handle kTensor = py::str("T").release(), kList = py::str("L").release(),
+  static const py::handle kList = py::str("L").release(),
                           kTuple = py::str("U").release(), kListName = py::str("list").release(),
                           kTupleName = py::str("tuple").release();
   if (IsTensor(value.ptr())) {
-    const TensorHandle* h = HandleOf(value.ptr());
-    py::tuple dims(h->shape().rank());
-    for (int i = 0; i < h->shape().rank(); ++i) dims[i] = py::int_(h->shape().dim(i));
     leaves.append(value);
-    // The device too: a trace places its nodes, and its arguments, there.
-    return py::make_tuple(kTensor, DTypeNameObject(h->dtype()), dims, DeviceKeyObject(h->device()));
+    return TensorKey(HandleOf(value.ptr()));
   }
   const bool is_list = PyList_CheckExact(value.ptr());
   if (is_list || PyTuple_CheckExact(value.ptr())) {
@@ -381,9 +428,13 @@ py::object CallTraced(py::handle concretes, py::handle values, py::handle other)
   py::object owned_entry = py::reinterpret_steal<py::object>(entry);
   if (entry == Py_None) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   py::tuple parts = py::reinterpret_borrow<py::tuple>(entry);
-  PyGraphFunction& fn = parts[0].cast<PyGraphFunction&>();
+  if (parts.size() != 4) throw py::type_error("_call_traced: a malformed _fast_entry");
+  // The address, not a cast of parts[0]: pybind11 looks a cast's type up in
+  // its locked registry, on every call. parts[0] keeps the object alive.
+  auto* fn = static_cast<PyGraphFunction*>(PyLong_AsVoidPtr(PyTuple_GET_ITEM(parts.ptr(), 3)));
+  if (fn == nullptr) throw py::error_already_set();
   try {
-    return fn.CallFlatOne(leaves, parts[1].cast<py::list>());
+    return fn->CallFlatOne(leaves, parts[1].cast<py::list>());
   } catch (const py::type_error& e) {
     throw py::type_error(py::str(parts[2]).cast<std::string>() + ": " + e.what());
   } catch (py::error_already_set& e) {
@@ -462,6 +513,8 @@ void RegisterFunctionBindings(py::module_& m) {
       .def("call_flat", &PyGraphFunction::CallFlat)
       .def("call_flat_one", &PyGraphFunction::CallFlatOne)
       .def_property_readonly("function_id", &PyGraphFunction::id)
+      // Note [Traced calls in C]: CallTraced reads it from _fast_entry.
+      .def_property_readonly("_address", [](PyGraphFunction& f) { return reinterpret_cast<uintptr_t>(&f); })
       .def("pretty", [](const PyGraphFunction& f) { return f.graph().Pretty(); })
       .def("to_text", [](const PyGraphFunction& f) { return f.graph().ToText(); })
       .def("num_nodes", [](const PyGraphFunction& f) { return f.graph().num_nodes(); })

@@ -564,8 +564,10 @@ class ConcreteFunction:
         self._fast_call = self._make_fast_call()
         # Note [Traced calls in C] (csrc/python/function_binding.cc): what
         # _C._call_traced needs for the same call, or None.
+        # The graph's address spares the call pybind11's locked type lookup;
+        # the tuple keeps the graph alive.
         self._fast_entry = (None if self._fast_call is None
-                            else (self._graph, self._variables, self.name))
+                            else (self._graph, self._variables, self.name, self._graph._address))
 
     def _make_fast_call(self):
         """The common call in one Python frame, or None: one output, no
