@@ -548,3 +548,19 @@ def test_a_queued_call_outlives_the_function_objects_it_uses(async_mode):
     y = ember.function(grad)(ember.constant([3.0]))
     gc.collect()
     np.testing.assert_allclose(y.numpy(), [27.0])
+
+
+def test_trace_keys_stay_distinct_across_many_shapes_and_dtypes():
+    # Note [Tensor key cache]: 64 cached key tuples serve any number of
+    # shapes; a slot holding another shape's key must never be taken for this one.
+    f = ember.function(lambda a: a * 2)
+    # 100 keys: more than the cache's slots, fewer than the trace cache's bound (128).
+    shapes = [[n] for n in range(1, 35)] + [[n, 2] for n in range(1, 16)] + [[]]
+    assert 2 * len(shapes) <= ember.config.get_trace_cache_capacity()
+    for _ in range(2):
+        for shape in shapes:
+            for dtype in ("float32", "int32"):
+                out = f(ember.ones(shape, dtype=dtype))
+                assert out.shape.as_list() == shape and out.dtype.name == dtype
+                np.testing.assert_array_equal(out.numpy(), np.full(shape, 2, dtype))
+    assert f.experimental_get_tracing_count() == 2 * len(shapes)  # the second round traced nothing
