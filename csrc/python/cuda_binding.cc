@@ -92,11 +92,37 @@ py::dict GemmLayouts(const std::vector<int64_t>& a, const std::vector<int64_t>& 
   return out;
 }
 
+// Note [GEMM descriptor cache], for tests: runs each (a, b, c, transpose_a,
+// transpose_b, dtype, tf32) plan through one cache of `capacity` and
+// returns the address of the descriptors each got, and the cache's size.
+py::tuple GemmCacheProbe(const std::vector<py::tuple>& plans, size_t capacity) {
+  cuda::CublasLtGemmCache cache(capacity);
+  std::vector<std::shared_ptr<const cuda::CublasLtGemm>> kept;  // no address is reused meanwhile
+  std::vector<uintptr_t> addresses;
+  const bool tf32 = cuda::TensorFloat32Allowed();
+  for (const py::tuple& p : plans) {
+    DType dtype;
+    Check(ParseDType(p[5].cast<std::string>(), &dtype));
+    cuda::GemmPlan plan;
+    Check(cuda::MakeGemmPlan(Shape(p[0].cast<std::vector<int64_t>>()), Shape(p[1].cast<std::vector<int64_t>>()),
+                             Shape(p[2].cast<std::vector<int64_t>>()), p[3].cast<bool>(), p[4].cast<bool>(), &plan));
+    cuda::SetTensorFloat32Allowed(p[6].cast<bool>());
+    std::shared_ptr<const cuda::CublasLtGemm> gemm;
+    const Status s = cache.Get(plan, dtype, &gemm);
+    cuda::SetTensorFloat32Allowed(tf32);
+    Check(s);
+    addresses.push_back(reinterpret_cast<uintptr_t>(gemm.get()));
+    kept.push_back(std::move(gemm));
+  }
+  return py::make_tuple(addresses, cache.size());
+}
+
 }  // namespace
 
 void RegisterCudaBindings(py::module_& m) {
   m.def("_cudnn_geometry", &CudnnGeometry);
   m.def("_cublaslt_layouts", &GemmLayouts);
+  m.def("_cublaslt_cache_probe", &GemmCacheProbe);
   // ember.config.experimental.enable_tensor_float_32_execution.
   m.def("_set_tensor_float_32", &cuda::SetTensorFloat32Allowed);
   m.def("_tensor_float_32", &cuda::TensorFloat32Allowed);

@@ -203,3 +203,25 @@ def test_cublaslt_layouts_compute_the_row_major_product(dtype, sample):
         for c in range(n):
             d_buf[off_d + c * ldd:off_d + c * ldd + m] = product[:, c]
     np.testing.assert_allclose(d_buf.reshape(want.shape), want, rtol=1e-12, atol=1e-12)
+
+
+def test_gemm_descriptors_are_built_once_per_plan_and_policy():
+    """Note [GEMM descriptor cache]: a repeated plan gets the descriptors built for it; another
+    shape, dtype or TF32 policy gets its own; past the capacity the least recently used go."""
+    square = ([4, 8], [8, 16], [4, 16], False, False, "float32", True)
+    other_shape = ([2, 8], [8, 16], [2, 16], False, False, "float32", True)
+    transposed = ([8, 4], [8, 16], [4, 16], True, False, "float32", True)
+    other_dtype = ([4, 8], [8, 16], [4, 16], False, False, "float16", True)
+    full_float32 = ([4, 8], [8, 16], [4, 16], False, False, "float32", False)
+    batched = ([3, 4, 8], [3, 8, 16], [3, 4, 16], False, False, "float32", True)
+    plans = [square, other_shape, square, transposed, other_dtype, full_float32, batched, square, batched]
+    addresses, size = _C._cublaslt_cache_probe(plans, 8)
+    assert size == 6
+    assert addresses[0] == addresses[2] == addresses[7] and addresses[6] == addresses[8]
+    assert len(set(addresses)) == 6
+    # Capacity 2: square, other_shape, square (hit, now most recent), transposed (evicts
+    # other_shape), other_shape (built again, evicts square), square (built again).
+    addresses, size = _C._cublaslt_cache_probe([square, other_shape, square, transposed, other_shape, square], 2)
+    assert size == 2
+    assert addresses[0] == addresses[2]
+    assert addresses[4] != addresses[1] and addresses[5] != addresses[0]

@@ -145,6 +145,55 @@ Status CublasLtGemm::Run(void* handle, const void* a, const void* b, void* d, vo
   return Status::OK();
 }
 
+CublasLtGemmCache::Key CublasLtGemmCache::KeyOf(const GemmPlan& plan, DType dtype) {
+  return {static_cast<int64_t>(dtype), TensorFloat32Allowed() ? 1 : 0, plan.transpose_a ? 1 : 0,
+          plan.transpose_b ? 1 : 0, plan.m, plan.n, plan.a_rows, plan.a_cols, plan.lda, plan.b_rows, plan.b_cols,
+          plan.ldb, plan.ldd, plan.batch, plan.stride_a, plan.stride_b, plan.stride_d};
+}
+
+Status CublasLtGemmCache::Get(const GemmPlan& plan, DType dtype, std::shared_ptr<const CublasLtGemm>* out) {
+  const Key key = KeyOf(plan, dtype);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = entries_.size(); i-- > 0;) {
+      if (entries_[i].key != key) continue;
+      *out = entries_[i].gemm;
+      if (i + 1 != entries_.size()) {  // most recently used last
+        Entry hit = std::move(entries_[i]);
+        entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
+        entries_.push_back(std::move(hit));
+      }
+      return Status::OK();
+    }
+  }
+  // Built outside the lock: cuBLASLt calls, and another thread's lookups
+  // need not wait for them. Two threads may build the same plan; the
+  // second to finish replaces nothing and uses its own.
+  std::unique_ptr<CublasLtGemm> made;
+  EMBER_RETURN_IF_ERROR(CublasLtGemm::Create(plan, dtype, &made));
+  std::shared_ptr<const CublasLtGemm> gemm(std::move(made));
+  std::shared_ptr<const CublasLtGemm> evicted;  // destroyed outside the lock
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    bool present = false;
+    for (const Entry& e : entries_) present = present || e.key == key;
+    if (!present) {
+      if (entries_.size() >= capacity_) {
+        evicted = std::move(entries_.front().gemm);
+        entries_.erase(entries_.begin());
+      }
+      entries_.push_back(Entry{key, gemm});
+    }
+  }
+  *out = std::move(gemm);
+  return Status::OK();
+}
+
+size_t CublasLtGemmCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.size();
+}
+
 Status CreateCublasLtHandle(void** handle) {
   std::string error;
   const CublasLtApi* api = GetCublasLt(&error);

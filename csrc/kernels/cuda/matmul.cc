@@ -27,8 +27,8 @@ class MatmulKernel final : public OpKernel {
     if (plan.k == 0) {  // a sum of nothing: zeros
       return env.CheckLaunch(env.api->MemsetAsync(c.raw_data(), 0, c.NumBytes(), env.stream), "clearing the output");
     }
-    std::unique_ptr<CublasLtGemm> gemm;
-    EMBER_RETURN_IF_ERROR(CublasLtGemm::Create(plan, c.dtype(), &gemm));
+    std::shared_ptr<const CublasLtGemm> gemm;
+    EMBER_RETURN_IF_ERROR(gemms_.Get(plan, c.dtype(), &gemm));  // Note [GEMM descriptor cache]
     void* handle = nullptr;
     EMBER_RETURN_IF_ERROR(env.CublasLtHandle(&handle));
     // The workspace returns to the cache at once: later work on this
@@ -58,6 +58,7 @@ class MatmulKernel final : public OpKernel {
  private:
   bool transpose_a_ = false;
   bool transpose_b_ = false;
+  mutable CublasLtGemmCache gemms_;
 };
 
 }  // namespace
