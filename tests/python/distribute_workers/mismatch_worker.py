@@ -13,46 +13,39 @@ import ember
 from ember.distribute import MpiCollectives
 
 out_dir = sys.argv[1]
+
+
+def expect_value_error(call, words, what):
+    """Runs call(); it must raise a ValueError whose message holds `words`."""
+    try:
+        call()
+    except ValueError as error:
+        assert words in str(error), error
+    else:
+        raise AssertionError(f"{what} was not detected")
+
+
 shapes = MpiCollectives(timeout=10)
 rank = shapes.rank
-try:
-    shapes.all_reduce([ember.zeros([2 + rank])], "sum")
-except ValueError as error:
-    assert "different shapes" in str(error), error
-else:
-    raise AssertionError("a shape mismatch was not detected")
-try:
-    shapes.all_reduce([ember.zeros([2])], "sum")
-except ValueError as error:
-    assert "different shapes" in str(error), error  # the same error again: the workers are out of step
-else:
-    raise AssertionError("a collective after a mismatch ran")
+expect_value_error(lambda: shapes.all_reduce([ember.zeros([2 + rank])], "sum"), "different shapes",
+                   "a shape mismatch")
+# The same error again: the workers are out of step.
+expect_value_error(lambda: shapes.all_reduce([ember.zeros([2])], "sum"), "different shapes",
+                   "a collective after a mismatch")
 
 calls = MpiCollectives(timeout=10)
-try:
-    calls.barrier() if rank == 0 else calls.all_reduce([ember.zeros([3])], "sum")
-except ValueError as error:
-    assert "called different collectives" in str(error), error
-else:
-    raise AssertionError("different collectives were not detected")
+expect_value_error(lambda: calls.barrier() if rank == 0 else calls.all_reduce([ember.zeros([3])], "sum"),
+                   "called different collectives", "different collectives")
 
 reductions = MpiCollectives(timeout=10)
-try:
-    reductions.all_reduce([ember.zeros([3])], "sum" if rank == 0 else "max")
-except ValueError as error:
-    assert "different reductions" in str(error), error
-else:
-    raise AssertionError("different reductions were not detected")
+expect_value_error(lambda: reductions.all_reduce([ember.zeros([3])], "sum" if rank == 0 else "max"),
+                   "different reductions", "different reductions")
 
 # One worker's all-reduce rides in the check packet, the other's is too large to
 # (Note [Check packets]): they still meet in the check.
 sizes = MpiCollectives(timeout=10)
-try:
-    sizes.all_reduce([ember.zeros([1 if rank == 0 else 1 << 20])], "sum")
-except ValueError as error:
-    assert "different shapes" in str(error), error
-else:
-    raise AssertionError("a small and a large all-reduce were not told apart")
+expect_value_error(lambda: sizes.all_reduce([ember.zeros([1 if rank == 0 else 1 << 20])], "sum"),
+                   "different shapes", "a small all-reduce against a large one")
 
 with open(os.path.join(out_dir, f"ok-{rank}"), "w") as f:
     f.write("")
