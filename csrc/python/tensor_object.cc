@@ -62,8 +62,12 @@ void ReleaseBufferCapsule(PyObject* capsule) {
 // tensor's host buffer without copying; the array keeps the buffer alive.
 // Read-only because tensors are immutable values: np.array(t) gives a
 // writable copy.
-// A tensor in device memory is first copied to the host (Note [Device
-// copies]): the copy is queued at once and awaited here.
+// A tensor in host memory is the array's base itself: its handle never
+// changes, and it holds the buffer. That spares a capsule per read (an
+// allocation on every `(a + b).numpy()`). A tensor in device memory is
+// first copied to the host (Note [Device copies]): the copy is queued at
+// once and awaited here, and a capsule holding the copy's buffer is the
+// base.
 PyObject* TensorNumpyImpl(PyObject* self) {
   RefPtr<TensorHandle> handle = RefPtr<TensorHandle>::Share(HandleOf(self));
   if (!handle->device()->host_memory() && !handle->is_symbolic()) {
@@ -72,19 +76,32 @@ PyObject* TensorNumpyImpl(PyObject* self) {
   if (!AwaitHandle(handle.get())) return nullptr;
   const Tensor& t = handle->tensor();
   const Shape& shape = t.shape();
-  std::vector<npy_intp> dims(shape.begin(), shape.end());
-  PyObject* array = PyArray_SimpleNewFromData(shape.rank(), dims.data(), NumpyTypeFor(t.dtype()),
-                                              t.raw_data());
-  if (!array) return nullptr;
-  Buffer* buffer = t.buffer().get();
-  buffer->Ref();
-  PyObject* capsule = PyCapsule_New(buffer, "ember.Buffer", ReleaseBufferCapsule);
-  if (!capsule) {
-    buffer->Unref();
-    Py_DECREF(array);
-    return nullptr;
+  constexpr int kInlineDims = 8;
+  npy_intp inline_dims[kInlineDims];
+  std::vector<npy_intp> more_dims;
+  npy_intp* dims = inline_dims;
+  if (shape.rank() > kInlineDims) {
+    more_dims.assign(shape.begin(), shape.end());
+    dims = more_dims.data();
+  } else {
+    for (int i = 0; i < shape.rank(); ++i) inline_dims[i] = shape.dim(i);
   }
-  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), capsule) < 0) {
+  PyObject* array = PyArray_SimpleNewFromData(shape.rank(), dims, NumpyTypeFor(t.dtype()), t.raw_data());
+  if (!array) return nullptr;
+  PyObject* base;
+  if (handle.get() == HandleOf(self)) {
+    base = Py_NewRef(self);
+  } else {
+    Buffer* buffer = t.buffer().get();
+    buffer->Ref();
+    base = PyCapsule_New(buffer, "ember.Buffer", ReleaseBufferCapsule);
+    if (!base) {
+      buffer->Unref();
+      Py_DECREF(array);
+      return nullptr;
+    }
+  }
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), base) < 0) {  // steals `base`
     Py_DECREF(array);
     return nullptr;
   }

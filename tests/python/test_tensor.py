@@ -108,6 +108,23 @@ def test_numpy_view_outlives_the_tensor():
     assert view.tolist() == list(np.arange(1000, dtype=np.float64) + 1.0)
 
 
+
+def test_numpy_view_of_a_host_tensor_is_based_on_the_tensor():
+    # Note [NumPy views]: no capsule per read; the tensor keeps its buffer.
+    t = ember.constant(np.arange(12, dtype=np.float32).reshape(3, 4)) * 2.0
+    view = t.numpy()
+    assert view.base is t and not view.flags.writeable
+    import sys
+    count = sys.getrefcount(t)
+    del view
+    assert sys.getrefcount(t) == count - 1
+    many = [t.numpy() for _ in range(3)]
+    del t
+    np.testing.assert_array_equal(many[0], np.arange(12, dtype=np.float32).reshape(3, 4) * 2.0)
+    high = ember.zeros([1] * 10)  # more dimensions than the inline list holds
+    assert high.numpy().shape == (1,) * 10
+
+
 # --- Python scalar conversions ----------------------------------------------
 
 
