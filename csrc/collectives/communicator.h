@@ -151,7 +151,7 @@ class Communicator {
   // MPI's user-defined op over packets (Note [Check packets]).
   static void ReducePackets(const void* in, void* inout, int count);
   static void CombinePackets(const Packet& in, Packet& inout);
-  // Whether `in` rides in the check packet, for an all-reduce with `reduction`.
+  // Whether `in` rides in the check packet (checked, small, a payload dtype).
   bool CarriesPayload(const Tensor& in) const;
 
   // A null `start` sends `in` in the check packet (CarriesPayload).
