@@ -87,11 +87,12 @@ from ember import io  # noqa: E402 - tf.io: files, CSV, TFRecords, serialized te
 from ember import train  # noqa: E402 - tf.train: checkpoints
 from ember import profiler  # noqa: E402 - tf.profiler.experimental
 
-# Note [Lazy submodules]: tf.keras, tf.data, tf.summary and tf.saved_model
-# are imported on first use (`ember.keras`, `from ember import keras`,
-# `import ember.keras` all work): they were about a quarter of `import
-# ember`'s time, for programs that may never touch them. (tf.distribute is
-# listed too, but the optimizers import it at once.)
+# Note [Lazy submodules]: tf.keras, tf.data, tf.distribute, tf.summary and
+# tf.saved_model are imported on first use (`ember.keras`, `from ember
+# import keras`, `import ember.keras` all work): they were about a quarter
+# of `import ember`'s time, for programs that may never touch them. The
+# optimizers look for a running strategy only once ember.distribute has
+# been imported (no strategy can run before).
 _LAZY_SUBMODULES = frozenset({"keras", "data", "distribute", "summary", "saved_model"})
 
 

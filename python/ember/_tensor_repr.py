@@ -9,7 +9,6 @@ with Ember's overrides on top (set_printoptions).
 """
 
 import contextlib
-import html
 import threading
 
 import numpy as np
@@ -138,6 +137,7 @@ def _summary_indices(n, edgeitems, summarize):
 
 
 def _html_table(value, options):
+    import html  # for notebooks only: html.entities is 0.2 MiB of every process
     summarize = value.size > options["threshold"]
     edgeitems = options["edgeitems"]
     precision = options["precision"]
@@ -160,6 +160,7 @@ def _html_table(value, options):
 def tensor_html(tensor):
     """The notebook view: shape, dtype, device and state; the values as a
     table for 1-D and 2-D tensors (summarized when large), as text otherwise."""
+    import html
     value, error, symbolic = _state(tensor)
     shape = "(" + ", ".join("None" if d is None else str(d) for d in tensor.shape) + \
         ("," if len(tensor.shape) == 1 else "") + ")"

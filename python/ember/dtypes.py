@@ -2,6 +2,15 @@
 
 bfloat16 values cross to and from NumPy as ``ml_dtypes.bfloat16`` arrays
 (the ml_dtypes package registers that dtype with NumPy).
+
+Note [ml_dtypes on demand]: ml_dtypes is imported the first time bfloat16
+crosses to or from NumPy (``bfloat16.as_numpy_dtype``, a bfloat16 tensor
+read as NumPy, Python values converted to bfloat16: csrc/python/
+numpy_dtypes.cc), not with ember. Its import made 2.1 MiB of every ember
+process resident and took 13 ms, and most programs never touch bfloat16;
+bfloat16 ops between tensors need no NumPy dtype. A NumPy array of
+bfloat16 needs ml_dtypes imported to exist, so the dtype is known whenever
+one arrives; ``as_dtype`` matches it by name.
 """
 
 import builtins as _builtins
@@ -10,30 +19,43 @@ import numpy as _np
 
 from ember._checks import safe_repr as _safe_repr
 
-try:
-    import ml_dtypes as _ml_dtypes
-except ImportError:  # pragma: no cover - ml_dtypes is a declared dependency
-    _ml_dtypes = None
+
+def _ml_dtypes_bfloat16():
+    """ml_dtypes.bfloat16, importing ml_dtypes now; None without it."""
+    try:
+        import ml_dtypes
+    except ImportError:  # pragma: no cover - ml_dtypes is a declared dependency
+        return None
+    return ml_dtypes.bfloat16
 
 
 class DType:
     """An element type. Compare with ``==`` against DTypes, names or NumPy dtypes."""
 
-    __slots__ = ("name", "_code", "_numpy", "_kind", "_size")
+    __slots__ = ("name", "_code", "_numpy", "_numpy_loader", "_kind", "_size")
 
-    def __init__(self, name, code, numpy_dtype, kind, size):
+    def __init__(self, name, code, numpy_dtype, kind, size, numpy_loader=None):
         self.name = name
         self._code = code  # the C++ enum value (csrc/core/dtype.h)
-        try:
-            self._numpy = None if numpy_dtype is None else _np.dtype(numpy_dtype)
-        except (TypeError, ValueError, RecursionError):
-            raise TypeError(f"DType: cannot interpret {_safe_repr(numpy_dtype)} as a NumPy dtype") from None
+        self._numpy = self._as_numpy(numpy_dtype)
+        # Called once for the NumPy type when there is none yet: bfloat16's
+        # (Note [ml_dtypes on demand]).
+        self._numpy_loader = numpy_loader
         self._kind = kind  # "b", "i", "u", "f" or "c", as NumPy's dtype.kind; "s" for string
         self._size = size
+
+    @staticmethod
+    def _as_numpy(numpy_dtype):
+        try:
+            return None if numpy_dtype is None else _np.dtype(numpy_dtype)
+        except (TypeError, ValueError, RecursionError):
+            raise TypeError(f"DType: cannot interpret {_safe_repr(numpy_dtype)} as a NumPy dtype") from None
 
     @property
     def as_numpy_dtype(self):
         """The NumPy scalar type (``ml_dtypes.bfloat16`` for bfloat16)."""
+        if self._numpy is None and self._numpy_loader is not None:
+            self._numpy = self._as_numpy(self._numpy_loader())
         if self._numpy is None:
             raise TypeError(f"{self.name} needs the ml_dtypes package, which could not be imported")
         return self._numpy.type
@@ -89,7 +111,7 @@ int64 = DType("int64", 2, _np.int64, "i", 8)
 float32 = DType("float32", 3, _np.float32, "f", 4)
 float64 = DType("float64", 4, _np.float64, "f", 8)
 float16 = DType("float16", 5, _np.float16, "f", 2)
-bfloat16 = DType("bfloat16", 6, None if _ml_dtypes is None else _ml_dtypes.bfloat16, "f", 2)
+bfloat16 = DType("bfloat16", 6, None, "f", 2, numpy_loader=_ml_dtypes_bfloat16)
 int8 = DType("int8", 7, _np.int8, "i", 1)
 int16 = DType("int16", 8, _np.int16, "i", 2)
 uint8 = DType("uint8", 9, _np.uint8, "u", 1)

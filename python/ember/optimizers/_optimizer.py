@@ -1,18 +1,29 @@
 """The Optimizer base class and SGD, Adam and AdamW (Keras 3's update rules)."""
 
+import sys
+
 import numpy as np
 
 from ember import nest
 from ember.autodiff._tape import GradientTape
 from ember._creation import constant
 from ember.device import device
-from ember.distribute._optimizer_support import sum_gradients_across_replicas
 from ember.function import init_scope
 from ember._generated import ops
 from ember._movement import zeros_like
 from ember.optimizers.schedules import LearningRateSchedule
 from ember._tensor import Tensor
 from ember._variables import Variable
+
+
+def _sum_gradients_across_replicas(optimizer, grads):
+    # No strategy can be running before ember.distribute is imported (Note
+    # [Lazy submodules] in ember/__init__.py), so the optimizers leave its
+    # import to the programs that use it.
+    if "ember.distribute" not in sys.modules:
+        return grads
+    from ember.distribute._optimizer_support import sum_gradients_across_replicas
+    return sum_gradients_across_replicas(optimizer, grads)
 
 
 class Optimizer:
@@ -150,7 +161,7 @@ class Optimizer:
                                 f"{v.dtype.name}; only floating variables can be trained")
         grads = [g for g, _ in pairs]
         if not skip_gradients_aggregation:
-            grads = sum_gradients_across_replicas(self, grads)
+            grads = _sum_gradients_across_replicas(self, grads)
         grads = self._clip(grads)
         cache = {}  # per dtype: the step's scalars
         for g, v in zip(grads, (v for _, v in pairs)):

@@ -1,5 +1,6 @@
 # Reading TensorFlow's tensor bundle (a checkpoint's .index and .data-NNNNN-of-NNNNN files) into NumPy arrays.
 
+import functools
 import glob
 import math
 import os
@@ -42,16 +43,23 @@ BUNDLE_VERSION = 1  # the format version this reader understands (TensorFlow's k
 _BIG_ENDIAN = 1
 
 
-# TensorFlow's DataType enum: number -> (name, NumPy dtype, or None for strings).
-DTYPES = {
-    1: ("float32", np.dtype(np.float32)), 2: ("float64", np.dtype(np.float64)), 3: ("int32", np.dtype(np.int32)),
-    4: ("uint8", np.dtype(np.uint8)), 5: ("int16", np.dtype(np.int16)), 6: ("int8", np.dtype(np.int8)),
-    7: ("string", None), 8: ("complex64", np.dtype(np.complex64)), 9: ("int64", np.dtype(np.int64)),
-    10: ("bool", np.dtype(np.bool_)), 14: ("bfloat16", np.dtype(bfloat16.as_numpy_dtype)),
-    17: ("uint16", np.dtype(np.uint16)),
-    18: ("complex128", np.dtype(np.complex128)), 19: ("float16", np.dtype(np.float16)),
-    22: ("uint32", np.dtype(np.uint32)), 23: ("uint64", np.dtype(np.uint64)),
-}
+# TensorFlow's DataType enum: number -> (name, NumPy dtype, or None for
+# strings). bfloat16's NumPy dtype is ml_dtypes', imported at first use
+# (Note [ml_dtypes on demand] in ember/dtypes.py), so the table is built by
+# dtypes() on first call.
+@functools.cache
+def dtypes():
+    return {
+        1: ("float32", np.dtype(np.float32)), 2: ("float64", np.dtype(np.float64)), 3: ("int32", np.dtype(np.int32)),
+        4: ("uint8", np.dtype(np.uint8)), 5: ("int16", np.dtype(np.int16)), 6: ("int8", np.dtype(np.int8)),
+        7: ("string", None), 8: ("complex64", np.dtype(np.complex64)), 9: ("int64", np.dtype(np.int64)),
+        10: ("bool", np.dtype(np.bool_)), 14: ("bfloat16", np.dtype(bfloat16.as_numpy_dtype)),
+        17: ("uint16", np.dtype(np.uint16)),
+        18: ("complex128", np.dtype(np.complex128)), 19: ("float16", np.dtype(np.float16)),
+        22: ("uint32", np.dtype(np.uint32)), 23: ("uint64", np.dtype(np.uint64)),
+    }
+
+
 _OTHER_DTYPES = {0: "invalid", 11: "qint8", 12: "quint8", 13: "qint32", 15: "qint16", 16: "quint16",
                  20: "resource", 21: "variant"}
 
@@ -136,8 +144,8 @@ class BundleReader:
     def dtype_name(self, key):
         """TensorFlow's name of the tensor's dtype ("float32", "string", ...)."""
         number = self._entry(key)["dtype"]
-        if number in DTYPES:
-            return DTYPES[number][0]
+        if number in dtypes():
+            return dtypes()[number][0]
         return _OTHER_DTYPES.get(number, f"DataType {number}")
 
     def shape(self, key):
@@ -157,14 +165,14 @@ class BundleReader:
                 f"{self.index_path!r}: {key!r} is saved as {len(entry['slices'])} slices (a partitioned "
                 f"variable); Ember reads only tensors saved whole")
         number = entry["dtype"]
-        if number not in DTYPES:
+        if number not in dtypes():
             raise UnimplementedError(f"{self.index_path!r}: {key!r} has dtype {self.dtype_name(key)}, which "
                                      f"Ember cannot read from a checkpoint")
-        dtype = DTYPES[number][1]
+        dtype = dtypes()[number][1]
         count = math.prod(shape)
         if dtype is not None and entry["size"] != count * dtype.itemsize:
             raise DataLossError(f"{self.index_path!r}: {key!r} states {entry['size']} bytes of data, but "
-                                f"{count} {DTYPES[number][0]} elements take {count * dtype.itemsize}")
+                                f"{count} {dtypes()[number][0]} elements take {count * dtype.itemsize}")
         raw, path = self._read(key, entry)
         if dtype is None:
             return self._strings(key, entry, raw, count, shape, path)

@@ -1,5 +1,6 @@
 # Writing a TensorFlow tensor bundle (one data file and an .index), so TensorFlow can read Ember's variables.
 
+import functools
 import glob
 import os
 
@@ -9,10 +10,15 @@ from ember._wire import crc32c
 from ember._wire.protowire import encode, write_varint
 from ember.train import _format
 from ember.train._bundle import table
-from ember.train._bundle.bundle import BUNDLE_VERSION, DTYPES, ENTRY, HEADER, data_file, index_file
+from ember.train._bundle.bundle import BUNDLE_VERSION, ENTRY, HEADER, data_file, dtypes, index_file
 
 _STRING = 7
-_ENUM_OF = {dtype: number for number, (_, dtype) in DTYPES.items() if dtype is not None}
+
+
+@functools.cache
+def _enum_of():
+    """NumPy dtype -> TensorFlow's DataType number."""
+    return {dtype: number for number, (_, dtype) in dtypes().items() if dtype is not None}
 
 
 def write_bundle(prefix, tensors):
@@ -51,7 +57,7 @@ def _serialize(key, value):
         crc = crc32c.value(body, crc32c.value(checksum, crc))
         return _STRING, strings.shape, bytes(lengths) + checksum + body, crc
     array = np.asarray(value)
-    number = _ENUM_OF.get(array.dtype.newbyteorder("="))
+    number = _enum_of().get(array.dtype.newbyteorder("="))
     if number is None:
         raise TypeError(f"cannot write {key!r} to a TensorFlow checkpoint: dtype {array.dtype} has no "
                         f"TensorFlow counterpart Ember writes")
