@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -40,6 +41,18 @@ namespace {
 // back to the system), empty_cache() returns everything, and a failed
 // allocation empties the cache and tries again. Under a memory limit
 // (SetLimit) the cache shrinks first: in use plus cached stays within it.
+// Large blocks are mapped from the system directly (mmap), not taken from
+// malloc: once NumPy or a kernel frees a big array, glibc raises its mmap
+// threshold and serves blocks up to 32 MiB from the calling thread's arena,
+// which rarely shrinks, so a block the cache released stayed resident.
+// A request takes the smallest cached block of its class or of a larger
+// class up to twice its size, remembered in lent_larger_ so that its free
+// returns the whole block. Taking exact classes only, a ResNet-50
+// inference cached 20.75 MiB of blocks above its weights (three of 3.5 MiB
+// for the first stage's activations, three of 1.75 MiB for the second's,
+// ...) against a peak of 9.2 MiB in use; the second stage now runs in the
+// first's blocks. A lent block's unused half was resident in the cache
+// anyway; it stays unused until the tensor in it is freed.
 constexpr size_t kMaxSmallBytes = 256;
 constexpr int kSmallClasses = kMaxSmallBytes / kHostAlignment;
 constexpr int kSmallBlocksPerClass = 16;
@@ -87,17 +100,20 @@ SmallBlockCache& ThreadSmallBlocks() { return t_small_blocks; }
 
 constexpr size_t kHugePageMinBytes = size_t{4} << 20;
 
-// Advises huge pages for the whole pages inside a fresh large block; the
+// Advises huge pages for the whole 2 MiB pages inside the first `bytes` of
+// a fresh large block, none past them: the block is rounded up to its size
+// class, and a huge page over the data's end would make the unused tail
+// resident (up to 2 MiB a block; 4.4 MiB over ResNet-50's weights). The
 // advice is only a hint, so a refusal (an old kernel, THP off) is ignored.
-void AdviseHugePages(void* ptr, size_t size) {
+void AdviseHugePages(void* ptr, size_t bytes) {
 #ifdef MADV_HUGEPAGE
-  constexpr uintptr_t kPage = 4096;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(ptr) + kPage - 1) & ~(kPage - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(ptr) + size) & ~(kPage - 1);
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(ptr) + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(ptr) + bytes) & ~(kHugePage - 1);
   if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #else
   (void)ptr;
-  (void)size;
+  (void)bytes;
 #endif
 }
 
@@ -115,37 +131,45 @@ class HostAllocatorImpl final : public Allocator {
       if (ptr != nullptr) CountAllocated(bytes);
       return ptr;
     }
+    if (size < kMinCachedBytes) {
+      void* ptr = std::aligned_alloc(kHostAlignment, size);
+      if (ptr != nullptr) CountAllocated(bytes);
+      return ptr;
+    }
     // Under a limit the allocator holds at most that much, cache included.
     if (limit() != 0 && InUseBytes() + CachedBytes() + size > limit()) EmptyCache();
-    void* ptr = size >= kMinCachedBytes ? TakeCached(size) : nullptr;
-    const bool fresh = ptr == nullptr;  // a cached block was advised when it was fresh
-    if (ptr == nullptr) ptr = std::aligned_alloc(kHostAlignment, size);
-    if (ptr == nullptr && size >= kMinCachedBytes) {
+    void* ptr = TakeCached(size);
+    if (ptr == nullptr) ptr = MapBlock(size, bytes);
+    if (ptr == nullptr) {
       EmptyCache();
-      ptr = std::aligned_alloc(kHostAlignment, size);
+      ptr = MapBlock(size, bytes);
     }
-    if (ptr != nullptr && fresh && size >= kHugePageMinBytes) AdviseHugePages(ptr, size);
     if (ptr != nullptr) CountAllocated(bytes);
     return ptr;
   }
 
   void Deallocate(void* ptr, size_t bytes) override {
     CountFreed(bytes);
-    const size_t size = RoundedSize(bytes);
+    size_t size = RoundedSize(bytes);
     if (size <= kMaxSmallBytes && ThreadSmallBlocks().Keep(ptr, size)) return;
-    if (size >= kMinCachedBytes && Keep(ptr, size)) return;
-    std::free(ptr);
+    if (size < kMinCachedBytes) {
+      std::free(ptr);
+      return;
+    }
+    if (!Keep(ptr, &size)) UnmapBlock(ptr, size);
   }
 
   void EmptyCache() override {
-    std::vector<void*> blocks;
+    std::vector<std::pair<void*, size_t>> blocks;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (auto& [size, list] : free_) blocks.insert(blocks.end(), list.begin(), list.end());
+      for (auto& [size, list] : free_) {
+        for (void* p : list) blocks.emplace_back(p, size);
+      }
       free_.clear();
       cached_bytes_ = 0;
     }
-    for (void* p : blocks) std::free(p);
+    for (const auto& [p, size] : blocks) UnmapBlock(p, size);
   }
 
   const char* Name() const override { return "host"; }
@@ -176,28 +200,52 @@ class HostAllocatorImpl final : public Allocator {
     return cached_bytes_;
   }
 
-  void* TakeCached(size_t size) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = free_.find(size);
-    if (it == free_.end() || it->second.empty()) return nullptr;
-    void* ptr = it->second.back();
-    it->second.pop_back();
-    cached_bytes_ -= size;
+  // A fresh large block of `size` bytes for a request of `bytes`,
+  // page-aligned (so kHostAlignment-aligned), or null.
+  static void* MapBlock(size_t size, size_t bytes) {
+    void* ptr = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (ptr == MAP_FAILED) return nullptr;
+    if (bytes >= kHugePageMinBytes) AdviseHugePages(ptr, bytes);
     return ptr;
   }
+  static void UnmapBlock(void* ptr, size_t size) { munmap(ptr, size); }
 
-  // Caches a freed block; false if the cache is full.
-  bool Keep(void* ptr, size_t size) {
+  // The smallest cached block for a request of class `size` (Note [Host
+  // allocator]), or null.
+  void* TakeCached(size_t size) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (cached_bytes_ + size > kMaxCachedBytes) return false;
-    if (limit() != 0 && InUseBytes() + cached_bytes_ + size > limit()) return false;
-    free_[size].push_back(ptr);
-    cached_bytes_ += size;
+    for (auto it = free_.lower_bound(size); it != free_.end() && it->first / 2 <= size; ++it) {
+      if (it->second.empty()) continue;
+      void* ptr = it->second.back();
+      it->second.pop_back();
+      cached_bytes_ -= it->first;
+      if (it->first != size) lent_larger_[ptr] = it->first;
+      return ptr;
+    }
+    return nullptr;
+  }
+
+  // Caches a freed block of class *size (set to the block's own size when
+  // it was lent to a smaller class); false if the cache is full.
+  bool Keep(void* ptr, size_t* size) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!lent_larger_.empty()) {
+      auto lent = lent_larger_.find(ptr);
+      if (lent != lent_larger_.end()) {
+        *size = lent->second;
+        lent_larger_.erase(lent);
+      }
+    }
+    if (cached_bytes_ + *size > kMaxCachedBytes) return false;
+    if (limit() != 0 && InUseBytes() + cached_bytes_ + *size > limit()) return false;
+    free_[*size].push_back(ptr);
+    cached_bytes_ += *size;
     return true;
   }
 
   mutable std::mutex mu_;
-  std::unordered_map<size_t, std::vector<void*>> free_;  // size class -> free blocks, last freed at the back
+  std::map<size_t, std::vector<void*>> free_;  // size class -> free blocks, last freed at the back
+  std::unordered_map<void*, size_t> lent_larger_;  // block -> its class, where larger than its request's
   size_t cached_bytes_ = 0;
 };
 

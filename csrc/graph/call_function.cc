@@ -180,7 +180,7 @@ Status CallFunction(ShapeContext& ctx) {
 // Declared in devices/cpu/cpu_device.h: the graph runs from the CPU
 // device's executor (its nodes run on their own devices' kernels).
 void RegisterCpuFunctionKernels(KernelRegistry& registry);
-void RegisterCpuFunctionKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuFunctionKernels(KernelRegistry& registry) {
   registry.Register("call_function", kCpuDeviceType, {}, &MakeKernel<CallFunctionKernel>);
 }
 

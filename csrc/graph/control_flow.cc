@@ -230,7 +230,7 @@ Status WhileLoop(ShapeContext& ctx) {
 
 // Declared in devices/cpu/cpu_device.h, like RegisterCpuFunctionKernels.
 void RegisterCpuControlFlowKernels(KernelRegistry& registry);
-void RegisterCpuControlFlowKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuControlFlowKernels(KernelRegistry& registry) {
   registry.Register("cond", kCpuDeviceType, {}, &MakeKernel<CondKernel>);
   registry.Register("while_loop", kCpuDeviceType, {}, &MakeKernel<WhileKernel>);
   for (int d = 0; d < kNumDTypes; ++d) {

@@ -14,14 +14,14 @@ namespace ember {
 
 // Registers K<T> for `op` on `device` for each T in Ts.
 template <template <typename> class K, typename... Ts>
-void RegisterForTypes(KernelRegistry& registry, const char* op, DeviceTypeId device) {
+EMBER_STARTUP_TEMPLATE void RegisterForTypes(KernelRegistry& registry, const char* op, DeviceTypeId device) {
   (registry.Register(op, device, {DTypeOf<Ts>::value}, &MakeKernel<K<Ts>>), ...);
 }
 
 // The same for a named dtype set of op_defs/_types.yaml, so the kernel's
 // dtypes follow the op definition's.
 template <template <typename> class K, typename... Ts>
-void RegisterForTypeSet(KernelRegistry& registry, const char* op, DeviceTypeId device, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterForTypeSet(KernelRegistry& registry, const char* op, DeviceTypeId device, type_sets::TypeList<Ts...>) {
   RegisterForTypes<K, Ts...>(registry, op, device);
 }
 

@@ -43,6 +43,16 @@ void KernelRegistry::Register(const char* op_name, DeviceTypeId device, std::vec
   Register(op->id, device, std::move(dtypes), factory);
 }
 
+EMBER_STARTUP_CODE void KernelRegistry::Register(OpId op, DeviceTypeId device, std::initializer_list<DType> dtypes,
+                                                 KernelFactory factory) {
+  Register(op, device, std::vector<DType>(dtypes), factory);
+}
+
+EMBER_STARTUP_CODE void KernelRegistry::Register(const char* op_name, DeviceTypeId device,
+                                                 std::initializer_list<DType> dtypes, KernelFactory factory) {
+  Register(op_name, device, std::vector<DType>(dtypes), factory);
+}
+
 Status KernelRegistry::CheckRegistrations() const {
   if (unknown_ops_.empty()) return Status::OK();
   std::string names;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 
 #include "core/attr_value.h"
 #include "core/device.h"
+#include "core/startup_code.h"
 #include "core/tensor.h"
 #include "ops/kernel_plan.h"
 #include "ops/op_def.h"
@@ -114,6 +116,11 @@ class KernelRegistry {
   // The same by op name, resolved once at start-up; an unknown name is
   // recorded and reported by CheckRegistrations (a typo fails the import).
   void Register(const char* op_name, DeviceTypeId device, std::vector<DType> dtypes,
+                KernelFactory factory);
+  // The forms that kernel registration calls with a braced list of dtypes:
+  // one out-of-line place builds the vector (Note [Startup code]).
+  void Register(OpId op, DeviceTypeId device, std::initializer_list<DType> dtypes, KernelFactory factory);
+  void Register(const char* op_name, DeviceTypeId device, std::initializer_list<DType> dtypes,
                 KernelFactory factory);
   Status CheckRegistrations() const;
   KernelFactory Find(OpId op, DeviceTypeId device, uint64_t type_key) const;

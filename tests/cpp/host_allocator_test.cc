@@ -1,7 +1,9 @@
 // Tests the host allocator's cache of large blocks (Note [Host allocator]):
-// reuse by size class, alignment, stats, EmptyCache, small blocks uncached,
-// and many threads at once.
+// reuse by size class and by a class up to twice as large, alignment, stats,
+// EmptyCache giving memory back, small blocks uncached, and many threads.
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -38,16 +40,74 @@ TEST(HostAllocatorTest, LargeBlockIsReusedForTheSameSizeClass) {
   EXPECT_EQ(Cached(a), 0u);
 }
 
-TEST(HostAllocatorTest, OtherSizeClassesDoNotShareBlocks) {
+TEST(HostAllocatorTest, BlocksMoreThanTwiceTheRequestAreNotShared) {
   Allocator* a = HostAllocator();
   a->EmptyCache();
   void* big = a->Allocate(8 * kMiB);
   a->Deallocate(big, 8 * kMiB);
-  void* other = a->Allocate(5 * kMiB);  // class 5 MiB: the cached 8 MiB block stays
+  void* other = a->Allocate(3 * kMiB);  // class 3 MiB: the cached 8 MiB block stays
   EXPECT_NE(other, big);
   EXPECT_GE(Cached(a), 8 * kMiB);
-  a->Deallocate(other, 5 * kMiB);
+  a->Deallocate(other, 3 * kMiB);
   a->EmptyCache();
+}
+
+TEST(HostAllocatorTest, ARequestTakesACachedBlockUpToTwiceItsSize) {
+  Allocator* a = HostAllocator();
+  a->EmptyCache();
+  void* four = a->Allocate(4 * kMiB);
+  a->Deallocate(four, 4 * kMiB);
+  // 3 MiB takes the cached 4 MiB block (at most twice its class) ...
+  void* three = a->Allocate(3 * kMiB);
+  EXPECT_EQ(three, four);
+  EXPECT_EQ(Cached(a), 0u);
+  std::memset(three, 7, 3 * kMiB);
+  // ... and its free returns the whole 4 MiB block, which a 4 MiB request
+  // then gets back.
+  a->Deallocate(three, 3 * kMiB);
+  EXPECT_EQ(Cached(a), 4 * kMiB);
+  void* again = a->Allocate(4 * kMiB);
+  EXPECT_EQ(again, four);
+  a->Deallocate(again, 4 * kMiB);
+  // 1.5 MiB does not take it (4 MiB is more than twice its size).
+  void* small = a->Allocate(3 * kMiB / 2);
+  EXPECT_NE(small, four);
+  EXPECT_EQ(Cached(a), 4 * kMiB);
+  a->Deallocate(small, 3 * kMiB / 2);
+  a->EmptyCache();
+  EXPECT_EQ(Cached(a), 0u);
+}
+
+// Resident set in bytes (/proc/self/statm's second field, in pages).
+size_t ResidentBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long total = 0, resident = 0;
+  const int read = std::fscanf(f, "%lu %lu", &total, &resident);
+  std::fclose(f);
+  return read == 2 ? resident * 4096 : 0;
+}
+
+TEST(HostAllocatorTest, EmptyCacheGivesLargeBlocksBackToTheSystem) {
+  // Blocks are mapped, not taken from a malloc arena that keeps them
+  // resident after free (Note [Host allocator]). A big malloc'd array
+  // freed first raises glibc's mmap threshold, as NumPy's arrays do.
+  std::free(std::malloc(32 * kMiB));
+  Allocator* a = HostAllocator();
+  a->EmptyCache();
+  std::vector<std::pair<void*, size_t>> blocks;
+  for (size_t mib : {3, 5, 7, 9}) {
+    void* p = a->Allocate(mib * kMiB);
+    ASSERT_NE(p, nullptr);
+    std::memset(p, 1, mib * kMiB);
+    blocks.emplace_back(p, mib * kMiB);
+  }
+  const size_t touched = ResidentBytes();
+  if (touched == 0) GTEST_SKIP() << "no /proc/self/statm";
+  for (const auto& [p, bytes] : blocks) a->Deallocate(p, bytes);
+  EXPECT_GE(Cached(a), 24 * kMiB);
+  a->EmptyCache();
+  EXPECT_LE(ResidentBytes() + 20 * kMiB, touched);
 }
 
 TEST(HostAllocatorTest, SmallBlocksAreNotCachedAndStatsBalance) {

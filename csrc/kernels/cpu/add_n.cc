@@ -53,7 +53,7 @@ class AddNKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterAddNKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterAddNKernels(KernelRegistry& registry) {
   RegisterForTypeSet<AddNKernel>(registry, "add_n", type_sets::RealAndComplex{});
 }
 

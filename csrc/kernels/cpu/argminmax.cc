@@ -78,7 +78,7 @@ class ArgReduceKernel final : public OpKernel {
 // One kernel per input dtype serves both index dtypes (the output tensor's
 // dtype picks the writer), registered for each (T, OutT) binding.
 template <bool kMax, typename... Ts>
-void RegisterArgReduce(KernelRegistry& r, const char* op, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterArgReduce(KernelRegistry& r, const char* op, type_sets::TypeList<Ts...>) {
   for (DType index : {DType::kInt32, DType::kInt64}) {
     (r.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value, index}, &MakeKernel<ArgReduceKernel<Ts, kMax>>),
      ...);
@@ -87,7 +87,7 @@ void RegisterArgReduce(KernelRegistry& r, const char* op, type_sets::TypeList<Ts
 
 }  // namespace
 
-void RegisterArgReduceKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterArgReduceKernels(KernelRegistry& r) {
   RegisterArgReduce<true>(r, "argmax", type_sets::Real{});
   RegisterArgReduce<false>(r, "argmin", type_sets::Real{});
 }

@@ -14,7 +14,7 @@ struct Arithmetic {
 
 }  // namespace
 
-void RegisterArithmeticKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterArithmeticKernels(KernelRegistry& r) {
   RegisterForTypeSet<Arithmetic<AddFn>::Kernel>(r, "add", type_sets::RealAndComplex{});
   RegisterForTypeSet<Arithmetic<SubtractFn>::Kernel>(r, "subtract", type_sets::RealAndComplex{});
   RegisterForTypeSet<Arithmetic<MultiplyFn>::Kernel>(r, "multiply", type_sets::RealAndComplex{});

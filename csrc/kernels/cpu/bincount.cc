@@ -102,7 +102,7 @@ class HistogramKernel final : public OpKernel {
 
 // Registers both kernels for one value dtype T.
 template <typename T>
-void RegisterForValueType(KernelRegistry& r) {
+EMBER_STARTUP_TEMPLATE void RegisterForValueType(KernelRegistry& r) {
   for (DType idx : {DType::kInt32, DType::kInt64}) {
     r.Register("dense_bincount", kCpuDeviceType, {idx, DTypeOf<T>::value}, &MakeKernel<DenseBincountKernel<T>>);
   }
@@ -114,7 +114,7 @@ void RegisterForValueType(KernelRegistry& r) {
 
 }  // namespace
 
-void RegisterBincountKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterBincountKernels(KernelRegistry& r) {
   RegisterForValueType<int32_t>(r);
   RegisterForValueType<int64_t>(r);
   RegisterForValueType<float>(r);

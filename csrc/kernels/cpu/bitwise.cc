@@ -16,7 +16,7 @@ struct Bitwise {
 
 // The integer dtypes; a named "integer" set in op_defs/_types.yaml would
 // replace the explicit list once it exists.
-void RegisterBitwiseKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterBitwiseKernels(KernelRegistry& r) {
   RegisterForTypeSet<Bitwise<BitwiseAndFn>::Kernel>(r, "bitwise_and", type_sets::Integer{});
   RegisterForTypeSet<Bitwise<BitwiseOrFn>::Kernel>(r, "bitwise_or", type_sets::Integer{});
   RegisterForTypeSet<Bitwise<BitwiseXorFn>::Kernel>(r, "bitwise_xor", type_sets::Integer{});

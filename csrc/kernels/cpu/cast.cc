@@ -55,18 +55,18 @@ class CastKernel final : public OpKernel {
 };
 
 template <typename Src, typename... Dsts>
-void RegisterCastsFrom(KernelRegistry& r, type_sets::TypeList<Dsts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterCastsFrom(KernelRegistry& r, type_sets::TypeList<Dsts...>) {
   (r.Register("cast", kCpuDeviceType, {DTypeOf<Src>::value, DTypeOf<Dsts>::value}, &MakeKernel<CastKernel>),
    ...);
 }
 
 template <typename... Srcs>
-void RegisterAllCasts(KernelRegistry& r, type_sets::TypeList<Srcs...> every) {
+EMBER_STARTUP_TEMPLATE void RegisterAllCasts(KernelRegistry& r, type_sets::TypeList<Srcs...> every) {
   (RegisterCastsFrom<Srcs>(r, every), ...);
 }
 
 }  // namespace
 
-void RegisterCastKernels(KernelRegistry& r) { RegisterAllCasts(r, type_sets::Every{}); }
+EMBER_STARTUP_CODE void RegisterCastKernels(KernelRegistry& r) { RegisterAllCasts(r, type_sets::Every{}); }
 
 }  // namespace ember::cpu

@@ -126,13 +126,13 @@ class AllToAllKernel final : public OpKernel {
 // One kernel class for every dtype: the communicator picks the MPI
 // datatype, or moves bytes.
 template <typename... Ts>
-void RegisterEach(KernelRegistry& registry, const char* op, KernelFactory factory, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterEach(KernelRegistry& registry, const char* op, KernelFactory factory, type_sets::TypeList<Ts...>) {
   (registry.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value}, factory), ...);
 }
 
 }  // namespace
 
-void RegisterCpuCollectiveKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuCollectiveKernels(KernelRegistry& registry) {
   RegisterEach(registry, "collective_all_reduce", &MakeKernel<AllReduceKernel>, type_sets::Numeric{});
   RegisterEach(registry, "collective_all_gather", &MakeKernel<AllGatherKernel>, type_sets::Every{});
   RegisterEach(registry, "collective_broadcast", &MakeKernel<BroadcastKernel>, type_sets::Every{});

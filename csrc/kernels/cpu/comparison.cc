@@ -14,7 +14,7 @@ struct Comparison {
 
 }  // namespace
 
-void RegisterComparisonKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterComparisonKernels(KernelRegistry& r) {
   RegisterForTypeSet<Comparison<EqualFn>::Kernel>(r, "equal", type_sets::Every{});
   RegisterForTypeSet<Comparison<NotEqualFn>::Kernel>(r, "not_equal", type_sets::Every{});
   RegisterForTypeSet<Comparison<LessFn>::Kernel>(r, "less", type_sets::Real{});

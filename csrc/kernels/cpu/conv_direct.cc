@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "kernels/cpu/eigen.h"
+#include "kernels/cpu/host_scratch.h"
 #include "kernels/cpu/parallel.h"
 
 namespace ember::cpu {
@@ -131,13 +133,13 @@ void ForwardTile(const C* x, const C* panel, int64_t panel_stride, C* y, const W
 // window reads nothing outside it.
 template <typename C>
 const C* PadInput(const DeviceContext* device, const C* x, const Window2D& w, PaddedInput* in,
-                  std::vector<C>* scratch) {
+                  std::optional<HostScratch<C>>* scratch) {
   in->hp = std::max(w.in_h + w.pad_top, (w.out_h - 1) * w.stride_h + (w.k_h - 1) * w.dilation_h + 1);
   in->wp = std::max(w.in_w + w.pad_left, (w.out_w - 1) * w.stride_w + (w.k_w - 1) * w.dilation_w + 1);
   if (w.pad_top == 0 && w.pad_left == 0 && in->hp == w.in_h && in->wp == w.in_w) return x;
   const int64_t cin = w.channels;
-  scratch->assign(w.batch * in->hp * in->wp * cin, C(0));
-  C* xp = scratch->data();
+  scratch->emplace(w.batch * in->hp * in->wp * cin, HostScratch<C>::Fill::kZeros);  // Note [Kernel scratch]
+  C* xp = (*scratch)->data();
   ParallelFor(device, w.batch * w.in_h, static_cast<double>(w.in_w * cin), [&](int64_t first, int64_t last) {
     for (int64_t row = first; row < last; ++row) {
       const int64_t b = row / w.in_h, iy = row % w.in_h;
@@ -169,14 +171,14 @@ void DirectConv2dNhwc(const DeviceContext* device, const C* x, const C* f, C* y,
   // cout apart) when cout is a whole number of blocks; otherwise they are
   // copied into one [K, kB] panel per block, the lanes past cout zero.
   const bool in_place = cout % kB == 0;
-  std::vector<C> panels(in_place ? 0 : blocks * k * kB, C(0));
+  const HostScratch<C> panels(in_place ? 0 : blocks * k * kB, HostScratch<C>::Fill::kZeros);
   for (int64_t blk = 0; !in_place && blk < blocks; ++blk) {
     const int64_t n = std::min(kB, cout - blk * kB);
     for (int64_t r = 0; r < k; ++r) std::memcpy(&panels[(blk * k + r) * kB], f + r * cout + blk * kB, n * sizeof(C));
   }
   const int64_t panel_stride = in_place ? cout : kB;
   PaddedInput in;
-  std::vector<C> scratch;
+  std::optional<HostScratch<C>> scratch;
   const C* xp = PadInput(device, x, w, &in, &scratch);
   // Units are (block, image, tile) with the block outermost, so a thread's
   // consecutive units read one panel, which stays in its cache.
@@ -209,9 +211,9 @@ void DirectFilterGradNhwc(const DeviceContext* device, const C* x, const C* dy, 
   const int64_t max_chunks = std::clamp<int64_t>(kMaxPartialElements / (k * padded), 1, kMaxChunks);
   const int64_t chunk_rows = (rows + max_chunks - 1) / max_chunks;
   const int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
-  std::vector<C> partial(chunks * k * padded, C(0));
+  const HostScratch<C> partial(chunks * k * padded, HostScratch<C>::Fill::kZeros);
   ParallelFor(device, chunks, 2.0 * chunk_rows * w.out_w * k * padded, [&](int64_t first, int64_t last) {
-    std::vector<C> g(w.out_w * padded, C(0));  // one output row's dy, padded like the filters
+    const HostScratch<C> g(w.out_w * padded, HostScratch<C>::Fill::kZeros);  // one output row's dy, padded like the filters
     for (int64_t chunk = first; chunk < last; ++chunk) {
       C* part = partial.data() + chunk * k * padded;
       for (int64_t row = chunk * chunk_rows; row < std::min(rows, (chunk + 1) * chunk_rows); ++row) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/host_scratch.h"
 #include "kernels/cpu/matmul_gemm.h"
 #include "kernels/cpu/parallel.h"
 
@@ -238,9 +239,10 @@ void WinogradConv(const DeviceContext* device, const float* x, const float* f, f
   const int64_t tiles_w = TileCount(w.out_w, F::kOut), tiles = TileCount(w.out_h, F::kOut) * tiles_w;
   const int64_t total = w.batch * tiles;
   if (total == 0 || cout == 0) return;
-  // Scratch is left uninitialized: every element is written before it is read.
-  const std::unique_ptr<float[]> u(new float[positions * cin * cout]);
-  TransformFilter<F>(device, f, u.get(), cin, cout);
+  // Scratch is left uninitialized: every element is written before it is
+  // read (Note [Kernel scratch]).
+  const HostScratch<float> u(positions * cin * cout);
+  TransformFilter<F>(device, f, u.data(), cin, cout);
 
   // Blocks of tiles (across images), in whole rounds over the pool's
   // threads, as Note [Conv2d blocks] shares out im2col blocks. Every block
@@ -260,17 +262,17 @@ void WinogradConv(const DeviceContext* device, const float* x, const float* f, f
   const std::vector<float> zeros(cin, 0.0f);
   const double cycles = 2.0 * static_cast<double>(positions * per_block * cin * cout);
   ParallelFor(device, blocks, cycles, [&](int64_t first, int64_t last) {
-    const std::unique_ptr<float[]> v(new float[positions * per_block * cin]);
-    const std::unique_ptr<float[]> m(new float[positions * per_block * cout]);
-    const std::unique_ptr<float[]> discard(new float[cout]);
+    const HostScratch<float> v(positions * per_block * cin);
+    const HostScratch<float> m(positions * per_block * cout);
+    const HostScratch<float> discard(cout);
     for (int64_t block = first; block < last; ++block) {
       const int64_t t0 = block * per_block, t1 = std::min(total, t0 + per_block), n = t1 - t0;
-      TransformInputs<F>(x, w, tiles, tiles_w, t0, t1, zeros.data(), v.get());
+      TransformInputs<F>(x, w, tiles, tiles_w, t0, t1, zeros.data(), v.data());
       const MatmulDims dims{n, cin, cout, false, false};
       for (int64_t xi = 0; xi < positions; ++xi) {
-        MatmulRows<float>(v.get() + xi * n * cin, u.get() + xi * cin * cout, m.get() + xi * n * cout, dims, 0, n);
+        MatmulRows<float>(v.data() + xi * n * cin, u.data() + xi * cin * cout, m.data() + xi * n * cout, dims, 0, n);
       }
-      TransformOutputs<F>(m.get(), w, tiles, tiles_w, t0, t1, cout, discard.get(), y);
+      TransformOutputs<F>(m.data(), w, tiles, tiles_w, t0, t1, cout, discard.data(), y);
     }
   });
 }

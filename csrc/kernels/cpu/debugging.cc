@@ -113,7 +113,7 @@ class PrintKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCpuDebuggingKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuDebuggingKernels(KernelRegistry& registry) {
   registry.Register("print", kCpuDeviceType, {}, &MakeKernel<PrintKernel>);
   cpu::RegisterForTypeSet<CheckNumericsKernel>(registry, "check_numerics", type_sets::Floating{});
 }

@@ -260,7 +260,7 @@ class EinsumKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCpuEinsumKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuEinsumKernels(KernelRegistry& registry) {
   cpu::RegisterForTypeSet<EinsumKernel>(registry, "einsum", type_sets::Matmul{});
 }
 

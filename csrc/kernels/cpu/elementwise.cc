@@ -4,7 +4,7 @@
 #include "kernels/cpu/registration.h"
 
 namespace ember {
-void RegisterCpuElementwiseKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuElementwiseKernels(KernelRegistry& registry) {
   cpu::RegisterUnaryKernels(registry);
   cpu::RegisterMathKernels(registry);
   cpu::RegisterArithmeticKernels(registry);

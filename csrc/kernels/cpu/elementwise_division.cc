@@ -122,7 +122,7 @@ using FloatPowKernel = BinaryKernel<T, T, PowFn>;
 
 }  // namespace
 
-void RegisterDivisionKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterDivisionKernels(KernelRegistry& r) {
   RegisterForTypeSet<Checked<FloorDivFn>::Kernel>(r, "floordiv", type_sets::Real{});
   RegisterForTypeSet<Checked<FloorModFn>::Kernel>(r, "floormod", type_sets::Real{});
   RegisterForTypes<Checked<IntPowFn>::Kernel, int8_t, int16_t, int32_t, int64_t>(r, "pow");

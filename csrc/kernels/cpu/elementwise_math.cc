@@ -16,13 +16,13 @@ struct Unary {
 };
 
 template <typename F>
-void RegisterFloat(KernelRegistry& r, const char* op) {
+EMBER_STARTUP_TEMPLATE void RegisterFloat(KernelRegistry& r, const char* op) {
   RegisterForTypeSet<Unary<F>::template Kernel>(r, op, type_sets::Floating{});
 }
 
 }  // namespace
 
-void RegisterMathKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterMathKernels(KernelRegistry& r) {
   RegisterFloat<Expm1Fn>(r, "expm1");
   RegisterFloat<Log1pFn>(r, "log1p");
   RegisterFloat<SinFn>(r, "sin");

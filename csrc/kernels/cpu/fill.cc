@@ -93,7 +93,7 @@ class FillKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterFillKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterFillKernels(KernelRegistry& r) {
   for (int i = 0; i < kNumDTypes; ++i) {  // the `every` set
     const DType t = static_cast<DType>(i);
     r.Register("zeros", kCpuDeviceType, {t}, &MakeKernel<ZerosKernel>);

@@ -265,7 +265,7 @@ class FusedElementwiseKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterFusedElementwiseKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterFusedElementwiseKernels(KernelRegistry& registry) {
   RegisterForTypes<FusedElementwiseKernel, float, double>(registry, "fused_elementwise");
 }
 

@@ -156,14 +156,14 @@ class OneHotKernel final : public OpKernel {
 };
 
 template <typename... Ts>
-void RegisterOneHot(KernelRegistry& r, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterOneHot(KernelRegistry& r, type_sets::TypeList<Ts...>) {
   (r.Register("one_hot", kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt32}, &MakeKernel<OneHotKernel<Ts>>), ...);
   (r.Register("one_hot", kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt64}, &MakeKernel<OneHotKernel<Ts>>), ...);
 }
 
 }  // namespace
 
-void RegisterGatherKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterGatherKernels(KernelRegistry& r) {
   const type_sets::Every every;
   RegisterWithIndexTypes(r, "gather", &MakeKernel<GatherKernel>, &MakeKernel<GatherKernel>, every);
   RegisterWithIndexTypes(r, "gather_nd", &MakeKernel<GatherNdKernel>, &MakeKernel<GatherNdKernel>, every);

@@ -167,7 +167,7 @@ class ResizeNearestKernel final : public OpKernel {
 
 namespace ember {
 
-void RegisterCpuImageKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuImageKernels(KernelRegistry& registry) {
   using namespace cpu;
   RegisterForTypeSet<ResizeBilinearKernel>(registry, "resize_bilinear", type_sets::Real{});
   RegisterForTypeSet<ResizeNearestKernel>(registry, "resize_nearest_neighbor", type_sets::Real{});

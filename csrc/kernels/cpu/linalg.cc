@@ -14,7 +14,7 @@ void RegisterEighKernels(KernelRegistry& r);      // linalg_eigh.cc
 void RegisterSvdKernels(KernelRegistry& r);       // linalg_svd.cc
 }  // namespace cpu
 
-void RegisterCpuLinalgKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCpuLinalgKernels(KernelRegistry& r) {
 #ifdef EMBER_WITH_OPENBLAS  // a build without LAPACK has no decompositions
   cpu::RegisterLuKernels(r);
   cpu::RegisterCholeskyKernels(r);

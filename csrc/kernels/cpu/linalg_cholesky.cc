@@ -87,7 +87,7 @@ class TriangularSolveKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCholeskyKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCholeskyKernels(KernelRegistry& r) {
   RegisterForTypeSet<CholeskyKernel>(r, "cholesky", type_sets::Linalg{});
   RegisterForTypeSet<TriangularSolveKernel>(r, "matrix_triangular_solve", type_sets::Linalg{});
 }

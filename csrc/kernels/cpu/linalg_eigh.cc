@@ -55,7 +55,7 @@ class SelfAdjointEigKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterEighKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterEighKernels(KernelRegistry& r) {
   RegisterForTypeSet<SelfAdjointEigKernel>(r, "self_adjoint_eig", type_sets::Linalg{});
 }
 

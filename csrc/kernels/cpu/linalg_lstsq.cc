@@ -94,7 +94,7 @@ class MatrixSolveLsKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterLstsqKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterLstsqKernels(KernelRegistry& r) {
   RegisterForTypeSet<MatrixSolveLsKernel>(r, "matrix_solve_ls", type_sets::Linalg{});
 }
 

@@ -174,7 +174,7 @@ class MatrixSolveKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterLuKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterLuKernels(KernelRegistry& r) {
   RegisterForTypeSet<MatrixInverseKernel>(r, "matrix_inverse", type_sets::Linalg{});
   RegisterForTypeSet<MatrixDeterminantKernel>(r, "matrix_determinant", type_sets::Linalg{});
   RegisterForTypeSet<LogMatrixDeterminantKernel>(r, "log_matrix_determinant", type_sets::Linalg{});

@@ -56,7 +56,7 @@ class QrKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterQrKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterQrKernels(KernelRegistry& r) {
   RegisterForTypeSet<QrKernel>(r, "qr", type_sets::Linalg{});
 }
 

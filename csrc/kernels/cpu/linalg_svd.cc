@@ -77,7 +77,7 @@ class SvdKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterSvdKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterSvdKernels(KernelRegistry& r) {
   RegisterForTypeSet<SvdKernel>(r, "svd", type_sets::Linalg{});
 }
 

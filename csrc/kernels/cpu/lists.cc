@@ -19,7 +19,7 @@ class IdentityNKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCpuListKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuListKernels(KernelRegistry& registry) {
   cpu::RegisterForTypeSet<IdentityNKernel>(registry, "identity_n", type_sets::Every{});
 }
 

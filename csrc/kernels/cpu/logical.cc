@@ -14,7 +14,7 @@ struct Logical {
 
 }  // namespace
 
-void RegisterLogicalKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterLogicalKernels(KernelRegistry& r) {
   RegisterForTypes<Logical<LogicalAndFn>::Kernel, bool>(r, "logical_and");
   RegisterForTypes<Logical<LogicalOrFn>::Kernel, bool>(r, "logical_or");
   RegisterForTypes<Logical<LogicalXorFn>::Kernel, bool>(r, "logical_xor");

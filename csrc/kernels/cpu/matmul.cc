@@ -65,7 +65,7 @@ void RegisterTensordotKernels(KernelRegistry& r);  // tensordot.cc
 
 namespace ember {
 
-void RegisterCpuMatmulKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCpuMatmulKernels(KernelRegistry& r) {
   cpu::RegisterForTypeSet<cpu::MatmulKernel>(r, "matmul", type_sets::Matmul{});
   // Note [Pending op definitions] in sort.cc.
   const OpDef* tensordot;

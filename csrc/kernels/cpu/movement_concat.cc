@@ -89,7 +89,7 @@ class SplitKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterMovementConcatKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterMovementConcatKernels(KernelRegistry& r) {
   const type_sets::Every every;
   RegisterForEachDType(r, "concat", &MakeKernel<ConcatKernel>, every);
   RegisterForEachDType(r, "stack", &MakeKernel<StackKernel>, every);

@@ -131,7 +131,7 @@ class ViewCopyKernel final : public OpKernel {
 
 namespace ember {
 
-void RegisterCpuMovementKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCpuMovementKernels(KernelRegistry& r) {
   using namespace cpu;  // NOLINT(build/namespaces)
   const type_sets::Every every;
   RegisterForEachDType(r, "expand_dims", &MakeKernel<ViewKernel>, every);

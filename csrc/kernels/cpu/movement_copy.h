@@ -55,15 +55,15 @@ Status NdIndexSlots(const Tensor& indices, const shape_fns::GatherNdPlan& plan,
 // Registers one factory for every dtype of a type set (kernels that move
 // bytes and never compute with T).
 template <typename... Ts>
-void RegisterForEachDType(KernelRegistry& r, const char* op, KernelFactory factory,
-                          type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterForEachDType(KernelRegistry& r, const char* op, KernelFactory factory,
+                                                 type_sets::TypeList<Ts...>) {
   (r.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value}, factory), ...);
 }
 
 // The same for ops with type vars (T, TIndices): one factory per index type.
 template <typename... Ts>
-void RegisterWithIndexTypes(KernelRegistry& r, const char* op, KernelFactory for_int32,
-                            KernelFactory for_int64, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterWithIndexTypes(KernelRegistry& r, const char* op, KernelFactory for_int32,
+                                                   KernelFactory for_int64, type_sets::TypeList<Ts...>) {
   (r.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt32}, for_int32), ...);
   (r.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt64}, for_int64), ...);
 }

@@ -170,14 +170,14 @@ class EyeKernel final : public OpKernel {
 };
 
 template <template <typename> class K, typename... Ts>
-void RegisterWithOutIndexType(KernelRegistry& r, const char* op, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterWithOutIndexType(KernelRegistry& r, const char* op, type_sets::TypeList<Ts...>) {
   (r.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt32}, &MakeKernel<K<int32_t>>), ...);
   (r.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt64}, &MakeKernel<K<int64_t>>), ...);
 }
 
 }  // namespace
 
-void RegisterMovementCreateKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterMovementCreateKernels(KernelRegistry& r) {
   const type_sets::Every every;
   RegisterWithOutIndexType<ShapeKernel>(r, "shape", every);
   RegisterWithOutIndexType<SizeKernel>(r, "size", every);

@@ -127,7 +127,7 @@ class RollKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterMovementPadKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterMovementPadKernels(KernelRegistry& r) {
   RegisterForTypeSet<PadKernel>(r, "pad", type_sets::Every{});
   RegisterForEachDType(r, "roll", &MakeKernel<RollKernel>, type_sets::Every{});
 }

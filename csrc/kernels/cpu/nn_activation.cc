@@ -58,7 +58,7 @@ struct Activation {
 
 }  // namespace
 
-void RegisterNnActivationKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterNnActivationKernels(KernelRegistry& r) {
   RegisterForTypeSet<Activation<Relu6Fn>::Kernel>(r, "relu6", type_sets::Real{});
   RegisterForTypeSet<Activation<LeakyReluFn>::Kernel>(r, "leaky_relu", type_sets::Floating{});
   RegisterForTypeSet<Activation<EluFn>::Kernel>(r, "elu", type_sets::Floating{});
@@ -71,7 +71,7 @@ void RegisterNnActivationKernels(KernelRegistry& r) {
 
 namespace ember {
 
-void RegisterCpuNnKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCpuNnKernels(KernelRegistry& r) {
   cpu::RegisterNnActivationKernels(r);
   cpu::RegisterNnSoftmaxKernels(r);
   cpu::RegisterNnNormKernels(r);

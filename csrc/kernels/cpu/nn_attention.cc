@@ -158,7 +158,7 @@ class AttentionKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterNnAttentionKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterNnAttentionKernels(KernelRegistry& r) {
   constexpr const char* kOp = "scaled_dot_product_attention";
   RegisterForTypePairsWith<AttentionKernel, bool, Eigen::half, Eigen::bfloat16, float, double>(r, kOp);
   RegisterForTypePairsWith<AttentionKernel, Eigen::half, Eigen::half, Eigen::bfloat16, float, double>(r, kOp);

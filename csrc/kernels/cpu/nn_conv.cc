@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cpu/eigen.h"
+#include "kernels/cpu/host_scratch.h"
 #include "kernels/cpu/conv_direct.h"
 #include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/matmul_gemm.h"
@@ -138,10 +139,11 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
   }
 
   // Filters per group, each [K, cout_g] contiguous (the layout GEMM needs).
-  std::vector<T> packed;
+  // Workspaces are left uninitialized where every element is written
+  // before it is read (Note [Kernel scratch]).
+  const HostScratch<T> packed(groups > 1 ? groups * k * cout_g : 0);
   const T* filters = f;
   if (groups > 1) {
-    packed.resize(groups * k * cout_g);
     for (int64_t g = 0; g < groups; ++g) {
       for (int64_t kk = 0; kk < k; ++kk) {
         std::memcpy(&packed[(g * k + kk) * cout_g], f + kk * cout + g * cout_g, cout_g * sizeof(T));
@@ -156,7 +158,7 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
   if (groups == 1 && images * blocks < threads) {
     // Too few blocks to share: gather each image whole, then split its one
     // GEMM into tiles across the pool.
-    std::vector<T> col(m * k);
+    const HostScratch<T> col(m * k);
     for (int64_t b = 0; b < n_img; ++b) {
       ParallelFor(device, m, kCheapOpCycles * k, [&](int64_t first, int64_t last) {
         GatherPatches(x, w, b, 0, cin_g, first, last, col.data() + first * k);
@@ -171,8 +173,8 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
   const int64_t rows = (m + blocks - 1) / blocks;
   blocks = (m + rows - 1) / rows;
   ParallelFor(device, images * blocks, 2.0 * rows * k * cout_g, [&](int64_t first, int64_t last) {
-    std::vector<T> col(rows * k);
-    std::vector<T> tmp(groups > 1 ? rows * cout_g : 0);
+    const HostScratch<T> col(rows * k);
+    const HostScratch<T> tmp(groups > 1 ? rows * cout_g : 0);
     for (int64_t unit = first; unit < last; ++unit) {
       const int64_t image = unit / blocks, blk = unit % blocks;
       const int64_t b = image / groups, g = image % groups;
@@ -290,7 +292,7 @@ bool TransposeAsStride1Conv(const DeviceContext* device, const T* in, const T* f
     if constexpr (std::is_same_v<T, float>) winograd = WinogradOutputTile(t, cin, 1, cout);
     if (!winograd && !UsesDirectConv(t, cin, 1)) return false;
     // filters [kh, kw, cout, cin] -> flipped [kh, kw, cin, cout]
-    std::vector<T> flipped(w.k_h * w.k_w * cin * cout);
+    const HostScratch<T> flipped(w.k_h * w.k_w * cin * cout);
     for (int64_t ky = 0; ky < w.k_h; ++ky) {
       for (int64_t kx = 0; kx < w.k_w; ++kx) {
         const T* src = f + ((w.k_h - 1 - ky) * w.k_w + (w.k_w - 1 - kx)) * cout * cin;
@@ -321,7 +323,7 @@ void Conv2dTransposeNhwc(const DeviceContext* device, const T* in, const T* f, T
   const int64_t k = w.k_h * w.k_w * cout;
   const int64_t image_cols = ih * iw * k;
   const int64_t group = std::clamp<int64_t>(kTransposeColElements / std::max<int64_t>(image_cols, 1), 1, w.batch);
-  std::vector<T> cols(group * image_cols);
+  const HostScratch<T> cols(group * image_cols);
   for (int64_t b0 = 0; b0 < w.batch; b0 += group) {
     const int64_t images = std::min(group, w.batch - b0);
     ParallelMatmul<T>(device, MatmulDims{images * ih * iw, cin, k, false, true}, in + b0 * ih * iw * cin, f,
@@ -381,7 +383,7 @@ class Conv2dTransposeKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterNnConvKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterNnConvKernels(KernelRegistry& r) {
   RegisterForTypeSet<Conv2dKernel>(r, "conv2d", type_sets::Floating{});
   RegisterForTypeSet<Conv2dTransposeKernel>(r, "conv2d_transpose", type_sets::Floating{});
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv_direct.h"
+#include "kernels/cpu/host_scratch.h"
 #include "kernels/cpu/matmul_gemm.h"
 #include "kernels/cpu/nn_kernels.h"
 #include "kernels/cpu/parallel.h"
@@ -54,11 +55,13 @@ void FilterGradNhwc(const DeviceContext* device, const C* x, const C* dy, C* dw,
   const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(m, (1 << 16) / std::max<int64_t>(k, 1)));
   const int64_t blocks = (m + rows - 1) / rows;
   const int64_t units = w.batch * groups * blocks;
-  std::vector<C> total(groups * k * cout_g, C(0));
+  // Workspaces: Note [Kernel scratch].
+  const int64_t total_size = groups * k * cout_g;
+  const HostScratch<C> total(total_size, HostScratch<C>::Fill::kZeros);
   std::mutex total_mutex;
   ParallelFor(device, units, 2.0 * rows * k * cout_g, [&](int64_t first, int64_t last) {
-    std::vector<C> local(total.size(), C(0));
-    std::vector<C> col(rows * k), dy_block(rows * cout_g), product(k * cout_g);
+    const HostScratch<C> local(total_size, HostScratch<C>::Fill::kZeros);
+    const HostScratch<C> col(rows * k), dy_block(rows * cout_g), product(k * cout_g);
     for (int64_t unit = first; unit < last; ++unit) {
       const int64_t blk = unit % blocks, image = unit / blocks;
       const int64_t g = image % groups, b = image / groups;
@@ -85,7 +88,7 @@ void FilterGradNhwc(const DeviceContext* device, const C* x, const C* dy, C* dw,
       for (int64_t i = 0; i < k * cout_g; ++i) acc[i] += product[i];
     }
     std::lock_guard<std::mutex> lock(total_mutex);
-    for (size_t i = 0; i < total.size(); ++i) total[i] += local[i];
+    for (int64_t i = 0; i < total_size; ++i) total[i] += local[i];
   });
   // Per-group [K, cout_g] back into the HWIO filter layout [K, cout].
   for (int64_t g = 0; g < groups; ++g) {
@@ -384,7 +387,7 @@ class AvgPool2dGradKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterNnGradKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterNnGradKernels(KernelRegistry& r) {
   RegisterForTypeSet<Conv2dBackpropFilterKernel>(r, "conv2d_backprop_filter", type_sets::Floating{});
   RegisterForTypeSet<MaxPool2dGradKernel>(r, "max_pool2d_grad", type_sets::Real{});
   RegisterForTypeSet<MaxPool2dGradGradKernel>(r, "max_pool2d_grad_grad", type_sets::Real{});

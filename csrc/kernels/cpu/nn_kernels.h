@@ -9,6 +9,7 @@
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "kernels/cpu/compute_type.h"
+#include "kernels/cpu/host_scratch.h"
 #include "kernels/cpu/eigen.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/transpose.h"
@@ -33,7 +34,7 @@ void RegisterNnAttentionKernels(KernelRegistry& registry);   // nn_attention.cc
 // Registers K<T, U> for every pair of `Ts` x `Us` (ops with two type
 // variables, in their declaration order).
 template <template <typename, typename> class K, typename U, typename... Ts>
-void RegisterForTypePairsWith(KernelRegistry& registry, const char* op) {
+EMBER_STARTUP_TEMPLATE void RegisterForTypePairsWith(KernelRegistry& registry, const char* op) {
   (registry.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value, DTypeOf<U>::value}, &MakeKernel<K<Ts, U>>),
    ...);
 }
@@ -98,7 +99,7 @@ void InNhwc(const DeviceContext* device, const C* x, const Shape& x_shape, C* y,
     nhwc(x, y);
     return;
   }
-  std::vector<C> xt(x_shape.NumElements()), yt(y_shape.NumElements());
+  const HostScratch<C> xt(x_shape.NumElements()), yt(y_shape.NumElements());  // Note [Kernel scratch]
   PermuteCopy(device, x, xt.data(), sizeof(C), x_shape, kNchwToNhwc);
   nhwc(xt.data(), yt.data());
   PermuteCopy(device, yt.data(), y, sizeof(C), NchwAsNhwc(y_shape), kNhwcToNchw);

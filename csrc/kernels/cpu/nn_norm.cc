@@ -145,7 +145,7 @@ class BiasAddKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterNnNormKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterNnNormKernels(KernelRegistry& r) {
   RegisterForTypeSet<LayerNormKernel>(r, "layer_normalization", type_sets::Floating{});
   RegisterForTypeSet<BiasAddKernel>(r, "bias_add", type_sets::RealAndComplex{});
 }

@@ -94,7 +94,7 @@ struct Pool {
 
 }  // namespace
 
-void RegisterNnPoolKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterNnPoolKernels(KernelRegistry& r) {
   RegisterForTypeSet<Pool<true>::Kernel>(r, "max_pool2d", type_sets::Real{});
   RegisterForTypeSet<Pool<false>::Kernel>(r, "avg_pool2d", type_sets::Floating{});
 }

@@ -188,7 +188,7 @@ class SoftmaxXentKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterNnSoftmaxKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterNnSoftmaxKernels(KernelRegistry& r) {
   RegisterForTypeSet<SoftmaxKernel>(r, "softmax", type_sets::Floating{});
   RegisterForTypeSet<SoftmaxKernel>(r, "log_softmax", type_sets::Floating{});
   RegisterForTypeSet<SoftmaxXentKernel>(r, "softmax_cross_entropy_with_logits", type_sets::Floating{});

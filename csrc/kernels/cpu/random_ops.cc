@@ -292,7 +292,7 @@ class TruncatedNormalKernel final : public OpKernel {
 // Registers K<T> for each output dtype T, with either seed dtype (the
 // kernel reads the seed by its dtype, so one class serves both).
 template <template <typename> class K, typename... Ts>
-void RegisterWithSeedTypes(KernelRegistry& r, const char* op, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterWithSeedTypes(KernelRegistry& r, const char* op, type_sets::TypeList<Ts...>) {
   for (DType seed : {DType::kInt32, DType::kInt64}) {
     (r.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value, seed}, &MakeKernel<K<Ts>>), ...);
   }
@@ -303,7 +303,7 @@ void RegisterWithSeedTypes(KernelRegistry& r, const char* op, type_sets::TypeLis
 
 namespace ember {
 
-void RegisterCpuRandomKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCpuRandomKernels(KernelRegistry& r) {
   using cpu::RegisterWithSeedTypes;
   RegisterWithSeedTypes<cpu::UniformKernel>(r, "stateless_random_uniform", type_sets::Floating{});
   RegisterWithSeedTypes<cpu::UniformIntKernel>(r, "stateless_random_uniform_int",

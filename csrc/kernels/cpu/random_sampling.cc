@@ -122,7 +122,7 @@ class CategoricalKernel final : public OpKernel {
 };
 
 template <typename... Ts>
-void RegisterCategorical(KernelRegistry& r, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterCategorical(KernelRegistry& r, type_sets::TypeList<Ts...>) {
   for (DType seed : {DType::kInt32, DType::kInt64}) {
     (r.Register("stateless_categorical", kCpuDeviceType, {DTypeOf<Ts>::value, seed, DType::kInt32},
                 &MakeKernel<CategoricalKernel<Ts, int32_t>>), ...);
@@ -133,7 +133,7 @@ void RegisterCategorical(KernelRegistry& r, type_sets::TypeList<Ts...>) {
 
 }  // namespace
 
-void RegisterRandomSamplingKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterRandomSamplingKernels(KernelRegistry& r) {
   RegisterWithIndexTypes(r, "stateless_random_shuffle", &MakeKernel<ShuffleKernel>, &MakeKernel<ShuffleKernel>,
                          type_sets::Every{});
   RegisterCategorical(r, type_sets::Floating{});

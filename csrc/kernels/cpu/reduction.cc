@@ -79,7 +79,7 @@ void RegisterRowReductionKernels(KernelRegistry& r);
 
 namespace ember {
 
-void RegisterCpuReductionKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCpuReductionKernels(KernelRegistry& r) {
   using cpu::Reduction;
   cpu::RegisterForTypeSet<Reduction<cpu::SumReducer>::Kernel>(r, "reduce_sum", type_sets::RealAndComplex{});
   cpu::RegisterForTypeSet<Reduction<cpu::MeanReducer>::Kernel>(r, "reduce_mean", type_sets::RealAndComplex{});

@@ -75,7 +75,7 @@ struct AllReducer : KeepsResult {
 
 }  // namespace
 
-void RegisterExtremaReductionKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterExtremaReductionKernels(KernelRegistry& r) {
   RegisterForTypeSet<Reduction<MaxReducer>::Kernel>(r, "reduce_max", type_sets::Real{});
   RegisterForTypeSet<Reduction<MinReducer>::Kernel>(r, "reduce_min", type_sets::Real{});
   RegisterForTypes<Reduction<AnyReducer>::Kernel, bool>(r, "reduce_any");

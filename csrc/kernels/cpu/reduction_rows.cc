@@ -174,7 +174,7 @@ class NormKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterRowReductionKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterRowReductionKernels(KernelRegistry& r) {
   RegisterForTypeSet<RowReduction<LogSumExpRow>::Kernel>(r, "reduce_logsumexp", type_sets::Floating{});
   RegisterForTypeSet<RowReduction<VarianceRow>::Kernel>(r, "reduce_variance", type_sets::Floating{});
   RegisterForTypeSet<RowReduction<StdRow>::Kernel>(r, "reduce_std", type_sets::Floating{});

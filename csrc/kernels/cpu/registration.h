@@ -29,11 +29,11 @@ void RegisterRandomSamplingKernels(KernelRegistry& registry);    // random_sampl
 
 // The CPU's forms of kernels/registration.h.
 template <template <typename> class K, typename... Ts>
-void RegisterForTypes(KernelRegistry& registry, const char* op) {
+EMBER_STARTUP_TEMPLATE void RegisterForTypes(KernelRegistry& registry, const char* op) {
   ember::RegisterForTypes<K, Ts...>(registry, op, kCpuDeviceType);
 }
 template <template <typename> class K, typename... Ts>
-void RegisterForTypeSet(KernelRegistry& registry, const char* op, type_sets::TypeList<Ts...> types) {
+EMBER_STARTUP_TEMPLATE void RegisterForTypeSet(KernelRegistry& registry, const char* op, type_sets::TypeList<Ts...> types) {
   ember::RegisterForTypeSet<K>(registry, op, kCpuDeviceType, types);
 }
 

@@ -57,7 +57,7 @@ class ReverseSequenceKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterReverseSequenceKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterReverseSequenceKernels(KernelRegistry& r) {
   RegisterWithIndexTypes(r, "reverse_sequence", &MakeKernel<ReverseSequenceKernel>,
                          &MakeKernel<ReverseSequenceKernel>, type_sets::Every{});
 }

@@ -79,7 +79,7 @@ using CumprodKernel = ScanKernel<T, ProdOp>;
 
 }  // namespace
 
-void RegisterScanKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterScanKernels(KernelRegistry& r) {
   RegisterForTypeSet<CumsumKernel>(r, "cumsum", type_sets::RealAndComplex{});
   RegisterForTypeSet<CumprodKernel>(r, "cumprod", type_sets::RealAndComplex{});
 }

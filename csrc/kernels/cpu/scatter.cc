@@ -75,7 +75,7 @@ class TensorScatterNdUpdateKernel final : public OpKernel {
 };
 
 template <typename... Ts>
-void RegisterScatterNd(KernelRegistry& r, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterScatterNd(KernelRegistry& r, type_sets::TypeList<Ts...>) {
   (r.Register("scatter_nd", kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt32}, &MakeKernel<ScatterNdKernel<Ts>>),
    ...);
   (r.Register("scatter_nd", kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt64}, &MakeKernel<ScatterNdKernel<Ts>>),
@@ -84,7 +84,7 @@ void RegisterScatterNd(KernelRegistry& r, type_sets::TypeList<Ts...>) {
 
 }  // namespace
 
-void RegisterScatterKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterScatterKernels(KernelRegistry& r) {
   const type_sets::Every every;
   RegisterScatterNd(r, every);
   RegisterWithIndexTypes(r, "tensor_scatter_nd_update", &MakeKernel<TensorScatterNdUpdateKernel>,

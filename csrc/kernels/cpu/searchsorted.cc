@@ -50,7 +50,7 @@ class SearchsortedKernel final : public OpKernel {
 };
 
 template <typename... Ts>
-void RegisterSearchsorted(KernelRegistry& r, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterSearchsorted(KernelRegistry& r, type_sets::TypeList<Ts...>) {
   (r.Register("searchsorted", kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt32},
               &MakeKernel<SearchsortedKernel<Ts, int32_t>>), ...);
   (r.Register("searchsorted", kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt64},
@@ -59,6 +59,6 @@ void RegisterSearchsorted(KernelRegistry& r, type_sets::TypeList<Ts...>) {
 
 }  // namespace
 
-void RegisterSearchsortedKernels(KernelRegistry& r) { RegisterSearchsorted(r, type_sets::Real{}); }
+EMBER_STARTUP_CODE void RegisterSearchsortedKernels(KernelRegistry& r) { RegisterSearchsorted(r, type_sets::Real{}); }
 
 }  // namespace ember::cpu

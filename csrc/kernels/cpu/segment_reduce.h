@@ -153,7 +153,7 @@ class SegmentKernel final : public OpKernel {
 // Registers SegmentKernel<T, kOp, kSorted> for each T with either id dtype
 // (the kernel reads ids by their dtype).
 template <SegmentOp kOp, bool kSorted, typename... Ts>
-void RegisterSegmentOp(KernelRegistry& r, const char* op, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterSegmentOp(KernelRegistry& r, const char* op, type_sets::TypeList<Ts...>) {
   for (DType ids : {DType::kInt32, DType::kInt64}) {
     (r.Register(op, kCpuDeviceType, {DTypeOf<Ts>::value, ids}, &MakeKernel<SegmentKernel<Ts, kOp, kSorted>>), ...);
   }

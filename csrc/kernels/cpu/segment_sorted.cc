@@ -4,7 +4,7 @@
 
 namespace ember::cpu {
 
-void RegisterSortedSegmentKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterSortedSegmentKernels(KernelRegistry& r) {
   const type_sets::Real real;
   RegisterSegmentOp<SegmentOp::kSum, true>(r, "segment_sum", real);
   RegisterSegmentOp<SegmentOp::kMean, true>(r, "segment_mean", real);

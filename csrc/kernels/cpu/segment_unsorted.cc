@@ -4,7 +4,7 @@
 
 namespace ember::cpu {
 
-void RegisterUnsortedSegmentKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterUnsortedSegmentKernels(KernelRegistry& r) {
   const type_sets::Real real;
   const type_sets::Floating floating;
   RegisterSegmentOp<SegmentOp::kSum, false>(r, "unsorted_segment_sum", real);

@@ -5,7 +5,7 @@
 
 namespace ember {
 
-void RegisterCpuSegmentKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCpuSegmentKernels(KernelRegistry& r) {
   cpu::RegisterSortedSegmentKernels(r);
   cpu::RegisterUnsortedSegmentKernels(r);
   cpu::RegisterBincountKernels(r);

@@ -77,7 +77,7 @@ class ClipByValueKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterSelectKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterSelectKernels(KernelRegistry& r) {
   RegisterForTypeSet<WhereKernel>(r, "where", type_sets::Every{});
   RegisterForTypeSet<ClipByValueKernel>(r, "clip_by_value", type_sets::Real{});
 }

@@ -6,7 +6,7 @@
 
 namespace ember {
 
-void RegisterCpuShapeKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCpuShapeKernels(KernelRegistry& r) {
   for (int i = 0; i < kNumDTypes; ++i) {  // the `every` set
     const DType t = static_cast<DType>(i);
     r.Register("reshape", kCpuDeviceType, {t}, &MakeKernel<cpu::ViewKernel>);

@@ -136,7 +136,7 @@ class IrfftKernel final : public OpKernel {
 
 namespace ember {
 
-void RegisterCpuSignalKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuSignalKernels(KernelRegistry& registry) {
   using namespace cpu;
   registry.Register("fft", kCpuDeviceType, {DType::kComplex64}, &MakeKernel<ComplexFftKernel<false>>);
   registry.Register("ifft", kCpuDeviceType, {DType::kComplex64}, &MakeKernel<ComplexFftKernel<true>>);

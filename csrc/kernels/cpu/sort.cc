@@ -159,7 +159,7 @@ void RegisterScanKernels(KernelRegistry& r);
 
 namespace ember {
 
-void RegisterCpuAxisKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterCpuAxisKernels(KernelRegistry& r) {
   // Note [Pending op definitions].
   if (cpu::IsDefined("sort")) {
     cpu::RegisterForTypeSet<cpu::SortValuesKernel>(r, "sort", type_sets::Real{});

@@ -86,7 +86,7 @@ class TensordotKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterTensordotKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterTensordotKernels(KernelRegistry& r) {
   RegisterForTypeSet<TensordotKernel>(r, "tensordot", type_sets::Matmul{});
 }
 

@@ -111,7 +111,7 @@ class ApplyAdamKernel final : public OpKernel {
 
 namespace ember {
 
-void RegisterCpuTrainingKernels(KernelRegistry& registry) {
+EMBER_STARTUP_CODE void RegisterCpuTrainingKernels(KernelRegistry& registry) {
   using namespace cpu;
   RegisterForTypeSet<ApplyGradientDescentKernel>(registry, "apply_gradient_descent", type_sets::Floating{});
   RegisterForTypeSet<ApplyMomentumKernel>(registry, "apply_momentum", type_sets::Floating{});

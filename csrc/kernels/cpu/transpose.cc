@@ -147,7 +147,7 @@ void PermuteCopy(const DeviceContext* device, const void* in, void* out, size_t 
   }
 }
 
-void RegisterTransposeKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterTransposeKernels(KernelRegistry& r) {
   for (int i = 0; i < kNumDTypes; ++i) {  // the `every` set
     const DType t = static_cast<DType>(i);
     r.Register("transpose", kCpuDeviceType, {t}, &MakeKernel<TransposeKernel>);

@@ -20,7 +20,7 @@ struct Predicate {
 
 }  // namespace
 
-void RegisterUnaryKernels(KernelRegistry& r) {
+EMBER_STARTUP_CODE void RegisterUnaryKernels(KernelRegistry& r) {
   RegisterForTypeSet<Unary<NegativeFn>::Kernel>(r, "negative", type_sets::SignedAndComplex{});
   RegisterForTypeSet<Unary<AbsFn>::Kernel>(r, "abs", type_sets::SignedReal{});
   RegisterForTypeSet<Unary<ReluFn>::Kernel>(r, "relu", type_sets::Real{});

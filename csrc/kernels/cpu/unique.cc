@@ -54,7 +54,7 @@ class UniqueIndexKernel final : public OpKernel {
 };
 
 template <typename... Ts>
-void RegisterUniqueIndex(KernelRegistry& r, type_sets::TypeList<Ts...>) {
+EMBER_STARTUP_TEMPLATE void RegisterUniqueIndex(KernelRegistry& r, type_sets::TypeList<Ts...>) {
   (r.Register("unique_index", kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt32},
               &MakeKernel<UniqueIndexKernel<Ts, int32_t>>), ...);
   (r.Register("unique_index", kCpuDeviceType, {DTypeOf<Ts>::value, DType::kInt64},
@@ -63,6 +63,6 @@ void RegisterUniqueIndex(KernelRegistry& r, type_sets::TypeList<Ts...>) {
 
 }  // namespace
 
-void RegisterUniqueKernels(KernelRegistry& r) { RegisterUniqueIndex(r, type_sets::RealAndBool{}); }
+EMBER_STARTUP_CODE void RegisterUniqueKernels(KernelRegistry& r) { RegisterUniqueIndex(r, type_sets::RealAndBool{}); }
 
 }  // namespace ember::cpu

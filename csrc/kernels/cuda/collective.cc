@@ -315,7 +315,7 @@ class AllToAllKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCudaCollectiveKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaCollectiveKernels(KernelRegistry& r, DeviceTypeId gpu) {
   for (DType t : {DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
     r.Register("collective_all_reduce", gpu, {t}, &MakeKernel<AllReduceKernel>);
     r.Register("collective_reduce_scatter", gpu, {t}, &MakeKernel<ReduceScatterKernel>);
@@ -329,7 +329,7 @@ void RegisterCudaCollectiveKernels(KernelRegistry& r, DeviceTypeId gpu) {
   }
 }
 #else
-void RegisterCudaCollectiveKernels(KernelRegistry&, DeviceTypeId) {}  // no NCCL header: the CPU's kernels run
+EMBER_STARTUP_CODE void RegisterCudaCollectiveKernels(KernelRegistry&, DeviceTypeId) {}  // no NCCL header: the CPU's kernels run
 #endif
 
 }  // namespace ember::cuda

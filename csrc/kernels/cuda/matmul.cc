@@ -63,7 +63,7 @@ class MatmulKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCudaMatmulKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaMatmulKernels(KernelRegistry& r, DeviceTypeId gpu) {
   for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
     r.Register("matmul", gpu, {t}, &MakeKernel<MatmulKernel>);
   }

@@ -45,7 +45,7 @@ class ActivationKernel final : public OpKernel {
 };
 
 template <typename F>
-void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   r.Register(op, gpu, {DType::kFloat32}, &MakeKernel<ActivationKernel<float, F>>);
   r.Register(op, gpu, {DType::kFloat64}, &MakeKernel<ActivationKernel<double, F>>);
   r.Register(op, gpu, {DType::kFloat16}, &MakeKernel<ActivationKernel<__half, F>>);
@@ -54,7 +54,7 @@ void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
 
 }  // namespace
 
-void RegisterCudaActivationKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaActivationKernels(KernelRegistry& r, DeviceTypeId gpu) {
   Register<math::Relu6>(r, "relu6", gpu);
   Register<math::LeakyRelu>(r, "leaky_relu", gpu);
   Register<math::Elu>(r, "elu", gpu);

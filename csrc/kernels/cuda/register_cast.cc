@@ -24,18 +24,18 @@ class CastKernel final : public OpKernel {
 };
 
 template <typename Src, typename... Dsts>
-void From(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void From(KernelRegistry& r, DeviceTypeId gpu) {
   (r.Register("cast", gpu, {TypeOf<Src>(), TypeOf<Dsts>()}, &MakeKernel<CastKernel<Src, Dsts>>), ...);
 }
 
 template <typename... Srcs>
-void AllPairs(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void AllPairs(KernelRegistry& r, DeviceTypeId gpu) {
   (From<Srcs, bool, int8_t, int16_t, int32_t, int64_t, uint8_t, __half, __nv_bfloat16, float, double>(r, gpu), ...);
 }
 
 }  // namespace
 
-void RegisterCudaCastKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaCastKernels(KernelRegistry& r, DeviceTypeId gpu) {
   AllPairs<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, __half, __nv_bfloat16, float, double>(r, gpu);
 }
 

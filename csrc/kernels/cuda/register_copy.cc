@@ -102,7 +102,7 @@ class SplitKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCudaCopyKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaCopyKernels(KernelRegistry& r, DeviceTypeId gpu) {
   for (int d = 0; d < kNumDTypes; ++d) {
     const DType t = static_cast<DType>(d);
     r.Register("broadcast_to", gpu, {t}, &MakeKernel<ViewCopyKernel<BroadcastToAttrs>>);

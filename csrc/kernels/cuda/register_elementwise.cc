@@ -121,24 +121,24 @@ class ViewKernel final : public OpKernel {
 };
 
 template <typename T, typename Out, typename F>
-void Unary(KernelRegistry& registry, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void Unary(KernelRegistry& registry, const char* op, DeviceTypeId gpu) {
   registry.Register(op, gpu, {TypeOf<T>()}, &MakeKernel<UnaryKernel<T, Out, F>>);
 }
 template <typename T, typename Out, typename F>
-void Binary(KernelRegistry& registry, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void Binary(KernelRegistry& registry, const char* op, DeviceTypeId gpu) {
   registry.Register(op, gpu, {TypeOf<T>()}, &MakeKernel<BinaryKernel<T, Out, F>>);
 }
 
 // The dtype lists mirror the instantiations in unary.cu and binary.cu.
 template <typename F>
-void UnaryFloats(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void UnaryFloats(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   Unary<float, float, F>(r, op, gpu);
   Unary<double, double, F>(r, op, gpu);
   Unary<__half, __half, F>(r, op, gpu);
   Unary<__nv_bfloat16, __nv_bfloat16, F>(r, op, gpu);
 }
 template <typename F>
-void UnarySigned(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void UnarySigned(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   UnaryFloats<F>(r, op, gpu);
   Unary<int8_t, int8_t, F>(r, op, gpu);
   Unary<int16_t, int16_t, F>(r, op, gpu);
@@ -146,28 +146,28 @@ void UnarySigned(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   Unary<int64_t, int64_t, F>(r, op, gpu);
 }
 template <typename F>
-void Predicate(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void Predicate(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   Unary<float, bool, F>(r, op, gpu);
   Unary<double, bool, F>(r, op, gpu);
   Unary<__half, bool, F>(r, op, gpu);
   Unary<__nv_bfloat16, bool, F>(r, op, gpu);
 }
 template <typename F>
-void BinaryFloats(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void BinaryFloats(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   Binary<float, float, F>(r, op, gpu);
   Binary<double, double, F>(r, op, gpu);
   Binary<__half, __half, F>(r, op, gpu);
   Binary<__nv_bfloat16, __nv_bfloat16, F>(r, op, gpu);
 }
 template <typename F>
-void BinaryIntegers(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void BinaryIntegers(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   Binary<int8_t, int8_t, F>(r, op, gpu);
   Binary<int32_t, int32_t, F>(r, op, gpu);
   Binary<int64_t, int64_t, F>(r, op, gpu);
   Binary<uint8_t, uint8_t, F>(r, op, gpu);
 }
 template <typename F>
-void Comparison(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void Comparison(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   Binary<float, bool, F>(r, op, gpu);
   Binary<double, bool, F>(r, op, gpu);
   Binary<__half, bool, F>(r, op, gpu);
@@ -178,7 +178,7 @@ void Comparison(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
 
 }  // namespace
 
-void RegisterCudaElementwiseKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaElementwiseKernels(KernelRegistry& r, DeviceTypeId gpu) {
   UnarySigned<math::Negative>(r, "negative", gpu);
   UnarySigned<math::Abs>(r, "abs", gpu);
   UnarySigned<math::Sign>(r, "sign", gpu);

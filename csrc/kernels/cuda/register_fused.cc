@@ -104,7 +104,7 @@ class FusedElementwiseKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCudaFusedKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaFusedKernels(KernelRegistry& r, DeviceTypeId gpu) {
   r.Register("fused_elementwise", gpu, {DType::kFloat32}, &MakeKernel<FusedElementwiseKernel<float>>);
   r.Register("fused_elementwise", gpu, {DType::kFloat64}, &MakeKernel<FusedElementwiseKernel<double>>);
 }

@@ -169,14 +169,14 @@ class TensorScatterNdUpdateKernel final : public OpKernel {
 };
 
 template <typename T>
-void RegisterScatterAdd(KernelRegistry& r, DeviceTypeId gpu, DType t) {
+EMBER_STARTUP_TEMPLATE void RegisterScatterAdd(KernelRegistry& r, DeviceTypeId gpu, DType t) {
   r.Register("scatter_nd", gpu, {t, DType::kInt32}, &MakeKernel<ScatterNdKernel<T, int32_t>>);
   r.Register("scatter_nd", gpu, {t, DType::kInt64}, &MakeKernel<ScatterNdKernel<T, int64_t>>);
 }
 
 }  // namespace
 
-void RegisterCudaIndexingKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaIndexingKernels(KernelRegistry& r, DeviceTypeId gpu) {
   for (int d = 0; d < kNumDTypes; ++d) {
     const DType t = static_cast<DType>(d);
     r.Register("gather", gpu, {t, DType::kInt32}, &MakeKernel<GatherKernel<int32_t>>);

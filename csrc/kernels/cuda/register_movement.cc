@@ -204,7 +204,7 @@ class OneHotKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCudaMovementKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaMovementKernels(KernelRegistry& r, DeviceTypeId gpu) {
   for (int d = 0; d < kNumDTypes; ++d) {
     const DType t = static_cast<DType>(d);
     r.Register("pad", gpu, {t}, &MakeKernel<PadKernel>);

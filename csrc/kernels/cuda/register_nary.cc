@@ -56,14 +56,14 @@ class AddNKernel final : public OpKernel {
 };
 
 template <typename T>
-void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
   r.Register("clip_by_value", gpu, {TypeOf<T>()}, &MakeKernel<ClipKernel<T>>);
   r.Register("add_n", gpu, {TypeOf<T>()}, &MakeKernel<AddNKernel<T>>);
 }
 
 }  // namespace
 
-void RegisterCudaNaryKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaNaryKernels(KernelRegistry& r, DeviceTypeId gpu) {
   RegisterFor<float>(r, gpu);
   RegisterFor<double>(r, gpu);
   RegisterFor<__half>(r, gpu);

@@ -159,7 +159,7 @@ using Normal = NormalOp<StatelessRandomNormalAttrs, false>;
 using TruncatedNormal = NormalOp<StatelessTruncatedNormalAttrs, true>;
 
 template <typename T, typename Seed>
-void RegisterFloat(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void RegisterFloat(KernelRegistry& r, DeviceTypeId gpu) {
   const DType t = TypeOf<T>(), seed = TypeOf<Seed>();
   r.Register("stateless_random_uniform", gpu, {t, seed}, &MakeKernel<UniformKernel<T, Seed>>);
   r.Register("stateless_random_normal", gpu, {t, seed}, &MakeKernel<NormalKernel<Normal, T, Seed>>);
@@ -167,7 +167,7 @@ void RegisterFloat(KernelRegistry& r, DeviceTypeId gpu) {
 }
 
 template <typename Seed>
-void RegisterForSeed(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void RegisterForSeed(KernelRegistry& r, DeviceTypeId gpu) {
   RegisterFloat<float, Seed>(r, gpu);
   RegisterFloat<double, Seed>(r, gpu);
   RegisterFloat<__half, Seed>(r, gpu);
@@ -179,7 +179,7 @@ void RegisterForSeed(KernelRegistry& r, DeviceTypeId gpu) {
 
 }  // namespace
 
-void RegisterCudaRandomKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaRandomKernels(KernelRegistry& r, DeviceTypeId gpu) {
   RegisterForSeed<int32_t>(r, gpu);
   RegisterForSeed<int64_t>(r, gpu);
 }

@@ -78,7 +78,7 @@ class BoolReduceKernel final : public OpKernel {
 };
 
 template <typename Attrs, ReduceOp kOp>
-void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   r.Register(op, gpu, {DType::kFloat32}, &MakeKernel<ReduceKernel<float, Attrs, kOp>>);
   r.Register(op, gpu, {DType::kFloat64}, &MakeKernel<ReduceKernel<double, Attrs, kOp>>);
   r.Register(op, gpu, {DType::kFloat16}, &MakeKernel<ReduceKernel<__half, Attrs, kOp>>);
@@ -89,7 +89,7 @@ void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
 
 }  // namespace
 
-void RegisterCudaReduceKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaReduceKernels(KernelRegistry& r, DeviceTypeId gpu) {
   Register<ReduceSumAttrs, ReduceOp::kSum>(r, "reduce_sum", gpu);
   Register<ReduceMeanAttrs, ReduceOp::kMean>(r, "reduce_mean", gpu);
   Register<ReduceProdAttrs, ReduceOp::kProd>(r, "reduce_prod", gpu);

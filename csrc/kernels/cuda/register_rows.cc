@@ -66,7 +66,7 @@ class ArgReduceKernel final : public OpKernel {
 };
 
 template <typename T>
-void RegisterArg(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void RegisterArg(KernelRegistry& r, DeviceTypeId gpu) {
   for (DType index : {DType::kInt32, DType::kInt64}) {
     r.Register("argmax", gpu, {TypeOf<T>(), index}, &MakeKernel<ArgReduceKernel<T, true>>);
     r.Register("argmin", gpu, {TypeOf<T>(), index}, &MakeKernel<ArgReduceKernel<T, false>>);
@@ -75,7 +75,7 @@ void RegisterArg(KernelRegistry& r, DeviceTypeId gpu) {
 
 }  // namespace
 
-void RegisterCudaRowKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaRowKernels(KernelRegistry& r, DeviceTypeId gpu) {
   r.Register("layer_normalization", gpu, {DType::kFloat32}, &MakeKernel<LayerNormKernel<float>>);
   r.Register("layer_normalization", gpu, {DType::kFloat64}, &MakeKernel<LayerNormKernel<double>>);
   r.Register("layer_normalization", gpu, {DType::kFloat16}, &MakeKernel<LayerNormKernel<__half>>);

@@ -39,14 +39,14 @@ class ScanKernel final : public OpKernel {
 };
 
 template <typename T>
-void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
   r.Register("cumsum", gpu, {TypeOf<T>()}, &MakeKernel<ScanKernel<T, false>>);
   r.Register("cumprod", gpu, {TypeOf<T>()}, &MakeKernel<ScanKernel<T, true>>);
 }
 
 }  // namespace
 
-void RegisterCudaScanKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaScanKernels(KernelRegistry& r, DeviceTypeId gpu) {
   RegisterFor<float>(r, gpu);
   RegisterFor<double>(r, gpu);
   RegisterFor<__half>(r, gpu);

@@ -32,7 +32,7 @@ class SoftmaxKernel final : public OpKernel {
 };
 
 template <typename Attrs, bool kLog>
-void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   r.Register(op, gpu, {DType::kFloat32}, &MakeKernel<SoftmaxKernel<float, Attrs, kLog>>);
   r.Register(op, gpu, {DType::kFloat64}, &MakeKernel<SoftmaxKernel<double, Attrs, kLog>>);
   r.Register(op, gpu, {DType::kFloat16}, &MakeKernel<SoftmaxKernel<__half, Attrs, kLog>>);
@@ -88,7 +88,7 @@ class XentKernel final : public OpKernel {
 };
 
 template <typename T>
-void RegisterXent(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void RegisterXent(KernelRegistry& r, DeviceTypeId gpu) {
   const DType t = TypeOf<T>();
   r.Register("softmax_cross_entropy_with_logits", gpu, {t}, &MakeKernel<XentKernel<T>>);
   r.Register("sparse_softmax_cross_entropy_with_logits", gpu, {t, DType::kInt32}, &MakeKernel<SparseXentKernel<T, int32_t>>);
@@ -97,7 +97,7 @@ void RegisterXent(KernelRegistry& r, DeviceTypeId gpu) {
 
 }  // namespace
 
-void RegisterCudaSoftmaxKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaSoftmaxKernels(KernelRegistry& r, DeviceTypeId gpu) {
   Register<SoftmaxAttrs, false>(r, "softmax", gpu);
   Register<LogSoftmaxAttrs, true>(r, "log_softmax", gpu);
   RegisterXent<float>(r, gpu);

@@ -64,7 +64,7 @@ class ApplyAdamKernel final : public OpKernel {
 };
 
 template <typename T>
-void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
   const DType t = TypeOf<T>();
   r.Register("apply_gradient_descent", gpu, {t}, &MakeKernel<ApplyGradientDescentKernel<T>>);
   r.Register("apply_momentum", gpu, {t}, &MakeKernel<ApplyMomentumKernel<T>>);
@@ -73,7 +73,7 @@ void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
 
 }  // namespace
 
-void RegisterCudaTrainingKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaTrainingKernels(KernelRegistry& r, DeviceTypeId gpu) {
   RegisterFor<float>(r, gpu);
   RegisterFor<double>(r, gpu);
   RegisterFor<__half>(r, gpu);

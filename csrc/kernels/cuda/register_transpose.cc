@@ -38,7 +38,7 @@ class TransposeKernel final : public OpKernel {
 
 }  // namespace
 
-void RegisterCudaTransposeKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaTransposeKernels(KernelRegistry& r, DeviceTypeId gpu) {
   for (int d = 0; d < kNumDTypes; ++d) r.Register("transpose", gpu, {static_cast<DType>(d)}, &MakeKernel<TransposeKernel>);
 }
 

@@ -369,7 +369,7 @@ class AvgPoolGradKernel final : public OpKernel {
 };
 
 template <typename T>
-void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_TEMPLATE void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
   r.Register("max_pool2d_grad", gpu, {TypeOf<T>()}, &MakeKernel<MaxPoolGradKernel<T, MaxPool2dGradAttrs, false>>);
   r.Register("max_pool2d_grad_grad", gpu, {TypeOf<T>()},
              &MakeKernel<MaxPoolGradKernel<T, MaxPool2dGradGradAttrs, true>>);
@@ -387,7 +387,7 @@ void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
 
 }  // namespace
 
-void RegisterCudaWindowKernels(KernelRegistry& r, DeviceTypeId gpu) {
+EMBER_STARTUP_CODE void RegisterCudaWindowKernels(KernelRegistry& r, DeviceTypeId gpu) {
   RegisterFor<float>(r, gpu);
   RegisterFor<double>(r, gpu);
   RegisterFor<__half>(r, gpu);

@@ -1,0 +1,117 @@
+"""What `import ember` and a kernel's workspaces make resident (issue 24's
+peak-memory target): ml_dtypes on demand, kernel registration in one place
+of the extension's text, convolution workspaces from the host allocator."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import ember
+
+
+def _run_fresh(code):
+    """Runs `code` in a fresh interpreter; returns the JSON it prints last."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "EMBER_SIMULATED_DEVICES": "0"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_ml_dtypes_is_imported_when_bfloat16_first_needs_numpy():
+    # Note [ml_dtypes on demand] (ember/dtypes.py).
+    out = _run_fresh("""
+        import json, sys
+        import ember
+        before = "ml_dtypes" in sys.modules
+        t = ember.cast(ember.constant([1.5, -2.0]), ember.bfloat16)
+        bf16_ops = float(ember.cast(ember.reduce_sum(t), ember.float32))  # bfloat16 ops need no ml_dtypes
+        still_absent = "ml_dtypes" not in sys.modules
+        array = t.numpy()  # a bfloat16 tensor read as NumPy imports it
+        print(json.dumps({"before": before, "still_absent": still_absent, "sum": bf16_ops,
+                          "dtype": array.dtype.name, "values": array.astype("float32").tolist(),
+                          "after": "ml_dtypes" in sys.modules,
+                          "round_trip": ember.as_dtype(array.dtype).name}))
+    """)
+    assert out == {"before": False, "still_absent": True, "sum": -0.5, "dtype": "bfloat16",
+                   "values": [1.5, -2.0], "after": True, "round_trip": "bfloat16"}
+
+
+def test_bfloat16_numpy_dtype_imports_ml_dtypes():
+    out = _run_fresh("""
+        import json, sys
+        import numpy as np
+        import ember
+        numpy_type = ember.bfloat16.as_numpy_dtype
+        values = ember.constant(np.array([0.25, 3.0], dtype=numpy_type)).numpy()
+        print(json.dumps({"name": np.dtype(numpy_type).name, "loaded": "ml_dtypes" in sys.modules,
+                          "values": values.astype("float32").tolist(), "dtype": values.dtype.name}))
+    """)
+    assert out == {"name": "bfloat16", "loaded": True, "values": [0.25, 3.0], "dtype": "bfloat16"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
+def test_import_keeps_the_extension_text_it_touches_small():
+    # Note [Startup code] (csrc/core/startup_code.h): registering every
+    # kernel at import touched one function in each kernel family's part of
+    # the text, and fault-around made ~5 MiB of it resident.
+    out = _run_fresh("""
+        import json
+        import ember
+        rss, current, sanitized = 0, None, False
+        with open("/proc/self/smaps") as f:
+            for line in f:
+                fields = line.split()
+                if "-" in fields[0] and not line[0].isupper():
+                    current = fields if len(fields) >= 6 else None
+                    sanitized = sanitized or bool(current and ("libasan" in current[5] or "libtsan" in current[5]))
+                elif line.startswith("Rss:") and current and "/ember/_C" in current[5] and "x" in current[1]:
+                    rss += int(fields[1])
+        print(json.dumps({"text_rss_kib": rss, "sanitized": sanitized}))
+    """)
+    if out["sanitized"]:
+        pytest.skip("a sanitizer build's text is laid out differently")
+    assert 0 < out["text_rss_kib"] <= 3 * 1024, out
+
+
+def _winograd_conv_operands(rng):
+    # A 3x3 stride-1 float32 conv with deep channels: the Winograd kernel,
+    # whose filter transform alone is 16 * 256 * 256 floats (4 MiB).
+    x = ember.constant(rng.standard_normal((1, 14, 14, 256), dtype=np.float32))
+    f = ember.constant(rng.standard_normal((3, 3, 256, 256), dtype=np.float32) * 0.05)
+    return x, f
+
+
+def test_conv_workspaces_count_in_memory_stats():
+    # Note [Kernel scratch] (csrc/kernels/cpu/host_scratch.h).
+    rng = np.random.default_rng(24)
+    x, f = _winograd_conv_operands(rng)
+    ember.sync()
+    ember.config.reset_peak_memory_stats()
+    before = ember.config.memory_stats()["bytes_in_use"]
+    y = ember.nn.conv2d(x, f, strides=1, padding="SAME")
+    y.numpy()
+    peak = ember.config.memory_stats()["peak_bytes_in_use"]
+    output_bytes = 14 * 14 * 256 * 4
+    assert peak - before >= output_bytes + 16 * 256 * 256 * 4, (peak - before)
+
+
+def test_conv_workspace_past_the_memory_limit_is_resource_exhausted():
+    rng = np.random.default_rng(25)
+    x, f = _winograd_conv_operands(rng)
+    expected = ember.nn.conv2d(x, f, strides=1, padding="SAME").numpy()
+    ember.sync()
+    ember.config.empty_cache()
+    in_use = ember.config.memory_stats()["bytes_in_use"]
+    # Room for the output, not for the 4 MiB filter transform.
+    ember.config.set_memory_limit("cpu:0", in_use + (1 << 20))
+    try:
+        with pytest.raises(ember.errors.ResourceExhaustedError, match="conv2d"):
+            ember.nn.conv2d(x, f, strides=1, padding="SAME").numpy()
+    finally:
+        ember.config.set_memory_limit("cpu:0", None)
+    again = ember.nn.conv2d(x, f, strides=1, padding="SAME").numpy()
+    np.testing.assert_array_equal(again, expected)
