@@ -14,45 +14,49 @@
 namespace ember {
 namespace {
 
-// Note [Host allocator]: a fresh block from the system costs a page fault
-// per 4 KiB page on first touch, which for a large output (a 64 MiB tensor:
-// 16,384 faults) costs as much as the kernel that fills it; glibc returns
-// blocks above its mmap threshold to the system on free, so every large op
-// paid it again. Blocks of at least kMinCachedBytes are therefore kept when
-// freed, by size class, and handed out again for the same class: most
-// recently freed first, as its pages are still mapped and likely in cache.
-// Sizes round up to a quarter of their power of two (at most 25% more
-// address space; untouched tail pages are never faulted in). Smaller
-// blocks go to malloc, whose thread caches are faster than a lock here.
-// Small blocks (at most kMaxSmallBytes, the outputs of tiny ops) are kept
-// too, in a per-thread list per 64-byte class (SmallBlockCache): an
-// aligned_alloc of a few bytes costs glibc a split of a larger chunk, a
-// few times a plain malloc, and a graph of tiny nodes makes one per node.
-// Each thread keeps at most kSmallBlocksPerClass per class (a few KiB),
-// freed when the thread exits; a block freed on another thread than the
-// one that allocated it simply joins that thread's list. empty_cache()
-// leaves these lists alone.
-// Large blocks (at least kHugePageMinBytes) are marked for transparent huge
-// pages (madvise), as NumPy marks its large arrays: where the system's THP
-// setting is "madvise", the default on many distributions, a 64 MiB buffer
-// is otherwise 16,384 TLB entries, and an all-reduce or copy through it ran
-// 10-15% below the same transfer into a NumPy array.
+// Note [Host allocator]
+// Three kinds of block, by size:
+//  - Small (at most kMaxSmallBytes, the outputs of tiny ops): a per-thread
+//    list per 64-byte class (SmallBlockCache). An aligned_alloc of a few
+//    bytes costs glibc a split of a larger chunk, a few times a plain
+//    malloc, and a graph of tiny nodes makes one per node. Each thread
+//    keeps at most kSmallBlocksPerClass per class (a few KiB), freed when
+//    the thread exits; a block freed on another thread joins that thread's
+//    list. empty_cache() leaves these lists alone.
+//  - Medium (below kMinCachedBytes, 64 KiB): malloc, whose thread caches
+//    are faster than a lock here.
+//  - Large: mapped from the system (mmap) and cached when freed. A fresh
+//    block costs a page fault per 4 KiB page on first touch, which for a
+//    64 MiB tensor (16,384 faults) costs as much as the kernel that fills
+//    it, and every large op paid it again when blocks went back on free.
+//    Sizes round up to a quarter of their power of two (at most 25% more
+//    address space; untouched tail pages are never faulted in). A request
+//    takes the smallest cached block of its class or of a larger class up
+//    to twice its size, most recently freed first (its pages are mapped
+//    and likely in cache); lent_larger_ remembers a larger block so that
+//    its free returns the whole block.
+// Why mapped and not malloc'd: once NumPy or a kernel frees a big array,
+// glibc raises its mmap threshold and serves blocks up to 32 MiB from the
+// calling thread's arena, which rarely shrinks; each executor and pool
+// thread kept its own high-water mark of dead blocks, and a block the cache
+// released stayed resident. Why lent across classes: taking exact classes
+// only, a ResNet-50 inference cached 20.75 MiB of blocks above its weights
+// (three of 3.5 MiB for the first stage's activations, three of 1.75 MiB
+// for the second's, ...) against a peak of 9.2 MiB in use. Why from 64 KiB:
+// the threads' arenas held 15 MiB of that inference's 56x56x64 activations
+// and im2col blocks (0.4-0.9 MiB). Its peak resident increase went from
+// 31.5 to 24.5 MiB with both. A best-fit allocator that splits and merges
+// blocks (CachingAllocator over the same pages) measured 25.1 MiB: every
+// page it ever touched stays resident too.
+// Large blocks of kHugePageMinBytes and more are marked for transparent
+// huge pages (madvise), as NumPy marks its large arrays: where the system's
+// THP setting is "madvise", the default on many distributions, a 64 MiB
+// buffer is otherwise 16,384 TLB entries, and an all-reduce or copy through
+// it ran 10-15% below the same transfer into a NumPy array.
 // Release: the cache holds at most kMaxCachedBytes (a free beyond it goes
 // back to the system), empty_cache() returns everything, and a failed
 // allocation empties the cache and tries again. Under a memory limit
 // (SetLimit) the cache shrinks first: in use plus cached stays within it.
-// Large blocks are mapped from the system directly (mmap), not taken from
-// malloc: once NumPy or a kernel frees a big array, glibc raises its mmap
-// threshold and serves blocks up to 32 MiB from the calling thread's arena,
-// which rarely shrinks, so a block the cache released stayed resident.
-// A request takes the smallest cached block of its class or of a larger
-// class up to twice its size, remembered in lent_larger_ so that its free
-// returns the whole block. Taking exact classes only, a ResNet-50
-// inference cached 20.75 MiB of blocks above its weights (three of 3.5 MiB
-// for the first stage's activations, three of 1.75 MiB for the second's,
-// ...) against a peak of 9.2 MiB in use; the second stage now runs in the
-// first's blocks. A lent block's unused half was resident in the cache
-// anyway; it stays unused until the tensor in it is freed.
 constexpr size_t kMaxSmallBytes = 256;
 constexpr int kSmallClasses = kMaxSmallBytes / kHostAlignment;
 constexpr int kSmallBlocksPerClass = 16;
@@ -119,7 +123,7 @@ void AdviseHugePages(void* ptr, size_t bytes) {
 
 class HostAllocatorImpl final : public Allocator {
  public:
-  static constexpr size_t kMinCachedBytes = size_t{1} << 20;
+  static constexpr size_t kMinCachedBytes = size_t{64} << 10;
   static constexpr size_t kMaxCachedBytes = size_t{2} << 30;
 
   void* Allocate(size_t bytes, Stream*) override {

@@ -115,7 +115,7 @@ TEST(HostAllocatorTest, SmallBlocksAreNotCachedAndStatsBalance) {
   a->EmptyCache();
   const Allocator::Stats before = a->GetStats();
   std::vector<void*> blocks;
-  for (size_t bytes : {size_t{0}, size_t{1}, size_t{64}, size_t{4096}, kMiB / 2}) {
+  for (size_t bytes : {size_t{0}, size_t{1}, size_t{64}, size_t{4096}, kMiB / 32}) {
     void* p = a->Allocate(bytes);
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kHostAlignment, 0u);
