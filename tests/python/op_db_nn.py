@@ -256,15 +256,17 @@ def conv_samples(dtype, rng):
     yield Sample("large", (m(2, 32, 32, 16), m(3, 3, 16, 32), 1, "SAME"), {}, LOOSE)
     # The direct kernels (Note [Direct convolution for few input channels]): a block of output
     # channels plus a tail, two whole blocks with a stride, many output rows (the filter gradient's
-    # chunks), more input channels at stride 1 with a tail block; and the im2col path beside them:
-    # more than four input channels with a stride, and K = 3 x 3 x 130 above the direct limit.
+    # chunks), more input channels at stride 1 with a tail block, K = 3 x 3 x 300 (direct with
+    # AVX-512's registers, im2col + GEMM with AVX2's); and the im2col path beside them: more than
+    # four input channels with a stride, and K = 3 x 3 x 520 above every direct limit.
     yield Sample("rgb_wide_channels", (m(2, 9, 13, 3), m(3, 3, 3, 40), 1, "SAME"))
     yield Sample("gray_two_blocks_strided", (m(1, 12, 11, 1), m(5, 5, 1, 64), 2, "SAME"))
     yield Sample("gray_tall", (m(2, 40, 9, 1), m(3, 3, 1, 8), 1, "VALID"))
     yield Sample("deep_direct_tail", (m(2, 9, 7, 16), m(3, 3, 16, 40), 1, "SAME"), {}, LOOSE)
     yield Sample("five_channels", (m(2, 6, 6, 5), m(3, 3, 5, 4), 1, "SAME"))
     yield Sample("im2col_strided", (m(2, 7, 7, 5), m(3, 3, 5, 4), 2, "SAME"))
-    yield Sample("im2col_deep", (m(1, 4, 4, 130), m(3, 3, 130, 3), 1, "SAME"), {}, LOOSE)
+    yield Sample("direct_deep", (m(1, 5, 4, 300), m(3, 3, 300, 37), 1, "SAME"), {}, LOOSE)
+    yield Sample("im2col_deep", (m(1, 4, 4, 520), m(3, 3, 520, 3), 1, "SAME"), {}, LOOSE)
     # Winograd F(2x2, 3x3) (Note [Winograd convolution]): odd output sizes (partial 2x2 blocks),
     # uneven explicit padding, channel counts that are not whole SIMD registers.
     yield Sample("winograd_odd", (m(2, 13, 11, 12), m(3, 3, 12, 20), 1, "SAME"), {}, LOOSE)

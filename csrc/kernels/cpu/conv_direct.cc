@@ -26,9 +26,11 @@ using shape_fns::Window2D;
 constexpr int64_t kBlock = 32;
 // Input channels up to which the direct kernels beat im2col + GEMM, and
 // the largest K = k_h * k_w * in_channels at which the forward kernel
-// still does (measured: 3x3x128 yes, 3x3x256 no; docs/performance.md).
+// still does at stride 1: with AVX-512's 32 registers, K = 3x3x512
+// (measured at stop 41, docs/performance.md); with 16, 3x3x128 (measured
+// at stop 36 on AVX2, where 3x3x256 was slower).
 constexpr int64_t kMaxDirectInChannels = 4;
-constexpr int64_t kMaxDirectForwardK = 1152;
+constexpr int64_t kMaxDirectForwardK = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS >= 32 ? 4608 : 1152;
 // The filter gradient's partial results: at most this many chunks of
 // output rows, each chunk at most kMaxPartialElements values in all.
 constexpr int64_t kMaxChunks = 64;

@@ -25,9 +25,15 @@ namespace ember::cpu {
 //   reaches outside it). Units are (block, image, tile), block outermost,
 //   so a thread's consecutive units read one block's filters. The filters
 //   are read in place when the output channels are whole blocks, else
-//   copied into zero-padded panels. Above K = 1152 (ResNet's 3x3x256 and
-//   3x3x512 layers) and at strides above 1 with more than four channels,
-//   im2col + GEMM was faster in the measurements and stays in use.
+//   copied into zero-padded panels. It also serves stride-1 layers with
+//   more channels up to K = 4608 (3x3x512) where AVX-512 gives it 32
+//   registers (1152, 3x3x128, with 16): the layers Winograd leaves to it,
+//   float64, 5x5 filters. There it reads each filter row from cache for
+//   12 pixels at a time, where im2col + GEMM packs the whole filter first:
+//   ResNet's 7x7x512 layer took 1.21-1.27 ms against 1.40-1.45, a 5x5
+//   28x28x128 layer 2.98-3.06 against 3.39-3.45 (stop 41). Above that K
+//   and at strides above 1 with more than four channels, im2col + GEMM
+//   stays in use.
 // - filter gradient (few input channels): for each tap, a row of output
 //   pixels' gradients is multiplied by the input values under that tap and
 //   summed into registers, then added to that tap's row of dW. It sums
