@@ -103,6 +103,8 @@ class Allocator {
 // large blocks are cached for reuse (Note [Host allocator] in
 // core/host_allocator.cc).
 Allocator* HostAllocator();
+// Caps the host allocator's mapped blocks (Note [Host allocator]); for tests.
+void SetHostMappedBlockLimitForTesting(size_t blocks);
 inline constexpr size_t kHostAlignment = 64;
 
 // A ref-counted block of device memory. Several tensors may share one

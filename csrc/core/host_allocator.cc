@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/allocator.h"
@@ -48,6 +49,12 @@ namespace {
 // 31.5 to 24.5 MiB with both. A best-fit allocator that splits and merges
 // blocks (CachingAllocator over the same pages) measured 25.1 MiB: every
 // page it ever touched stays resident too.
+// At most kMaxMappedBlocks mapped blocks exist at once (in use and cached):
+// once its neighbours are unmapped each is a mapping of its own, and Linux
+// caps a process's mappings (vm.max_map_count, 65,530; 10,000 live 64 KiB
+// tensors with every other one freed made 10,206). Past the cap, and when
+// the system refuses a mapping, large blocks come from malloc (unmapped_)
+// and are freed, not cached, when released.
 // Large blocks of kHugePageMinBytes and more are marked for transparent
 // huge pages (madvise), as NumPy marks its large arrays: where the system's
 // THP setting is "madvise", the default on many distributions, a 64 MiB
@@ -125,6 +132,9 @@ class HostAllocatorImpl final : public Allocator {
  public:
   static constexpr size_t kMinCachedBytes = size_t{64} << 10;
   static constexpr size_t kMaxCachedBytes = size_t{2} << 30;
+  // Each mapped block is a mapping of its own once its neighbours are
+  // unmapped, and Linux allows a process 65,530 (vm.max_map_count).
+  static constexpr size_t kMaxMappedBlocks = 16384;
 
   // The tiny blocks' path stays small; everything else is out of line, so
   // that it costs a 1-element op nothing (measured: 10 ns when inlined).
@@ -157,10 +167,15 @@ class HostAllocatorImpl final : public Allocator {
       free_.clear();
       cached_bytes_ = 0;
     }
-    for (const auto& [p, size] : blocks) UnmapBlock(p, size);
+    for (const auto& [p, size] : blocks) UnmapCounted(p, size);
   }
 
   const char* Name() const override { return "host"; }
+
+  void SetMappedBlockLimit(size_t blocks) {
+    std::lock_guard<std::mutex> lock(mu_);
+    max_mapped_blocks_ = blocks;
+  }
 
  protected:
   size_t ReservedBytes() const override {
@@ -197,11 +212,12 @@ class HostAllocatorImpl final : public Allocator {
     // Under a limit the allocator holds at most that much, cache included.
     if (limit() != 0 && InUseBytes() + CachedBytes() + size > limit()) EmptyCache();
     void* ptr = TakeCached(size);
-    if (ptr == nullptr) ptr = MapBlock(size, bytes);
+    if (ptr == nullptr) ptr = MapCounted(size, bytes);
     if (ptr == nullptr) {
       EmptyCache();
-      ptr = MapBlock(size, bytes);
+      ptr = MapCounted(size, bytes);
     }
+    if (ptr == nullptr) ptr = AllocateUnmapped(size);
     if (ptr != nullptr) CountAllocated(bytes);
     return ptr;
   }
@@ -211,7 +227,40 @@ class HostAllocatorImpl final : public Allocator {
       std::free(ptr);
       return;
     }
-    if (!Keep(ptr, &size)) UnmapBlock(ptr, size);
+    switch (Release(ptr, &size)) {
+      case Released::kCached: return;
+      case Released::kUnmap: UnmapCounted(ptr, size); return;
+      case Released::kFree: std::free(ptr); return;
+    }
+  }
+
+  // A fresh mapped block, or null when the system refuses one or
+  // kMaxMappedBlocks exist (Note [Host allocator]).
+  void* MapCounted(size_t size, size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (mapped_blocks_ >= max_mapped_blocks_) return nullptr;
+      ++mapped_blocks_;
+    }
+    void* ptr = MapBlock(size, bytes);
+    if (ptr == nullptr) {
+      std::lock_guard<std::mutex> lock(mu_);
+      --mapped_blocks_;
+    }
+    return ptr;
+  }
+  void UnmapCounted(void* ptr, size_t size) {
+    UnmapBlock(ptr, size);
+    std::lock_guard<std::mutex> lock(mu_);
+    --mapped_blocks_;
+  }
+  // A large block from malloc, freed (not cached) when released.
+  void* AllocateUnmapped(size_t size) {
+    void* ptr = std::aligned_alloc(kHostAlignment, size);
+    if (ptr == nullptr) return nullptr;
+    std::lock_guard<std::mutex> lock(mu_);
+    unmapped_.insert(ptr);
+    return ptr;
   }
 
   // A fresh large block of `size` bytes for a request of `bytes`,
@@ -239,10 +288,12 @@ class HostAllocatorImpl final : public Allocator {
     return nullptr;
   }
 
-  // Caches a freed block of class *size (set to the block's own size when
-  // it was lent to a smaller class); false if the cache is full.
-  bool Keep(void* ptr, size_t* size) {
+  enum class Released { kCached, kUnmap, kFree };
+  // What becomes of a freed large block of class *size (set to the block's
+  // own size when it was lent to a smaller class): cached, or given back.
+  Released Release(void* ptr, size_t* size) {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!unmapped_.empty() && unmapped_.erase(ptr) != 0) return Released::kFree;
     if (!lent_larger_.empty()) {
       auto lent = lent_larger_.find(ptr);
       if (lent != lent_larger_.end()) {
@@ -250,24 +301,31 @@ class HostAllocatorImpl final : public Allocator {
         lent_larger_.erase(lent);
       }
     }
-    if (cached_bytes_ + *size > kMaxCachedBytes) return false;
-    if (limit() != 0 && InUseBytes() + cached_bytes_ + *size > limit()) return false;
+    if (cached_bytes_ + *size > kMaxCachedBytes) return Released::kUnmap;
+    if (limit() != 0 && InUseBytes() + cached_bytes_ + *size > limit()) return Released::kUnmap;
     free_[*size].push_back(ptr);
     cached_bytes_ += *size;
-    return true;
+    return Released::kCached;
   }
 
   mutable std::mutex mu_;
   std::map<size_t, std::vector<void*>> free_;  // size class -> free blocks, last freed at the back
   std::unordered_map<void*, size_t> lent_larger_;  // block -> its class, where larger than its request's
   size_t cached_bytes_ = 0;
+  size_t mapped_blocks_ = 0;  // in use and cached
+  size_t max_mapped_blocks_ = kMaxMappedBlocks;
+  std::unordered_set<void*> unmapped_;  // large blocks from malloc, past the mapped blocks' cap
 };
 
-}  // namespace
-
-Allocator* HostAllocator() {
+HostAllocatorImpl* HostAllocatorInstance() {
   static HostAllocatorImpl* allocator = new HostAllocatorImpl();  // leaked: buffers may outlive static destruction
   return allocator;
 }
+
+}  // namespace
+
+Allocator* HostAllocator() { return HostAllocatorInstance(); }
+
+void SetHostMappedBlockLimitForTesting(size_t blocks) { HostAllocatorInstance()->SetMappedBlockLimit(blocks); }
 
 }  // namespace ember

@@ -110,6 +110,29 @@ TEST(HostAllocatorTest, EmptyCacheGivesLargeBlocksBackToTheSystem) {
   EXPECT_LE(ResidentBytes() + 20 * kMiB, touched);
 }
 
+TEST(HostAllocatorTest, PastTheMappedBlockCapBlocksComeFromMalloc) {
+  Allocator* a = HostAllocator();
+  a->EmptyCache();
+  SetHostMappedBlockLimitForTesting(3);
+  const size_t in_use = a->GetStats().bytes_in_use;
+  std::vector<unsigned char*> blocks;
+  for (int i = 0; i < 8; ++i) {
+    auto* p = static_cast<unsigned char*>(a->Allocate(kMiB));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kHostAlignment, 0u);
+    std::memset(p, i, kMiB);
+    blocks.push_back(p);
+  }
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(blocks[i][kMiB - 1], static_cast<unsigned char>(i));
+  for (unsigned char* p : blocks) a->Deallocate(p, kMiB);
+  // Only the three mapped blocks are cached; the malloc'd ones were freed.
+  EXPECT_EQ(Cached(a), 3 * kMiB);
+  EXPECT_EQ(a->GetStats().bytes_in_use, in_use);
+  a->EmptyCache();
+  SetHostMappedBlockLimitForTesting(16384);
+  EXPECT_EQ(Cached(a), 0u);
+}
+
 TEST(HostAllocatorTest, SmallBlocksAreNotCachedAndStatsBalance) {
   Allocator* a = HostAllocator();
   a->EmptyCache();
