@@ -112,6 +112,27 @@ def main():
             c.check(f"{name} {kwargs}", getattr(ember.nn, name), img, dtype=dtype if wide is None else None, **kwargs)
         c.check("layer_normalization", ember.nn.layer_normalization, data((4, 6, 8), "float32"),
                 data((8,), "float32"), data((8,), "float32"), dtype=dtype if wide is None else None)
+    # Sorting: ties (rounded data), NaN, every axis, both directions, one
+    # long row (CUB's device-wide sort) and many short ones (segmented).
+    tied = np.round(data((4, 6, 9), "float32"))
+    tied[1, 2, 3] = tied[2, 0, 0] = np.nan
+    for dtype in ("float32", "float64", "float16", "int32", "int8"):
+        half = dtype == "float16"
+        x = tied if half else np.nan_to_num(tied).astype(dtype) if dtype.startswith("int") else tied.astype(dtype)
+        for axis in (0, 1, -1):
+            for direction in ("ASCENDING", "DESCENDING"):
+                c.check(f"sort axis={axis} {direction}", ember.sort, x, axis=axis, direction=direction,
+                        dtype=dtype if half else None)
+                c.check(f"argsort axis={axis} {direction}", ember.argsort, x, axis=axis, direction=direction,
+                        dtype=dtype if half else None)
+        for k in (0, 1, 5, 9):
+            c.check(f"top_k values k={k}", lambda t, k=k: ember.math.top_k(t, k=k).values, x,
+                    dtype=dtype if half else None)
+            c.check(f"top_k indices k={k}", lambda t, k=k: ember.math.top_k(t, k=k).indices, x,
+                    dtype=dtype if half else None)
+    c.check("argsort one long row", ember.argsort, np.round(data((100000,), "float32") * 10))
+    c.check("top_k long rows", lambda t: ember.math.top_k(t, k=7).indices, np.round(data((3, 20000), "float32")))
+    c.check("sort empty", ember.sort, data((3, 0), "float32"))
     values = np.array([0.0, -1.5, 2.7, 1e9, -1e9, 3e38, np.nan])
     for src in (ember.float32, ember.float64, ember.int32, ember.bool, ember.float16):
         for dst in (ember.float32, ember.int32, ember.int8, ember.bool, ember.float16, ember.int64):

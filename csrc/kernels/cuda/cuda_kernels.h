@@ -109,9 +109,14 @@ void RegisterCudaNaryKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // cumsum and cumprod for the real dtypes, in the CPU's order.
 void RegisterCudaScanKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
-// Every family above, for the device type "gpu".
+// sort, argsort and top_k for the real dtypes, over CUB (Note [GPU sort
+// keys]).
+void RegisterCudaSortKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // The collective ops over NCCL (collective.cc, Note [Collectives on GPUs]).
 void RegisterCudaCollectiveKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
+// Every family above, for the device type "gpu".
 
 inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaCollectiveKernels(registry, gpu);
@@ -132,6 +137,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaCopyKernels(registry, gpu);
   RegisterCudaNaryKernels(registry, gpu);
   RegisterCudaScanKernels(registry, gpu);
+  RegisterCudaSortKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda
