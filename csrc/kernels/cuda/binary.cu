@@ -13,15 +13,14 @@ namespace {
 constexpr int kThreads = 256;
 
 // Note [Grid-stride launches] (launch_config.h). A step of 0 repeats one
-// element (a scalar operand).
+// element (a scalar operand). With `packed`, Note [Packed element-wise
+// loads] (elementwise_body.h).
 template <typename T, typename Out, typename F>
 __global__ void BinaryFlatKernel(const T* __restrict__ lhs, int64_t lhs_step, const T* __restrict__ rhs,
-                                 int64_t rhs_step, Out* __restrict__ out, int64_t n) {
-  using C = ComputeType<T>;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    out[i] = static_cast<Out>(F()(static_cast<C>(lhs[i * lhs_step]), static_cast<C>(rhs[i * rhs_step])));
-  }
+                                 int64_t rhs_step, Out* __restrict__ out, int64_t n, bool packed) {
+  BinaryFlatThread<T, Out, F>(lhs, lhs_step, rhs, rhs_step, out, n, packed,
+                              static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+                              static_cast<int64_t>(gridDim.x) * blockDim.x);
 }
 
 // The general broadcast: each output index is split into coordinates,
@@ -53,10 +52,13 @@ cudaError_t LaunchBinaryBroadcast(const T* lhs, const T* rhs, Out* out, int64_t 
 template <typename T, typename Out, typename F>
 cudaError_t LaunchBinaryFlat(const T* lhs, int64_t lhs_step, const T* rhs, int64_t rhs_step, Out* out, int64_t n,
                              cudaStream_t stream, int64_t max_blocks) {
-  const LaunchConfig config = ForElements(n, kThreads, 1, max_blocks);
+  constexpr int N = kPackOf<T, Out>;
+  const bool packed = N > 1 && (lhs_step == 0 || PackAligned(lhs, N)) && (rhs_step == 0 || PackAligned(rhs, N)) &&
+                      PackAligned(out, N);
+  const LaunchConfig config = ForElements(n, kThreads, packed ? N : 1, max_blocks);
   if (config.blocks == 0) return cudaSuccess;
-  BinaryFlatKernel<T, Out, F>
-      <<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(lhs, lhs_step, rhs, rhs_step, out, n);
+  BinaryFlatKernel<T, Out, F><<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(
+      lhs, lhs_step, rhs, rhs_step, out, n, packed);
   return cudaGetLastError();
 }
 

@@ -6,6 +6,7 @@
 #include "kernels/common/element_math.h"
 #include "kernels/cuda/compute_type.cuh"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/elementwise_body.h"
 #include "kernels/cuda/launch_config.h"
 
 namespace ember::cuda {
@@ -13,23 +14,24 @@ namespace unary_detail {
 
 constexpr int kThreads = 256;
 
-// Note [Grid-stride launches] (launch_config.h).
+// Note [Grid-stride launches] (launch_config.h); with `packed`, Note
+// [Packed element-wise loads] (elementwise_body.h).
 template <typename T, typename Out, typename F>
-__global__ void UnaryKernel(const T* __restrict__ in, Out* __restrict__ out, int64_t n) {
-  using C = ComputeType<T>;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    out[i] = static_cast<Out>(F()(static_cast<C>(in[i])));
-  }
+__global__ void UnaryKernel(const T* __restrict__ in, Out* __restrict__ out, int64_t n, bool packed) {
+  UnaryThread<T, Out, F>(in, out, n, packed, static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+                         static_cast<int64_t>(gridDim.x) * blockDim.x);
 }
 
 }  // namespace unary_detail
 
 template <typename T, typename Out, typename F>
 cudaError_t LaunchUnary(const T* in, Out* out, int64_t n, cudaStream_t stream, int64_t max_blocks) {
-  const LaunchConfig config = ForElements(n, unary_detail::kThreads, 1, max_blocks);
+  constexpr int N = kPackOf<T, Out>;
+  const bool packed = N > 1 && PackAligned(in, N) && PackAligned(out, N);
+  const LaunchConfig config = ForElements(n, unary_detail::kThreads, packed ? N : 1, max_blocks);
   if (config.blocks == 0) return cudaSuccess;
-  unary_detail::UnaryKernel<T, Out, F><<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(in, out, n);
+  unary_detail::UnaryKernel<T, Out, F>
+      <<<static_cast<unsigned>(config.blocks), config.threads, 0, stream>>>(in, out, n, packed);
   return cudaGetLastError();
 }
 

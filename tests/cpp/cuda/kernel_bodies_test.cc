@@ -594,5 +594,86 @@ TEST(KernelBodiesTest, PoolGradientsGatherWhatTheWindowsScatter) {
   }
 }
 
+template <typename E>
+double AsDouble(E x) {
+  return static_cast<double>(static_cast<ComputeType<E>>(x));
+}
+
+// A flat kernel's grid on the host: every thread's share, packed when the
+// launcher would pack. Each output element is written once, with F's
+// value, and nothing past n is touched.
+template <typename T, typename Out, typename F>
+void ExpectPackedUnaryCoversEachElementOnce(const std::vector<T>& storage, int64_t offset, int64_t n) {
+  using C = ComputeType<T>;
+  constexpr int N = kPackOf<T, Out>;
+  std::vector<Out> out_storage(storage.size() + 8, Out(0));
+  const T* in = storage.data() + offset;
+  Out* out = out_storage.data() + offset;
+  const bool packed = PackAligned(in, N) && PackAligned(out, N);
+  EXPECT_EQ(packed, offset % N == 0) << "vectors are 16-byte aligned; offset " << offset;
+  for (int64_t stride : {1, 3, 8}) {
+    std::fill(out_storage.begin(), out_storage.end(), Out(7));
+    for (int64_t first = 0; first < stride; ++first) UnaryThread<T, Out, F>(in, out, n, packed, first, stride);
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_EQ(AsDouble(out[i]), AsDouble(static_cast<Out>(F()(static_cast<C>(in[i])))))
+          << "element " << i << " of " << n << " stride " << stride;
+    }
+    for (size_t i = offset + n; i < out_storage.size(); ++i) EXPECT_EQ(AsDouble(out_storage[i]), 7.0);
+  }
+}
+
+TEST(KernelBodiesTest, PackedUnaryRunsCoverEachElementOnce) {
+  static_assert(kPackOf<float, float> == 4 && kPackOf<double, double> == 2 && kPackOf<__half, __half> == 4 &&
+                kPackOf<float, bool> == 4 && kPackOf<int8_t, double> == 2 && kPackOf<int64_t, int64_t> == 2);
+  std::vector<float> f(40);
+  std::vector<double> d(40);
+  std::vector<__half> h(40);
+  for (size_t i = 0; i < f.size(); ++i) {
+    f[i] = static_cast<float>(i) * 0.25f - 3;
+    d[i] = f[i];
+    h[i] = __float2half(f[i]);
+  }
+  for (int64_t offset : {0, 1, 2, 4}) {
+    for (int64_t n : {0, 1, 3, 4, 5, 17, 31}) {
+      ExpectPackedUnaryCoversEachElementOnce<float, float, math::Exp>(f, offset, n);
+      ExpectPackedUnaryCoversEachElementOnce<double, double, math::Exp>(d, offset, n);
+      ExpectPackedUnaryCoversEachElementOnce<__half, __half, math::Exp>(h, offset, n);
+    }
+  }
+}
+
+TEST(KernelBodiesTest, PackedBinaryRunsRepeatScalarsAndCoverEachElementOnce) {
+  std::vector<float> a(64), b(64);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<float>(i % 7) - 3;
+    b[i] = static_cast<float>(i % 5) - 2;
+  }
+  for (int64_t lhs_step : {0, 1}) {
+    for (int64_t rhs_step : {0, 1}) {
+      for (int64_t n : {1, 4, 6, 23}) {
+        for (int64_t stride : {1, 5}) {
+          std::vector<float> sum(72, -1);
+          std::vector<uint8_t> less(72, 9);
+          for (int64_t first = 0; first < stride; ++first) {
+            BinaryFlatThread<float, float, math::Add>(a.data(), lhs_step, b.data(), rhs_step, sum.data(), n, true,
+                                                      first, stride);
+            BinaryFlatThread<float, bool, math::Less>(a.data(), lhs_step, b.data(), rhs_step,
+                                                      reinterpret_cast<bool*>(less.data()), n, true, first, stride);
+          }
+          for (int64_t i = 0; i < n; ++i) {
+            const float l = a[i * lhs_step], r = b[i * rhs_step];
+            EXPECT_EQ(sum[i], l + r) << i;
+            EXPECT_EQ(less[i], l < r ? 1 : 0) << i;
+          }
+          for (size_t i = n; i < sum.size(); ++i) {
+            EXPECT_EQ(sum[i], -1);
+            EXPECT_EQ(less[i], 9);
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember::cuda
