@@ -103,6 +103,9 @@ SHAPE_FNS: dict[str, ShapeFnSpec] = {s.name: s for s in (
     # fused_elementwise: the program's outputs, all of the arguments' broadcast shape (csrc/ops/fused_program.cc).
     ShapeFnSpec("fused_elementwise", 1, 1, (AttrReq("program", "string", False), AttrReq("outputs", "list(int)", False)),
                 num_outputs=None),
+    # fused_matmul: matmul of two matrices, then a [N] bias (csrc/ops/shape_fns/linalg.cc).
+    ShapeFnSpec("fused_matmul", 3, 3, (AttrReq("transpose_a", "bool", False), AttrReq("transpose_b", "bool", False),
+                                       AttrReq("activation", "string", False))),
     ShapeFnSpec("broadcast_binary", 2, 2),
     ShapeFnSpec("broadcast_all", 1, None),
     ShapeFnSpec("add_n", 1, 1),

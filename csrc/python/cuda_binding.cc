@@ -92,6 +92,25 @@ py::dict GemmLayouts(const std::vector<int64_t>& a, const std::vector<int64_t>& 
   return out;
 }
 
+// Note [Matmul epilogues], for tests: the epilogue a fused_matmul's
+// descriptor holds for `activation`, read back from cuBLASLt, with the
+// value cuBLASLt's header gives each epilogue (bias, relu + bias, gelu +
+// bias).
+py::tuple GemmEpilogue(const std::string& activation, const std::string& dtype_name) {
+  DType dtype;
+  Check(ParseDType(dtype_name, &dtype));
+  cuda::GemmPlan plan;
+  Check(cuda::MakeGemmPlan(Shape({4, 3}), Shape({3, 5}), Shape({4, 5}), false, false, &plan));
+  const cuda::GemmEpilogue e = activation == "relu"               ? cuda::GemmEpilogue::kReluBias
+                               : activation == "gelu_approximate" ? cuda::GemmEpilogue::kGeluBias
+                                                                  : cuda::GemmEpilogue::kBias;
+  std::unique_ptr<cuda::CublasLtGemm> gemm;
+  Check(cuda::CublasLtGemm::Create(plan, dtype, e, &gemm));
+  int64_t got = 0;
+  Check(gemm->DescribeEpilogue(&got));
+  return py::make_tuple(got, cuda::CublasLtEpilogueValues());
+}
+
 // Note [GEMM descriptor cache], for tests: runs each (a, b, c, transpose_a,
 // transpose_b, dtype, tf32) plan through one cache of `capacity` and
 // returns the address of the descriptors each got, and the cache's size.
@@ -123,6 +142,7 @@ void RegisterCudaBindings(py::module_& m) {
   m.def("_cudnn_geometry", &CudnnGeometry);
   m.def("_cublaslt_layouts", &GemmLayouts);
   m.def("_cublaslt_cache_probe", &GemmCacheProbe);
+  m.def("_cublaslt_epilogue", &GemmEpilogue);
   // ember.config.experimental.enable_tensor_float_32_execution.
   m.def("_set_tensor_float_32", &cuda::SetTensorFloat32Allowed);
   m.def("_tensor_float_32", &cuda::TensorFloat32Allowed);

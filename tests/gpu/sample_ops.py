@@ -97,6 +97,13 @@ def main():
             c.check(f"matmul ta={ta} tb={tb}", ember.matmul, a, b, transpose_a=ta, transpose_b=tb,
                     dtype=dtype if wide is None else None)
         c.check("matmul k=0", ember.matmul, data((3, 0), "float32"), data((0, 4), "float32"))
+        for activation in ("none", "relu", "gelu_approximate"):
+            for ta, tb in ((False, False), (True, True)):
+                c.check(f"fused_matmul {activation} ta={ta} tb={tb}",
+                        lambda a, b, bias, ta=ta, tb=tb, act=activation: ember.raw_ops.fused_matmul(
+                            a=a, b=b, bias=bias, transpose_a=ta, transpose_b=tb, activation=act),
+                        data((7, 5) if ta else (5, 7), "float32"), data((9, 7) if tb else (7, 9), "float32"),
+                        data((9,), "float32"), dtype=dtype if wide is None else None)
         img = data((2, 9, 10, 3), "float32")
         for stride, padding in ((1, "SAME"), (2, "SAME"), (2, "VALID"), (1, [[0, 0], [1, 2], [0, 1], [0, 0]])):
             c.check(f"conv2d s={stride} {padding}", ember.nn.conv2d, img, data((3, 3, 3, 4), "float32"),

@@ -1,5 +1,5 @@
 """op_db entries for the graph ops of op_defs/function.yaml (call_function,
-cond, while_loop, fused_elementwise), traced graphs and fused programs run
+cond, while_loop, fused_elementwise, fused_matmul), traced graphs and fused programs run
 through the raw ops per dtype against NumPy, and for the stateful print op;
 bad arguments raise at the call."""
 
@@ -49,7 +49,7 @@ def entries(ember):
 
     return [OpInfo("call_function", op, ref, samples, errors, extra_dtypes=DTYPES),
             _cond_entry(ember), _while_entry(ember), print_entry(ember), _transfer_entry(ember),
-            _fused_entry(ember)]
+            _fused_entry(ember), _fused_matmul_entry(ember)]
 
 
 def _graph(ember, fn, dtype):
@@ -204,3 +204,51 @@ def _fused_entry(ember):
                          TypeError, r"^fused_elementwise: ")
 
     return OpInfo("fused_elementwise", op, ref, samples, errors)
+
+
+def _fused_matmul_entry(ember):
+    """fused_matmul is activation(a @ b + bias) for every transpose and
+    activation (which matmuls the optimizer fuses is tested in
+    test_fusion.py)."""
+    def op(a, b, bias, transpose_a=False, transpose_b=False, activation="none"):
+        return ember.raw_ops.fused_matmul(a=a, b=b, bias=bias, transpose_a=transpose_a, transpose_b=transpose_b,
+                                          activation=activation)
+
+    def ref(a, b, bias, transpose_a=False, transpose_b=False, activation="none"):
+        a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        y = (a64.T if transpose_a else a64) @ (b64.T if transpose_b else b64) + np.asarray(bias, np.float64)
+        if activation == "relu":
+            y = np.maximum(y, 0)
+        if activation == "gelu_approximate":
+            y = 0.5 * y * (1 + np.tanh(0.7978845608028654 * (y + 0.044715 * y ** 3)))
+        return y.astype(a.dtype)
+
+    def samples(dtype, rng):
+        m = lambda *shape: make(rng, shape, dtype)  # noqa: E731
+        for activation in ("none", "relu", "gelu_approximate"):
+            yield Sample(f"plain_{activation}", (m(4, 3), m(3, 5), m(5)), {"activation": activation})
+        yield Sample("transpose_a", (m(3, 4), m(3, 5), m(5)), {"transpose_a": True, "activation": "relu"})
+        yield Sample("transpose_b", (m(4, 3), m(5, 3), m(5)), {"transpose_b": True})
+        yield Sample("both", (m(3, 4), m(5, 3), m(5)), {"transpose_a": True, "transpose_b": True,
+                                                        "activation": "gelu_approximate"})
+        yield Sample("no_rows", (m(0, 3), m(3, 5), m(5)), {"activation": "relu"})
+        yield Sample("one_by_one", (m(1, 1), m(1, 1), m(1)), {})
+        # The bias can cancel most of a 40-term float32 sum: the sum's own
+        # rounding then shows in relative terms, as it would unfused.
+        yield Sample("large", (m(64, 40), m(40, 80), m(80)), {"activation": "relu"}, {"float32": (1e-4, 1e-5)})
+
+    def errors():
+        f32 = np.float32
+        x, w = np.ones((2, 3), f32), np.ones((3, 4), f32)
+        yield ErrorInput("batched", (np.ones((2, 2, 3), f32), w, np.ones(4, f32)), {}, ValueError,
+                         r"^fused_matmul: a and b must be matrices, got \[2, 2, 3\] and \[3, 4\]")
+        yield ErrorInput("bias_length", (x, w, np.ones(3, f32)), {}, ValueError,
+                         r"^fused_matmul: bias must be a vector of the product's 4 columns, got \[3\]")
+        yield ErrorInput("inner_dims", (x, np.ones((4, 4), f32), np.ones(4, f32)), {}, ValueError,
+                         r"^fused_matmul: Matrix size-incompatible")
+        yield ErrorInput("activation", (x, w, np.ones(4, f32)), {"activation": "tanh"}, ValueError,
+                         r'^fused_matmul: activation must be none, relu or gelu_approximate, got "tanh"')
+        yield ErrorInput("int_args", (np.ones((2, 3), np.int32), np.ones((3, 4), np.int32), np.ones(4, np.int32)),
+                         {}, TypeError, r"^fused_matmul: ")
+
+    return OpInfo("fused_matmul", op, ref, samples, errors)

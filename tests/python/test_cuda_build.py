@@ -225,3 +225,12 @@ def test_gemm_descriptors_are_built_once_per_plan_and_policy():
     assert size == 2
     assert addresses[0] == addresses[2]
     assert addresses[4] != addresses[1] and addresses[5] != addresses[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_cublaslt_descriptors_hold_each_fused_matmul_epilogue(dtype):
+    """Note [Matmul epilogues]: the real cuBLASLt reads back the epilogue a
+    fused_matmul's descriptor was given, one per activation, all different."""
+    got = [_C._cublaslt_epilogue(activation, dtype) for activation in ("none", "relu", "gelu_approximate")]
+    expected = got[0][1]
+    assert [g[0] for g in got] == expected and len(set(expected)) == 3

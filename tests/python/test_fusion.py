@@ -3,6 +3,9 @@ nodes the optimizer fuses, and that fused graphs compute what the unfused
 graph and NumPy compute."""
 
 import contextlib
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -314,3 +317,52 @@ def test_buffers_others_hold_are_never_written():
             np.testing.assert_allclose(e, np.maximum(expected_c * 3, 0) - x_np, rtol=1e-6)
     np.testing.assert_array_equal(x.numpy(), x_np)
     np.testing.assert_array_equal(captured.numpy(), 2.0)
+
+
+# Note [Where matmul epilogues are fused]: on a device with memory of its
+# own (here the simulated accelerator) a dense layer is one fused_matmul
+# node; the CPU keeps the matmul and fuses what follows element-wise.
+_EPILOGUE_SCRIPT = """
+import numpy as np, ember
+rng = np.random.default_rng(3)
+x = rng.standard_normal((8, 16)).astype(np.float32)
+w = rng.standard_normal((16, 12)).astype(np.float32)
+b = rng.standard_normal(12).astype(np.float32)
+gelu = lambda y: 0.5 * y * (1 + np.tanh(0.7978845608028654 * (y + 0.044715 * y ** 3)))
+cases = {
+    "relu_bias_add": (lambda x, w, b: ember.nn.relu(ember.nn.bias_add(ember.matmul(x, w), b)),
+                      np.maximum(x @ w + b, 0)),
+    "plus_vector": (lambda x, w, b: b + ember.matmul(x, w), x @ w + b),
+    "gelu_tanh": (lambda x, w, b: ember.nn.gelu(ember.matmul(x, w) + b, approximate=True), gelu(x @ w + b)),
+    "gelu_exact": (lambda x, w, b: ember.nn.gelu(ember.matmul(x, w) + b), None),
+    "product_used_twice": (lambda x, w, b: (ember.matmul(x, w) + b) * ember.matmul(x, w), (x @ w + b) * (x @ w)),
+    "transposed": (lambda x, w, b: ember.nn.relu(ember.matmul(x, ember.transpose(w), transpose_b=True) + b),
+                   np.maximum(x @ w + b, 0)),
+}
+for device in ("sim:0", "cpu:0"):
+    with ember.device(device):
+        args = [ember.identity(ember.constant(a)) for a in (x, w, b)]
+        for name, (fn, want) in cases.items():
+            f = ember.function(fn)
+            got = f(*args).numpy()
+            if want is not None:
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=name)
+            print(device, name, " ".join(sorted(f.get_concrete_function(*args).graph.op_names())))
+"""
+
+
+def test_dense_layers_fuse_into_one_matmul_on_a_stream_device():
+    env = dict(os.environ, EMBER_SIMULATED_DEVICES="1")
+    env.pop("EMBER_TEST_DEVICE", None)
+    result = subprocess.run([sys.executable, "-c", _EPILOGUE_SCRIPT], env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    ops = {" ".join(line.split()[:2]): line.split()[2:] for line in result.stdout.splitlines()}
+    assert ops["sim:0 relu_bias_add"] == ["fused_matmul"]
+    assert ops["sim:0 plus_vector"] == ["fused_matmul"]
+    assert ops["sim:0 gelu_tanh"] == ["fused_matmul"]
+    assert ops["sim:0 gelu_exact"] == ["fused_matmul", "gelu"]  # cuBLASLt's gelu is the tanh form
+    assert "fused_matmul" not in ops["sim:0 product_used_twice"]
+    assert "fused_matmul" in ops["sim:0 transposed"]
+    assert "matmul" in ops["cpu:0 relu_bias_add"]
+    assert all("fused_matmul" not in v for k, v in ops.items() if k.startswith("cpu:0"))

@@ -11,7 +11,7 @@ namespace ember::cuda {
 // X(name): the cuBLASLt function cublasLt<name>.
 #define EMBER_CUBLASLT_FUNCTIONS(X)                                                                \
   X(GetVersion) X(Create) X(Destroy) X(MatmulDescCreate) X(MatmulDescDestroy)                      \
-  X(MatmulDescSetAttribute) X(MatrixLayoutCreate) X(MatrixLayoutDestroy) X(MatrixLayoutSetAttribute) \
+  X(MatmulDescSetAttribute) X(MatmulDescGetAttribute) X(MatrixLayoutCreate) X(MatrixLayoutDestroy) X(MatrixLayoutSetAttribute) \
   X(MatrixLayoutGetAttribute) X(Matmul) X(GetStatusName)
 
 struct CublasLtApi {

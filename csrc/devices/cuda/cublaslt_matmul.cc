@@ -48,10 +48,15 @@ Status Fits(int64_t value, int64_t limit, const char* what) {
 
 }  // namespace
 
+std::vector<int64_t> CublasLtEpilogueValues() {
+  return {CUBLASLT_EPILOGUE_BIAS, CUBLASLT_EPILOGUE_RELU_BIAS, CUBLASLT_EPILOGUE_GELU_BIAS};
+}
+
 void SetTensorFloat32Allowed(bool allowed) { g_allow_tf32.store(allowed); }
 bool TensorFloat32Allowed() { return g_allow_tf32.load(); }
 
-Status CublasLtGemm::Create(const GemmPlan& plan, DType dtype, std::unique_ptr<CublasLtGemm>* out) {
+Status CublasLtGemm::Create(const GemmPlan& plan, DType dtype, GemmEpilogue epilogue,
+                            std::unique_ptr<CublasLtGemm>* out) {
   std::string error;
   const CublasLtApi* api = GetCublasLt(&error);
   if (api == nullptr) return FailedPrecondition(error);
@@ -93,7 +98,31 @@ Status CublasLtGemm::Create(const GemmPlan& plan, DType dtype, std::unique_ptr<C
           "setting the batch stride");
     }
   }
+  gemm->epilogue_ = epilogue;
+  if (epilogue != GemmEpilogue::kNone) {
+    // Note [Matmul epilogues]: the bias is one value per row of cuBLAS's D.
+    const cublasLtEpilogue_t e = epilogue == GemmEpilogue::kBias       ? CUBLASLT_EPILOGUE_BIAS
+                                 : epilogue == GemmEpilogue::kReluBias ? CUBLASLT_EPILOGUE_RELU_BIAS
+                                                                       : CUBLASLT_EPILOGUE_GELU_BIAS;
+    EMBER_CUBLAS_RETURN_IF_ERROR(*api, api->MatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)),
+                                 "setting the epilogue");
+    const cudaDataType_t bias_type = types.data;
+    EMBER_CUBLAS_RETURN_IF_ERROR(
+        *api, api->MatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof(bias_type)),
+        "setting the bias type");
+  }
   *out = std::move(gemm);
+  return Status::OK();
+}
+
+Status CublasLtGemm::DescribeEpilogue(int64_t* out) const {
+  cublasLtEpilogue_t e = CUBLASLT_EPILOGUE_DEFAULT;
+  size_t written = 0;
+  EMBER_CUBLAS_RETURN_IF_ERROR(*api_,
+                               api_->MatmulDescGetAttribute(static_cast<cublasLtMatmulDesc_t>(desc_),
+                                                            CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e), &written),
+                               "reading the epilogue");
+  *out = static_cast<int64_t>(e);
   return Status::OK();
 }
 
@@ -127,7 +156,7 @@ Status CublasLtGemm::Describe(int64_t out[3][5]) const {
 }
 
 Status CublasLtGemm::Run(void* handle, const void* a, const void* b, void* d, void* workspace, size_t workspace_bytes,
-                         void* stream) const {
+                         void* stream, const void* bias) const {
   const float one_f = 1.0f, zero_f = 0.0f;
   const double one_d = 1.0, zero_d = 0.0;
   const bool wide = dtype_ == DType::kFloat64;
@@ -137,22 +166,32 @@ Status CublasLtGemm::Run(void* handle, const void* a, const void* b, void* d, vo
   auto lb = static_cast<cublasLtMatrixLayout_t>(layouts_[1]);
   auto ld = static_cast<cublasLtMatrixLayout_t>(layouts_[2]);
   // algo null: cuBLASLt runs its heuristic for this shape.
+  auto desc = static_cast<cublasLtMatmulDesc_t>(desc_);
+  std::unique_lock<std::mutex> lock(bias_mu_, std::defer_lock);
+  if (epilogue_ != GemmEpilogue::kNone) {
+    if (bias == nullptr) return InvalidArgument("a GEMM with a bias epilogue needs the bias");
+    lock.lock();
+    EMBER_CUBLAS_RETURN_IF_ERROR(
+        *api_, api_->MatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)),
+        "setting the bias");
+  }
   EMBER_CUBLAS_RETURN_IF_ERROR(
       *api_,
-      api_->Matmul(static_cast<cublasLtHandle_t>(handle), static_cast<cublasLtMatmulDesc_t>(desc_), alpha, a, la, b,
-                   lb, beta, d, ld, d, ld, nullptr, workspace, workspace_bytes, static_cast<cudaStream_t>(stream)),
+      api_->Matmul(static_cast<cublasLtHandle_t>(handle), desc, alpha, a, la, b, lb, beta, d, ld, d, ld, nullptr,
+                   workspace, workspace_bytes, static_cast<cudaStream_t>(stream)),
       "cublasLtMatmul");
   return Status::OK();
 }
 
-CublasLtGemmCache::Key CublasLtGemmCache::KeyOf(const GemmPlan& plan, DType dtype) {
-  return {static_cast<int64_t>(dtype), TensorFloat32Allowed() ? 1 : 0, plan.transpose_a ? 1 : 0,
+CublasLtGemmCache::Key CublasLtGemmCache::KeyOf(const GemmPlan& plan, DType dtype, GemmEpilogue epilogue) {
+  return {static_cast<int64_t>(dtype), static_cast<int64_t>(epilogue), TensorFloat32Allowed() ? 1 : 0, plan.transpose_a ? 1 : 0,
           plan.transpose_b ? 1 : 0, plan.m, plan.n, plan.a_rows, plan.a_cols, plan.lda, plan.b_rows, plan.b_cols,
           plan.ldb, plan.ldd, plan.batch, plan.stride_a, plan.stride_b, plan.stride_d};
 }
 
-Status CublasLtGemmCache::Get(const GemmPlan& plan, DType dtype, std::shared_ptr<const CublasLtGemm>* out) {
-  const Key key = KeyOf(plan, dtype);
+Status CublasLtGemmCache::Get(const GemmPlan& plan, DType dtype, GemmEpilogue epilogue,
+                              std::shared_ptr<const CublasLtGemm>* out) {
+  const Key key = KeyOf(plan, dtype, epilogue);
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (size_t i = entries_.size(); i-- > 0;) {
@@ -170,7 +209,7 @@ Status CublasLtGemmCache::Get(const GemmPlan& plan, DType dtype, std::shared_ptr
   // need not wait for them. Two threads may build the same plan; the
   // second to finish replaces nothing and uses its own.
   std::unique_ptr<CublasLtGemm> made;
-  EMBER_RETURN_IF_ERROR(CublasLtGemm::Create(plan, dtype, &made));
+  EMBER_RETURN_IF_ERROR(CublasLtGemm::Create(plan, dtype, epilogue, &made));
   std::shared_ptr<const CublasLtGemm> gemm(std::move(made));
   std::shared_ptr<const CublasLtGemm> evicted;  // destroyed outside the lock
   {

@@ -27,19 +27,42 @@ struct CublasLtApi;
 void SetTensorFloat32Allowed(bool allowed);
 bool TensorFloat32Allowed();
 
+// Note [Matmul epilogues]
+// fused_matmul computes activation(a @ b + bias); on a GPU that is one
+// cuBLASLt call whose epilogue adds the bias (one value per row of
+// cuBLAS's column-major D, which is one per column of Ember's row-major
+// product: Note [Row-major GEMM on cuBLAS]) and applies the activation
+// as the tile is written. The epilogue is part of the descriptor; the
+// bias's address is a descriptor attribute too, so a run with a bias
+// sets it and launches under the descriptor's lock (cuBLASLt reads the
+// descriptor when the call is made, not when the GPU runs it).
+enum class GemmEpilogue { kNone = 0, kBias = 1, kReluBias = 2, kGeluBias = 3 };
+
+// cuBLASLt's values for kBias, kReluBias and kGeluBias (for tests that
+// read a descriptor back).
+std::vector<int64_t> CublasLtEpilogueValues();
+
 class CublasLtGemm {
  public:
   // Builds the matmul descriptor and the A, B and D layouts; fails for
   // dtypes cuBLASLt has no GEMM for, or sizes past its int limits.
-  static Status Create(const GemmPlan& plan, DType dtype, std::unique_ptr<CublasLtGemm>* out);
+  static Status Create(const GemmPlan& plan, DType dtype, std::unique_ptr<CublasLtGemm>* out) {
+    return Create(plan, dtype, GemmEpilogue::kNone, out);
+  }
+  static Status Create(const GemmPlan& plan, DType dtype, GemmEpilogue epilogue, std::unique_ptr<CublasLtGemm>* out);
   ~CublasLtGemm();
   CublasLtGemm(const CublasLtGemm&) = delete;
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
 
   // Enqueues D = A·B (cuBLAS's operands, Note [Row-major GEMM on cuBLAS])
   // on `stream` with the device's cuBLASLt handle and a workspace.
+  // With an epilogue, `bias` is the device address of its vector.
   Status Run(void* handle, const void* a, const void* b, void* d, void* workspace, size_t workspace_bytes,
-             void* stream) const;
+             void* stream, const void* bias = nullptr) const;
+
+  // The epilogue the descriptor holds, read back from cuBLASLt (for tests):
+  // cuBLASLt's cublasLtEpilogue_t value.
+  Status DescribeEpilogue(int64_t* out) const;
 
   // What the layouts say, read back from cuBLASLt (for tests): rows,
   // columns, leading dimension, batch count and batch stride of A, B, D.
@@ -52,6 +75,8 @@ class CublasLtGemm {
 
   const CublasLtApi* api_ = nullptr;
   DType dtype_ = DType::kFloat32;
+  GemmEpilogue epilogue_ = GemmEpilogue::kNone;
+  mutable std::mutex bias_mu_;  // Note [Matmul epilogues]
   void* desc_ = nullptr;
   void* layouts_[3] = {nullptr, nullptr, nullptr};
 };
@@ -70,12 +95,15 @@ class CublasLtGemm {
 class CublasLtGemmCache {
  public:
   explicit CublasLtGemmCache(size_t capacity = 64) : capacity_(capacity == 0 ? 1 : capacity) {}
-  Status Get(const GemmPlan& plan, DType dtype, std::shared_ptr<const CublasLtGemm>* out);
+  Status Get(const GemmPlan& plan, DType dtype, std::shared_ptr<const CublasLtGemm>* out) {
+    return Get(plan, dtype, GemmEpilogue::kNone, out);
+  }
+  Status Get(const GemmPlan& plan, DType dtype, GemmEpilogue epilogue, std::shared_ptr<const CublasLtGemm>* out);
   size_t size() const;
 
  private:
-  using Key = std::array<int64_t, 17>;
-  static Key KeyOf(const GemmPlan& plan, DType dtype);
+  using Key = std::array<int64_t, 18>;
+  static Key KeyOf(const GemmPlan& plan, DType dtype, GemmEpilogue epilogue);
   struct Entry {
     Key key;
     std::shared_ptr<const CublasLtGemm> gemm;

@@ -106,6 +106,7 @@ Status OptimizeGraph(FunctionBody& body) {
   if (options.common_subexpression) EMBER_RETURN_IF_ERROR(EliminateCommonSubexpressions(body));
   if (options.arithmetic_optimization) EMBER_RETURN_IF_ERROR(SimplifyArithmetic(body));
   EMBER_RETURN_IF_ERROR(EliminateDeadCode(body));
+  if (options.remapping) EMBER_RETURN_IF_ERROR(FuseMatmulEpilogues(body));
   if (options.remapping) EMBER_RETURN_IF_ERROR(FuseElementwise(body));
   return InsertTransfers(body);
 }

@@ -35,6 +35,11 @@ Status SimplifyArithmetic(FunctionBody& body);
 // whose outputs are small, replacing them by new constant arguments.
 Status FoldConstants(FunctionBody& body);
 
+// Replaces a matmul of two matrices, the bias added to its product and a
+// relu or approximate gelu after by one fused_matmul node, on devices with
+// memory of their own (Note [Where matmul epilogues are fused]).
+Status FuseMatmulEpilogues(FunctionBody& body);
+
 // Replaces groups of element-wise nodes of one dtype and shape by
 // fused_elementwise nodes (Note [Element-wise fusion] in
 // ops/fused_program.h, Note [Fusion groups]).
@@ -64,7 +69,8 @@ struct GraphOptimizerOptions {
   static GraphOptimizerOptions& Global();
 };
 
-// The pipeline: simplify, fold, CSE, DCE, fuse, then partition
+// The pipeline: simplify, fold, CSE, DCE, fuse matmul epilogues, fuse
+// element-wise groups, then partition
 // (transfers), each optional pass as the options say.
 Status OptimizeGraph(FunctionBody& body);
 

@@ -1,7 +1,10 @@
-// This file implements the batched, broadcasting matmul CPU kernel and
+// This file implements the batched, broadcasting matmul CPU kernel, the
+// fused_matmul kernel (Note [Matmul epilogues]) and
 // RegisterCpuMatmulKernels (which also registers tensordot.cc's kernel).
+#include <string>
 #include <vector>
 
+#include "kernels/common/element_math.h"
 #include "devices/cpu/cpu_device.h"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/compute_type.h"
@@ -57,6 +60,58 @@ class MatmulKernel final : public OpKernel {
   bool transpose_b_;
 };
 
+// activation(a @ b + bias) for matrices: the GEMM, then the bias and the
+// activation over each row while the pool still has it (the same
+// functors as the unfused ops, in the compute type).
+template <typename T>
+class FusedMatmulKernel final : public OpKernel {
+ public:
+  explicit FusedMatmulKernel(const KernelInit& init)
+      : transpose_a_(init.attrs[0].as_bool()), transpose_b_(init.attrs[1].as_bool()) {
+    const std::string& activation = init.attrs[2].as_string();
+    activation_ = activation == "relu" ? kRelu : activation == "gelu_approximate" ? kGelu : kNone;
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    Tensor& c = ctx.output(0);
+    MatmulDims dims;
+    dims.m = c.dim(0);
+    dims.n = c.dim(1);
+    dims.k = a.dim(transpose_a_ ? 0 : 1);
+    dims.transpose_a = transpose_a_;
+    dims.transpose_b = transpose_b_;
+    if (c.NumElements() == 0) return Status::OK();
+    std::vector<ComputeType<T>> a_wide, b_wide, c_scratch(kIsWidened<T> ? c.NumElements() : 0);
+    ParallelMatmul<T>(&ctx.device_context(), dims, AsComputeType(a.data<T>(), a.NumElements(), &a_wide),
+                      AsComputeType(b.data<T>(), b.NumElements(), &b_wide), c.data<T>(), c_scratch.data());
+    using C = ComputeType<T>;
+    const T* bias = ctx.input(2).data<T>();
+    T* out = c.data<T>();
+    const int64_t n = dims.n;
+    const int activation = activation_;
+    ParallelFor(ctx, dims.m, 8.0 * static_cast<double>(n), [=](int64_t first, int64_t last) {
+      for (int64_t row = first; row < last; ++row) {
+        T* y = out + row * n;
+        for (int64_t j = 0; j < n; ++j) {
+          C v = static_cast<C>(y[j]) + static_cast<C>(bias[j]);
+          if (activation == kRelu) v = math::Relu()(v);
+          if (activation == kGelu) v = math::Gelu{true}(v);
+          y[j] = static_cast<T>(v);
+        }
+      }
+    });
+    return Status::OK();
+  }
+
+ private:
+  enum { kNone, kRelu, kGelu };
+  bool transpose_a_;
+  bool transpose_b_;
+  int activation_;
+};
+
 }  // namespace
 
 void RegisterTensordotKernels(KernelRegistry& r);  // tensordot.cc
@@ -67,6 +122,7 @@ namespace ember {
 
 EMBER_STARTUP_CODE void RegisterCpuMatmulKernels(KernelRegistry& r) {
   cpu::RegisterForTypeSet<cpu::MatmulKernel>(r, "matmul", type_sets::Matmul{});
+  cpu::RegisterForTypeSet<cpu::FusedMatmulKernel>(r, "fused_matmul", type_sets::Floating{});
   // Note [Pending op definitions] in sort.cc.
   const OpDef* tensordot;
   if (FindOpDef("tensordot", &tensordot).ok()) cpu::RegisterTensordotKernels(r);

@@ -1,5 +1,8 @@
-// This file defines the GPU matmul kernel over cuBLASLt (Note [Row-major
-// GEMM on cuBLAS], Note [Matmul precision on GPUs]) and registers it.
+// This file defines the GPU matmul and fused_matmul kernels over cuBLASLt
+// (Note [Row-major GEMM on cuBLAS], Note [Matmul precision on GPUs], Note
+// [Matmul epilogues]) and registers them.
+#include <string>
+
 #include "devices/cuda/cublaslt_matmul.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/gemm_plan.h"
@@ -61,11 +64,53 @@ class MatmulKernel final : public OpKernel {
   mutable CublasLtGemmCache gemms_;
 };
 
+// activation(a @ b + bias) for matrices: one cuBLASLt call with an
+// epilogue (Note [Matmul epilogues]).
+class FusedMatmulKernel final : public OpKernel {
+ public:
+  explicit FusedMatmulKernel(const KernelInit& init)
+      : transpose_a_(init.attrs[0].as_bool()), transpose_b_(init.attrs[1].as_bool()) {
+    const std::string& activation = init.attrs[2].as_string();
+    epilogue_ = activation == "relu"               ? GemmEpilogue::kReluBias
+                : activation == "gelu_approximate" ? GemmEpilogue::kGeluBias
+                                                   : GemmEpilogue::kBias;
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    Tensor& c = ctx.output(0);
+    GemmPlan plan;
+    EMBER_RETURN_IF_ERROR(MakeGemmPlan(a.shape(), b.shape(), c.shape(), transpose_a_, transpose_b_, &plan));
+    if (plan.empty) return Status::OK();
+    if (plan.k == 0) return Unimplemented("fused_matmul on a GPU needs a nonzero inner dimension");
+    std::shared_ptr<const CublasLtGemm> gemm;
+    EMBER_RETURN_IF_ERROR(gemms_.Get(plan, c.dtype(), epilogue_, &gemm));
+    void* handle = nullptr;
+    EMBER_RETURN_IF_ERROR(env.CublasLtHandle(&handle));
+    Allocator* scratch = ctx.device_context().scratch;  // as in MatmulKernel
+    void* workspace = scratch->Allocate(CublasLtGemm::kWorkspaceBytes, ctx.device_context().stream);
+    const size_t workspace_bytes = workspace != nullptr ? CublasLtGemm::kWorkspaceBytes : 0;
+    const Status s = gemm->Run(handle, b.raw_data(), a.raw_data(), c.raw_data(), workspace, workspace_bytes,
+                               env.stream, ctx.input(2).raw_data());
+    if (workspace != nullptr) scratch->Deallocate(workspace, CublasLtGemm::kWorkspaceBytes);
+    return s;
+  }
+
+ private:
+  bool transpose_a_ = false;
+  bool transpose_b_ = false;
+  GemmEpilogue epilogue_ = GemmEpilogue::kBias;
+  mutable CublasLtGemmCache gemms_;
+};
+
 }  // namespace
 
 EMBER_STARTUP_CODE void RegisterCudaMatmulKernels(KernelRegistry& r, DeviceTypeId gpu) {
   for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
     r.Register("matmul", gpu, {t}, &MakeKernel<MatmulKernel>);
+    r.Register("fused_matmul", gpu, {t}, &MakeKernel<FusedMatmulKernel>);
   }
 }
 

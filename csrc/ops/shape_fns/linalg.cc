@@ -122,6 +122,26 @@ Status TensordotAxes(const Shape& a, const Shape& b, const std::vector<int64_t>&
 }
 
 // Attr 0: axes (list(int): [N], or a's axes followed by as many of b's).
+Status FusedMatmul(ShapeContext& ctx) {
+  const Shape& a = ctx.input_shape(0);
+  const Shape& b = ctx.input_shape(1);
+  const Shape& bias = ctx.input_shape(2);
+  if (a.rank() != 2 || b.rank() != 2) {
+    return InvalidArgument("a and b must be matrices, got " + a.ToString() + " and " + b.ToString());
+  }
+  EMBER_RETURN_IF_ERROR(Matmul(ctx));
+  const std::string& activation = ctx.attr(2).as_string();
+  if (activation != "none" && activation != "relu" && activation != "gelu_approximate") {
+    return InvalidArgument("activation must be none, relu or gelu_approximate, got \"" + activation + "\"");
+  }
+  const int64_t n = b.dim(ctx.attr(1).as_bool() ? 0 : 1);
+  if (bias.rank() != 1 || (bias.dim(0) != n && bias.dim(0) != Shape::kUnknownDim && n != Shape::kUnknownDim)) {
+    return InvalidArgument("bias must be a vector of the product's " + std::to_string(n) + " columns, got " +
+                           bias.ToString());
+  }
+  return Status::OK();
+}
+
 Status Tensordot(ShapeContext& ctx) {
   const Shape& a = ctx.input_shape(0);
   const Shape& b = ctx.input_shape(1);
