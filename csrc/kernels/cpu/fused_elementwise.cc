@@ -91,6 +91,55 @@ StepFn<T> StepFor(FusedOp op) {
   return nullptr;
 }
 
+// Frees a kept buffer past 64 KiB (Note [Fused kernel buffers]).
+template <typename E>
+void TrimVector(std::vector<E>& v) {
+  if (v.capacity() * sizeof(E) > (size_t{64} << 10)) std::vector<E>().swap(v);
+}
+
+// Note [Fused kernel buffers]
+// A call used to allocate about ten small buffers (the operand tables, the
+// tiled channel vectors, each range's scratch): on a 512-element dense
+// layer that was more than the arithmetic. Each thread now keeps one set
+// and reuses it, grown to the largest call it has seen (a few blocks of
+// 8 KiB; buffers past 64 KiB, from very wide channel vectors, are freed
+// after the call). A kernel that finds its thread's set in use (a range run on the
+// thread of a call that is still filling its own set) uses a fresh one.
+template <typename Buffers>
+class BufferLease {
+ public:
+  BufferLease() {
+    Slot& slot = ThreadSlot();
+    if (!slot.in_use) {
+      slot.in_use = true;
+      buffers_ = &slot.buffers;
+    } else {
+      fresh_ = std::make_unique<Buffers>();
+      buffers_ = fresh_.get();
+    }
+  }
+  ~BufferLease() {
+    if (fresh_ != nullptr) return;
+    buffers_->Trim();
+    ThreadSlot().in_use = false;
+  }
+  BufferLease(const BufferLease&) = delete;
+  BufferLease& operator=(const BufferLease&) = delete;
+  Buffers& get() { return *buffers_; }
+
+ private:
+  struct Slot {
+    Buffers buffers;
+    bool in_use = false;
+  };
+  static Slot& ThreadSlot() {
+    thread_local Slot slot;
+    return slot;
+  }
+  Buffers* buffers_ = nullptr;
+  std::unique_ptr<Buffers> fresh_;
+};
+
 template <typename T>
 class FusedElementwiseKernel final : public OpKernel {
  public:
@@ -119,10 +168,12 @@ class FusedElementwiseKernel final : public OpKernel {
     // channel count C and hold a whole number of rows, so one copy of the
     // vector tiled to a block's length serves every block.
     const Shape& out_shape = ctx.output(0).shape();
-    Operands operands;
-    operands.arg_run.resize(num_args);
+    BufferLease<Operands> lease;
+    Operands& operands = lease.get();
+    operands.arg_run.assign(num_args, 0);
     operands.arg_fixed.assign(num_args, 0);
     operands.args.resize(num_args);
+    operands.channels = 1;
     for (int i = 0; i < num_args; ++i) {
       const Tensor& arg = ctx.input(i);
       operands.arg_run[i] = arg.NumElements() == total;
@@ -134,12 +185,19 @@ class FusedElementwiseKernel final : public OpKernel {
     }
     const int64_t rows_per_block = std::max<int64_t>(1, kBlock / operands.channels);
     operands.block = rows_per_block * operands.channels;
+    int tiles = 0;
     for (int i = 0; i < num_args; ++i) {
       if (!operands.arg_fixed[i]) continue;
-      auto tiled = std::make_unique<T[]>(static_cast<size_t>(std::min(operands.block, total)));
-      for (int64_t j = 0; j < std::min(operands.block, total); ++j) tiled[j] = operands.args[i][j % operands.channels];
-      operands.args[i] = tiled.get();
-      operands.tiled.push_back(std::move(tiled));
+      // Whole rows of C, copied row by row: an element-wise modulo here
+      // cost more than the program itself on a [64, 512] dense layer.
+      const int64_t length = std::min(operands.block, total);
+      if (static_cast<int>(operands.tiled.size()) <= tiles) operands.tiled.emplace_back();
+      std::vector<T>& tiled = operands.tiled[tiles++];
+      tiled.resize(static_cast<size_t>(length));
+      for (int64_t row = 0; row < length; row += operands.channels) {
+        std::memcpy(tiled.data() + row, operands.args[i], sizeof(T) * static_cast<size_t>(operands.channels));
+      }
+      operands.args[i] = tiled.data();
     }
     operands.value_run.resize(steps_.size());
     for (size_t k = 0; k < steps_.size(); ++k) {
@@ -161,7 +219,7 @@ class FusedElementwiseKernel final : public OpKernel {
     std::vector<const T*> args;
     std::vector<char> arg_run;
     std::vector<char> arg_fixed;  // a tiled channel vector: the same pointer for every block
-    std::vector<std::unique_ptr<T[]>> tiled;
+    std::vector<std::vector<T>> tiled;  // kept between calls (Note [Fused kernel buffers])
     int64_t channels = 1;          // C, when an argument is a channel vector; else 1
     int64_t block = kBlock;        // elements per block: a multiple of `channels`
     std::vector<char> value_run;
@@ -169,6 +227,17 @@ class FusedElementwiseKernel final : public OpKernel {
     bool IsRun(int operand) const {
       return IsFusedArg(operand) ? arg_run[FusedArgIndex(operand)] != 0 : value_run[operand] != 0;
     }
+    void Trim() {
+      for (std::vector<T>& t : tiled) TrimVector(t);
+    }
+  };
+
+  // One range's scratch slots and operand pointers.
+  struct RangeBuffers {
+    std::vector<T> scratch;
+    std::vector<const T*> args;
+    std::vector<const T*> value;
+    void Trim() { TrimVector(scratch); }
   };
 
   // Static register allocation: each instruction gets a scratch slot that
@@ -214,9 +283,14 @@ class FusedElementwiseKernel final : public OpKernel {
   void RunRange(const Operands& ops, int64_t first, int64_t last) const {
     const int n = static_cast<int>(steps_.size());
     const int64_t block = std::min(ops.block, last - first);
-    std::unique_ptr<T[]> scratch(new T[static_cast<size_t>(num_slots_) * block]);
-    std::vector<const T*> args(ops.args.size());
-    std::vector<const T*> value(n);
+    BufferLease<RangeBuffers> lease;
+    RangeBuffers& buffers = lease.get();
+    buffers.scratch.resize(static_cast<size_t>(num_slots_) * block);
+    buffers.args.resize(ops.args.size());
+    buffers.value.resize(n);
+    T* const scratch_base = buffers.scratch.data();
+    std::vector<const T*>& args = buffers.args;
+    std::vector<const T*>& value = buffers.value;
     auto operand = [&](int ref) { return IsFusedArg(ref) ? args[FusedArgIndex(ref)] : value[ref]; };
     for (int64_t offset = first; offset < last; offset += block) {
       const int64_t count = std::min(block, last - offset);
@@ -227,7 +301,7 @@ class FusedElementwiseKernel final : public OpKernel {
         const Step& step = steps_[k];
         const bool run = ops.value_run[k];
         T* dst = run && step.direct_output >= 0 ? ops.outputs[step.direct_output] + offset
-                                                 : scratch.get() + static_cast<int64_t>(step.slot) * block;
+                                                 : scratch_base + static_cast<int64_t>(step.slot) * block;
         const int a = step.in.a, b = step.in.b;
         step.fn(step.in, operand(a), ops.IsRun(a), step.binary ? operand(b) : nullptr,
                 step.binary && ops.IsRun(b), dst, run ? count : 1);
