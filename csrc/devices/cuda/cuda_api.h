@@ -31,9 +31,12 @@ inline constexpr ApiResult kErrorNotReady = 600;        // cudaErrorNotReady
 inline constexpr ApiResult kErrorIllegalAddress = 700;  // cudaErrorIllegalAddress
 inline constexpr ApiResult kErrorLaunchFailure = 719;   // cudaErrorLaunchFailure
 
-// Opaque handles: cudaStream_t and cudaEvent_t for the real API.
+// Opaque handles: cudaStream_t, cudaEvent_t, cudaGraph_t and
+// cudaGraphExec_t for the real API.
 using StreamHandle = void*;
 using EventHandle = void*;
+using GraphHandle = void*;
+using GraphExecHandle = void*;
 
 // Note [Sticky CUDA errors]
 // Some CUDA errors leave the context unusable: every later call in the
@@ -82,6 +85,17 @@ class CudaApi {
   virtual ApiResult MemcpyAsync(void* dst, const void* src, size_t bytes, StreamHandle stream) = 0;
   // Sets `bytes` bytes at `dst` (device memory) to `value`, in stream order.
   virtual ApiResult MemsetAsync(void* dst, int value, size_t bytes, StreamHandle stream) = 0;
+  // Stream capture (docs/devices.md, "CUDA graphs for functions"): from
+  // BeginCapture to EndCapture the work issued to `stream` is recorded
+  // into a graph instead of run. Relaxed mode: other threads' calls, and
+  // cudaMalloc on this one, stay legal meanwhile.
+  virtual ApiResult StreamBeginCapture(StreamHandle stream) = 0;
+  virtual ApiResult StreamEndCapture(StreamHandle stream, GraphHandle* graph) = 0;
+  virtual ApiResult GraphInstantiate(GraphExecHandle* exec, GraphHandle graph) = 0;
+  // Runs the whole graph in `stream`'s order, as one launch.
+  virtual ApiResult GraphLaunch(GraphExecHandle exec, StreamHandle stream) = 0;
+  virtual ApiResult GraphExecDestroy(GraphExecHandle exec) = 0;
+  virtual ApiResult GraphDestroy(GraphHandle graph) = 0;
   // Clears and returns the calling thread's last error (a kernel launch's).
   virtual ApiResult GetLastError() = 0;
 

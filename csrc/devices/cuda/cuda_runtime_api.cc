@@ -70,6 +70,28 @@ class RuntimeApi final : public CudaApi {
   ApiResult MemsetAsync(void* dst, int value, size_t bytes, StreamHandle stream) override {
     return cudaMemsetAsync(dst, value, bytes, S(stream));
   }
+  ApiResult StreamBeginCapture(StreamHandle stream) override {
+    return cudaStreamBeginCapture(S(stream), cudaStreamCaptureModeRelaxed);
+  }
+  ApiResult StreamEndCapture(StreamHandle stream, GraphHandle* graph) override {
+    cudaGraph_t g = nullptr;
+    const cudaError_t r = cudaStreamEndCapture(S(stream), &g);
+    *graph = g;
+    return r;
+  }
+  ApiResult GraphInstantiate(GraphExecHandle* exec, GraphHandle graph) override {
+    cudaGraphExec_t e = nullptr;
+    const cudaError_t r = cudaGraphInstantiate(&e, static_cast<cudaGraph_t>(graph), 0);
+    *exec = e;
+    return r;
+  }
+  ApiResult GraphLaunch(GraphExecHandle exec, StreamHandle stream) override {
+    return cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec), S(stream));
+  }
+  ApiResult GraphExecDestroy(GraphExecHandle exec) override {
+    return cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
+  }
+  ApiResult GraphDestroy(GraphHandle graph) override { return cudaGraphDestroy(static_cast<cudaGraph_t>(graph)); }
   ApiResult GetLastError() override { return cudaGetLastError(); }
   std::string ErrorName(ApiResult result) override { return cudaGetErrorName(static_cast<cudaError_t>(result)); }
   std::string ErrorString(ApiResult result) override { return cudaGetErrorString(static_cast<cudaError_t>(result)); }

@@ -56,6 +56,14 @@ size_t CudaStream::held_work() const {
   return held_.size();
 }
 
+CudaGraph::~CudaGraph() {
+  api_->SetDevice(device_);
+  if (exec_ != nullptr) api_->GraphExecDestroy(exec_);
+  if (graph_ != nullptr) api_->GraphDestroy(graph_);
+  // work_ goes last: its tensors' buffers return to the allocator after
+  // the graph that used them is gone.
+}
+
 uint64_t CudaStream::DoPost(std::function<void()> work, WorkKind kind) {
   (void)kind;
   uint64_t ticket;
@@ -66,6 +74,10 @@ uint64_t CudaStream::DoPost(std::function<void()> work, WorkKind kind) {
       DeviceAccessScope access(access_domain_);
       api_->SetDevice(device_);
       work();
+    }
+    if (capture_ != nullptr) {  // Note [Capturing a stream]
+      capture_->work_.push_back(std::move(work));
+      return posted_.load(std::memory_order_relaxed);
     }
     ticket = posted_.load(std::memory_order_relaxed) + 1;
     posted_.store(ticket, std::memory_order_release);
@@ -82,6 +94,9 @@ uint64_t CudaStream::DoPost(std::function<void()> work, WorkKind kind) {
 }
 
 bool CudaStream::RecordMarkLocked() {
+  // During a capture every real post is covered already (Capture recorded
+  // a mark first), and an event recorded now would never complete.
+  if (capture_ != nullptr) return true;
   const uint64_t ticket = posted_.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(marks_mu_);
   if (!marks_.empty() && marks_.back().ticket == ticket) return true;
@@ -201,6 +216,15 @@ void CudaStream::Drain() {
 // the current device does not matter to cudaStreamWaitEvent).
 void CudaStream::DoWait(const Event& event) {
   auto* other = dynamic_cast<CudaStream*>(event.stream);
+  {
+    // Serialized with a capture; only the capturing thread gets here
+    // during one, and waits on the host (Note [Capturing a stream]).
+    std::lock_guard<std::recursive_mutex> launch(launch_mu_);
+    if (capture_ != nullptr) {
+      event.stream->BlockUntil(event.ticket, std::chrono::hours(24 * 365));
+      return;
+    }
+  }
   if (other == nullptr) {
     // A stream of another device kind: the host waits for it instead.
     event.stream->BlockUntil(event.ticket, std::chrono::hours(24 * 365));
@@ -215,6 +239,49 @@ void CudaStream::DoWait(const Event& event) {
     return;
   }
   // No mark left at or after the ticket: the poll found it finished.
+}
+
+Status CudaStream::Capture(const std::function<Status()>& issue, std::shared_ptr<CudaGraph>* graph) {
+  std::lock_guard<std::recursive_mutex> lock(launch_mu_);
+  EMBER_RETURN_IF_ERROR(Failure());
+  if (handle_ == nullptr) return FailedPrecondition(name_ + " has no CUDA stream");
+  if (capture_ != nullptr) return FailedPrecondition(name_ + " is capturing already");
+  if (!RecordMarkLocked()) return Failure();
+  auto captured = std::make_shared<CudaGraph>(api_, device_);
+  api_->SetDevice(device_);
+  ApiResult r = api_->StreamBeginCapture(handle_);
+  if (r != kSuccess) {
+    if (IsStickyError(r)) FailDevice(r, "cudaStreamBeginCapture");
+    return api_->ToStatus(r, "cudaStreamBeginCapture");
+  }
+  capture_ = captured.get();
+  Status s = issue();
+  capture_ = nullptr;
+  r = api_->StreamEndCapture(handle_, &captured->graph_);  // ended whatever issue did
+  if (s.ok() && r != kSuccess) s = api_->ToStatus(r, "cudaStreamEndCapture");
+  if (s.ok()) {
+    r = api_->GraphInstantiate(&captured->exec_, captured->graph_);
+    if (r != kSuccess) s = api_->ToStatus(r, "cudaGraphInstantiate");
+  }
+  if (IsStickyError(r)) FailDevice(r, "capturing a CUDA graph");
+  EMBER_RETURN_IF_ERROR(s);
+  *graph = std::move(captured);
+  return Status::OK();
+}
+
+Status CudaStream::PostGraph(std::shared_ptr<const CudaGraph> graph, std::function<void()> before,
+                             std::function<void()> after, uint64_t* ticket) {
+  // The work runs at once, in Post (RunsWorkAtPost): `launched` is read
+  // right after.
+  auto launched = std::make_shared<ApiResult>(kSuccess);
+  *ticket = Post([this, graph = std::move(graph), launched, before = std::move(before), after = std::move(after)] {
+    if (before) before();
+    *launched = api_->GraphLaunch(graph->exec(), handle_);
+    if (*launched == kSuccess && after) after();
+  });
+  if (*launched == kSuccess) return Status::OK();
+  if (IsStickyError(*launched)) FailDevice(*launched, "cudaGraphLaunch");
+  return api_->ToStatus(*launched, "cudaGraphLaunch");
 }
 
 void CudaStream::DoOnCompleted(uint64_t ticket, std::function<void()> callback) {

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -33,6 +34,31 @@ class DeviceHealth {
   std::atomic<bool> failed_{false};
   mutable std::mutex mu_;
   Status status_;
+};
+
+// A captured CUDA graph, instantiated, with the work objects of the posts
+// it recorded (Note [Capturing a stream]): their tensors are the buffers
+// the graph's kernels read and write, so those stay allocated for as long
+// as the graph lives. Destroyed by its last owner; a replay's post owns it
+// until the replay finished.
+class CudaGraph {
+ public:
+  CudaGraph(CudaApi* api, int device) : api_(api), device_(device) {}
+  ~CudaGraph();
+  CudaGraph(const CudaGraph&) = delete;
+  CudaGraph& operator=(const CudaGraph&) = delete;
+
+  GraphExecHandle exec() const { return exec_; }
+  // The posts the capture recorded.
+  size_t num_posts() const { return work_.size(); }
+
+ private:
+  friend class CudaStream;
+  CudaApi* const api_;
+  const int device_;
+  GraphHandle graph_ = nullptr;
+  GraphExecHandle exec_ = nullptr;
+  std::vector<std::function<void()>> work_;
 };
 
 // Note [CUDA streams and tickets]
@@ -81,6 +107,26 @@ class CudaStream final : public Stream {
   Status Failure() const override;
   bool RunsWorkAtPost() const override { return true; }
 
+  // Note [Capturing a stream]
+  // Records the device work that `issue` posts to this stream into a CUDA
+  // graph instead of running it (docs/devices.md, "CUDA graphs for
+  // functions"). The launch lock is held throughout, so other threads'
+  // posts and waits on this stream wait for the capture to end. Before it
+  // starts, a mark covers every earlier post, so host waits during the
+  // capture can poll. During it, posts launch as usual into the capturing
+  // stream, keep their work objects in the graph, record no events (one
+  // recorded inside a capture is a graph node, never a real record) and
+  // return the last real ticket; a wait for another stream's event is a
+  // host wait (a device-side wait would tie the graph to that event).
+  // Completion callbacks asked for meanwhile run when the work before the
+  // capture finished: a capture must not ask for them.
+  Status Capture(const std::function<Status()>& issue, std::shared_ptr<CudaGraph>* graph);
+  // Posts one replay of `graph`, with `before` and `after` (the copies of
+  // a call's arguments in and results out) launched in the same post
+  // around it. The post keeps `graph` until the replay finished.
+  Status PostGraph(std::shared_ptr<const CudaGraph> graph, std::function<void()> before, std::function<void()> after,
+                   uint64_t* ticket);
+
   // Events recorded so far (for tests of the recording policy).
   uint64_t events_recorded_total() const { return marks_recorded_.load(std::memory_order_relaxed); }
   // Work objects still held (for tests of their release).
@@ -122,6 +168,7 @@ class CudaStream final : public Stream {
   // stream for a mark.
   mutable std::recursive_mutex launch_mu_;
   std::atomic<uint64_t> posted_{0};
+  CudaGraph* capture_ = nullptr;  // under launch_mu_: the graph being captured
 
   // Guards marks_, event_pool_ (a leaf lock: nothing is taken under it).
   mutable std::mutex marks_mu_;

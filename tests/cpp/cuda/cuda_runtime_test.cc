@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "core/device_access.h"
@@ -179,6 +180,116 @@ TEST_F(StreamFixture, StickyFaultFailsTheDeviceWithoutHanging) {
   Launch(other, [] {});
   EXPECT_TRUE(other.BlockUntil(other.LastPosted(), milliseconds(100)));
   EXPECT_EQ(other.Failure().message(), s.Failure().message());
+}
+
+// Note [Capturing a stream]: what a capture's posts launch is recorded,
+// not run; each replay runs it, between the call's copies in and out.
+TEST_F(StreamFixture, CaptureRecordsTheWorkAndReplaysRunIt) {
+  CudaStream s("s", &api, 0, nullptr, &health);
+  for (int i = 0; i < 3; ++i) Launch(s, [] {});  // earlier work, not yet covered by a mark
+  std::vector<float> input = {1, 2, 3}, staged(3, 0), output(3, 0), result(3, 0);
+  auto held = std::make_shared<int>(0);
+  const uint64_t before_capture = s.LastPosted();
+  const uint64_t marks = s.events_recorded_total();
+  std::shared_ptr<CudaGraph> graph;
+  ASSERT_TRUE(s.Capture(
+                   [&] {
+                     // One "kernel": output = 2 * staged, as host work; and a copy.
+                     EXPECT_EQ(Launch(s, [&] { for (int i = 0; i < 3; ++i) output[i] = 2 * staged[i]; }),
+                               before_capture);
+                     s.Post([this, h = s.handle(), held, &output, &result] {
+                       api.MemcpyAsync(result.data(), output.data(), 3 * sizeof(float), h);
+                     });
+                     // More posts than the mark interval: still no event recorded.
+                     for (int i = 0; i < 20; ++i) Launch(s, [] {});
+                     // Host waits during the capture see the earlier work.
+                     EXPECT_TRUE(s.BlockUntil(before_capture, milliseconds(5000)));
+                     return Status::OK();
+                   },
+                   &graph)
+                  .ok());
+  ASSERT_NE(graph, nullptr);
+  EXPECT_EQ(graph->num_posts(), 22u);
+  EXPECT_EQ(s.LastPosted(), before_capture);  // no tickets taken
+  EXPECT_EQ(s.events_recorded_total(), marks + 1);  // the one covering the earlier posts
+  EXPECT_EQ(held.use_count(), 2);  // the graph keeps the captured work
+  s.Drain();
+  EXPECT_EQ(result, (std::vector<float>{0, 0, 0}));  // nothing ran
+  EXPECT_FALSE(api.capturing(s.handle()));
+
+  for (float scale : {1.0f, 10.0f}) {
+    for (int i = 0; i < 3; ++i) input[i] *= scale;
+    uint64_t ticket = 0;
+    ASSERT_TRUE(s.PostGraph(
+                     graph,
+                     [this, h = s.handle(), &input, &staged] {
+                       api.MemcpyAsync(staged.data(), input.data(), 3 * sizeof(float), h);
+                     },
+                     nullptr, &ticket)
+                    .ok());
+    EXPECT_GT(ticket, before_capture);
+    ASSERT_TRUE(s.BlockUntil(ticket, milliseconds(5000)));
+    EXPECT_EQ(result, (std::vector<float>{2 * input[0], 2 * input[1], 2 * input[2]}));
+  }
+  EXPECT_EQ(api.graph_launches(), 2);
+  EXPECT_TRUE(s.Failure().ok());
+  // The graph and its work objects go with the last owner.
+  graph.reset();
+  s.Drain();
+  EXPECT_EQ(held.use_count(), 1);
+  EXPECT_EQ(api.graphs_live(), 0);
+}
+
+// A wait for another stream during a capture is a host wait: the fake
+// fails a device-side wait on a capturing stream, as the design requires.
+TEST_F(StreamFixture, WaitsDuringACaptureAreHostWaits) {
+  CudaStream s("s", &api, 0, nullptr, &health);
+  CudaStream other("o", &api, 0, nullptr, &health);
+  auto gate = api.Block(other.handle());
+  std::atomic<int> value{0};
+  Launch(other, [&] { value = 5; });
+  const Event ready = other.Record();
+  std::thread opener([&] {
+    std::this_thread::sleep_for(milliseconds(5));
+    gate->Open();
+  });
+  std::shared_ptr<CudaGraph> graph;
+  const Status st = s.Capture(
+      [&] {
+        s.Wait(ready);
+        EXPECT_EQ(value.load(), 5);  // the host waited
+        Launch(s, [] {});
+        return Status::OK();
+      },
+      &graph);
+  opener.join();
+  EXPECT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(api.stream_waits(), 0);
+  EXPECT_TRUE(s.Failure().ok());
+}
+
+// A capture whose issuing fails ends the capture, gives no graph, and
+// leaves the stream as it was: later posts run.
+TEST_F(StreamFixture, FailedCaptureLeavesTheStreamUsable) {
+  CudaStream s("s", &api, 0, nullptr, &health);
+  auto held = std::make_shared<int>(0);
+  std::shared_ptr<CudaGraph> graph;
+  const Status st = s.Capture(
+      [&] {
+        s.Post([held] {});
+        return InvalidArgument("a node failed");
+      },
+      &graph);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(graph, nullptr);
+  EXPECT_EQ(held.use_count(), 1);  // the recorded work was dropped
+  EXPECT_FALSE(api.capturing(s.handle()));
+  int ran = 0;
+  const uint64_t t = Launch(s, [&] { ran = 1; });
+  ASSERT_TRUE(s.BlockUntil(t, milliseconds(5000)));
+  EXPECT_EQ(ran, 1);
+  EXPECT_EQ(api.graphs_live(), 0);
+  EXPECT_TRUE(s.Failure().ok());
 }
 
 Tensor HostTensor(Allocator* allocator, const std::vector<float>& values) {

@@ -156,6 +156,7 @@ class FakeCudaApi final : public CudaApi {
   }
   ApiResult EventRecord(EventHandle event, StreamHandle stream) override {
     if (ApiResult r = Sticky(); r != kSuccess) return r;
+    if (Of(stream)->capturing()) return kCaptureIllegal;
     auto* e = static_cast<FakeEvent*>(event);
     uint64_t generation;
     {
@@ -173,6 +174,7 @@ class FakeCudaApi final : public CudaApi {
   }
   ApiResult StreamWaitEvent(StreamHandle stream, EventHandle event) override {
     if (ApiResult r = Sticky(); r != kSuccess) return r;
+    if (Of(stream)->capturing()) return kCaptureIllegal;
     auto* e = static_cast<FakeEvent*>(event);
     uint64_t generation;
     {
@@ -193,6 +195,49 @@ class FakeCudaApi final : public CudaApi {
     Of(stream)->Push([dst, value, bytes] { std::memset(dst, value, bytes); });
     return kSuccess;
   }
+  // Capture (docs/devices.md, "CUDA graphs for functions"): the copies,
+  // memsets and host work issued to a capturing stream are recorded, not
+  // run; a graph launch runs them in order on the launching stream. The
+  // fake is stricter than CUDA where the runtime's design says a thing must
+  // not happen during a capture: recording an event on a capturing stream,
+  // or making it wait for one, fails with cudaErrorStreamCaptureUnsupported.
+  ApiResult StreamBeginCapture(StreamHandle stream) override {
+    if (ApiResult r = Sticky(); r != kSuccess) return r;
+    return Of(stream)->BeginCapture() ? kSuccess : kCaptureIllegal;
+  }
+  ApiResult StreamEndCapture(StreamHandle stream, GraphHandle* graph) override {
+    std::vector<std::function<void()>> ops;
+    if (!Of(stream)->EndCapture(&ops)) return kCaptureIllegal;
+    *graph = new std::vector<std::function<void()>>(std::move(ops));
+    ++graphs_live_;
+    return kSuccess;
+  }
+  ApiResult GraphInstantiate(GraphExecHandle* exec, GraphHandle graph) override {
+    *exec = new std::vector<std::function<void()>>(*static_cast<std::vector<std::function<void()>>*>(graph));
+    ++graphs_live_;
+    return kSuccess;
+  }
+  ApiResult GraphLaunch(GraphExecHandle exec, StreamHandle stream) override {
+    if (ApiResult r = Sticky(); r != kSuccess) return r;
+    if (Of(stream)->capturing()) return kCaptureIllegal;
+    ++graph_launches_;
+    for (const auto& op : *static_cast<std::vector<std::function<void()>>*>(exec)) Of(stream)->Push(op);
+    return kSuccess;
+  }
+  ApiResult GraphExecDestroy(GraphExecHandle exec) override {
+    delete static_cast<std::vector<std::function<void()>>*>(exec);
+    --graphs_live_;
+    return kSuccess;
+  }
+  ApiResult GraphDestroy(GraphHandle graph) override {
+    delete static_cast<std::vector<std::function<void()>>*>(graph);
+    --graphs_live_;
+    return kSuccess;
+  }
+  int graph_launches() const { return graph_launches_.load(); }
+  int graphs_live() const { return graphs_live_.load(); }
+  bool capturing(StreamHandle stream) { return Of(stream)->capturing(); }
+
   ApiResult GetLastError() override {
     std::lock_guard<std::mutex> lock(mu_);
     return std::exchange(last_error_, kSuccess);
@@ -216,6 +261,7 @@ class FakeCudaApi final : public CudaApi {
  private:
   static constexpr ApiResult kInvalidValue = 1;    // cudaErrorInvalidValue
   static constexpr ApiResult kInvalidDevice = 101;  // cudaErrorInvalidDevice
+  static constexpr ApiResult kCaptureIllegal = 900;  // cudaErrorStreamCaptureUnsupported
 
   struct FakeEvent {
     std::mutex mu;
@@ -241,9 +287,32 @@ class FakeCudaApi final : public CudaApi {
     void Push(std::function<void()> op) {
       {
         std::lock_guard<std::mutex> lock(mu_);
+        if (capturing_) {
+          captured_.push_back(std::move(op));
+          return;
+        }
         queue_.push_back(std::move(op));
       }
       cv_.notify_one();
+    }
+    bool BeginCapture() {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (capturing_) return false;
+      capturing_ = true;
+      captured_.clear();
+      return true;
+    }
+    bool EndCapture(std::vector<std::function<void()>>* ops) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!capturing_) return false;
+      capturing_ = false;
+      *ops = std::move(captured_);
+      captured_.clear();
+      return true;
+    }
+    bool capturing() {
+      std::lock_guard<std::mutex> lock(mu_);
+      return capturing_;
     }
     void Stop() {
       {
@@ -271,6 +340,8 @@ class FakeCudaApi final : public CudaApi {
     std::mutex mu_;
     std::condition_variable cv_;
     std::deque<std::function<void()>> queue_;
+    bool capturing_ = false;
+    std::vector<std::function<void()>> captured_;
     bool stopping_ = false;
     std::thread thread_;
   };
@@ -294,6 +365,8 @@ class FakeCudaApi final : public CudaApi {
   std::atomic<int> frees_{0};
   std::atomic<int> events_created_{0};
   std::atomic<int> stream_waits_{0};
+  std::atomic<int> graph_launches_{0};
+  std::atomic<int> graphs_live_{0};
 };
 
 }  // namespace ember::cuda::testing
