@@ -113,9 +113,24 @@ void* CachingAllocator::Allocate(size_t bytes, Stream* stream) {
   return block->ptr;
 }
 
+namespace {
+thread_local CaptureSink* t_capture_sink = nullptr;  // Note [Capture sink]
+}  // namespace
+
+CaptureSinkScope::CaptureSinkScope(CaptureSink* sink) : previous_(t_capture_sink) { t_capture_sink = sink; }
+CaptureSinkScope::~CaptureSinkScope() { t_capture_sink = previous_; }
+
+CaptureSink::~CaptureSink() {
+  CaptureSinkScope none(nullptr);  // freed for real, even during another capture
+  for (const auto& [ptr, bytes] : blocks_) allocator_->Deallocate(ptr, bytes);
+}
+
 void CachingAllocator::Deallocate(void* ptr, size_t bytes) {
-  (void)bytes;  // the block knows its size
   if (ptr == nullptr) return;
+  if (t_capture_sink != nullptr && t_capture_sink->allocator_ == this) {
+    t_capture_sink->blocks_.emplace_back(ptr, bytes);
+    return;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto it = allocated_.find(ptr);
   if (it == allocated_.end()) return;

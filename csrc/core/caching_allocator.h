@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/allocator.h"
@@ -42,6 +43,43 @@ class SubAllocator {
 //
 // Thread-safe: one mutex guards all state. Streams given to Allocate and
 // RecordStream must outlive the blocks that name them.
+class CachingAllocator;
+
+// Note [Capture sink]
+// A CUDA graph bakes in the address of every buffer its kernels touched,
+// workspaces included; the graph's later replays write them again. So a
+// block freed while a graph is being captured must not go back to the
+// cache, where other work would take it. While a CaptureSinkScope is
+// installed on a thread, that thread's Deallocate calls on its allocator
+// hand their blocks to the sink instead; the sink frees them, by the
+// usual stream-ordered rules, when it is destroyed (with the graph, after
+// the graph's last replay was posted). Other threads' frees are not
+// affected: their buffers were never part of the capture.
+class CaptureSink {
+ public:
+  explicit CaptureSink(CachingAllocator* allocator) : allocator_(allocator) {}
+  ~CaptureSink();
+  CaptureSink(const CaptureSink&) = delete;
+  CaptureSink& operator=(const CaptureSink&) = delete;
+  size_t num_blocks() const { return blocks_.size(); }
+
+ private:
+  friend class CachingAllocator;
+  CachingAllocator* const allocator_;
+  std::vector<std::pair<void*, size_t>> blocks_;
+};
+
+class CaptureSinkScope {
+ public:
+  explicit CaptureSinkScope(CaptureSink* sink);
+  ~CaptureSinkScope();
+  CaptureSinkScope(const CaptureSinkScope&) = delete;
+  CaptureSinkScope& operator=(const CaptureSinkScope&) = delete;
+
+ private:
+  CaptureSink* const previous_;
+};
+
 class CachingAllocator final : public Allocator {
  public:
   // Every size is rounded up to a multiple of this (0 bytes too).
