@@ -57,6 +57,15 @@ Device::Device(DeviceTypeId type, int index, int placement_priority)
   context_.device = this;
 }
 
+Status Device::CaptureGraph(const std::function<Status()>&, std::shared_ptr<DeviceGraph>*) {
+  return Unimplemented(name() + " cannot capture graphs");
+}
+
+Status Device::ReplayGraph(const std::shared_ptr<DeviceGraph>&, const std::vector<GraphCopy>&,
+                           const std::vector<GraphCopy>&, std::vector<Tensor>, Event*) {
+  return Unimplemented(name() + " cannot replay graphs");
+}
+
 Status Device::CopyFromHost(const Tensor&, Tensor, const Event&, Event*) {
   return Unimplemented(name() + " has host memory: the runtime shares host buffers instead of copying");
 }

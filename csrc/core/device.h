@@ -101,6 +101,24 @@ struct DeviceContext {
   void* library_handles = nullptr;
 };
 
+// Note [Graph replay]
+// A device that can record the work one function call posts and replay it
+// as a single launch (a CUDA graph) says so with CanCaptureGraphs; the
+// graph executor then captures a function's second call and replays the
+// recording on later calls (docs/devices.md, "CUDA graphs for
+// functions"). DeviceGraph is the device's recording.
+class DeviceGraph {
+ public:
+  virtual ~DeviceGraph() = default;
+};
+
+// One copy of a replay (device memory to device memory on the device).
+struct GraphCopy {
+  void* dst;
+  const void* src;
+  size_t bytes;
+};
+
 class Device {
  public:
   Device(DeviceTypeId type, int index, int placement_priority);
@@ -148,6 +166,16 @@ class Device {
   virtual std::vector<Stream*> streams() const {
     return stream() == nullptr ? std::vector<Stream*>{} : std::vector<Stream*>{stream()};
   }
+
+  // Note [Graph replay]. Capture runs `issue` on the calling thread and
+  // records, instead of running, what it posts to this device's compute
+  // stream. Replay posts one replay there: `copies_in`, the recording,
+  // then `copies_out`, holding `keep` until they ran; `*done` marks its
+  // end.
+  virtual bool CanCaptureGraphs() const { return false; }
+  virtual Status CaptureGraph(const std::function<Status()>& issue, std::shared_ptr<DeviceGraph>* graph);
+  virtual Status ReplayGraph(const std::shared_ptr<DeviceGraph>& graph, const std::vector<GraphCopy>& copies_in,
+                             const std::vector<GraphCopy>& copies_out, std::vector<Tensor> keep, Event* done);
 
   // Note [Device copies]: `dst` is allocated and has `src`'s dtype and
   // shape; `src`'s data is there once `after` happened (an event of any

@@ -222,8 +222,27 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
   }
   for (const Endpoint& e : g.outputs()) ++ex->initial_uses_[ex->value_offsets_[e.node] + e.output];
   ex->outputs_ = g.outputs();
+  ex->FindReplayDevice();
   *out = std::move(ex);
   return Status::OK();
+}
+
+// Note [Graph replay]: the graph qualifies when every argument and every
+// node is on one device with streams, each node a kernel issued to that
+// device's stream (no transfer, nothing run on the host) with shapes known
+// at trace time. Whether the device can capture is asked per call (it is
+// a setting).
+void GraphExecutor::FindReplayDevice() {
+  Device* device = nullptr;
+  int op_nodes = 0;
+  for (const NodeInfo& info : nodes_) {
+    if (info.device == nullptr || (device != nullptr && info.device != device)) return;
+    device = info.device;
+    if (info.node->is_arg()) continue;
+    ++op_nodes;
+    if (info.is_transfer || !info.static_shapes || !RunsOnStream(*info.node->op, info.device)) return;
+  }
+  if (device != nullptr && op_nodes > 0 && !device->host_memory()) replay_device_ = device;
 }
 
 // Note [Pipelined graphs]
@@ -477,10 +496,23 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
     return InvalidArgument("graph expects " + std::to_string(arg_nodes_.size()) + " arguments, got " +
                            std::to_string(args.size()));
   }
+  if (replay_device_ != nullptr && replay_device_->CanCaptureGraphs()) {  // Note [Graph replay]
+    bool handled = false;
+    Status s = TryReplay(args, results, results_device, &handled);
+    if (handled || !s.ok()) return s;
+  }
+  return RunGraph(args, results, caller, results_device, /*capturing=*/false);
+}
+
+// One run, node by node. While capturing (Note [Graph replay]) the nodes
+// are issued from this thread alone and nothing waits for them: the
+// device records what they launch.
+Status GraphExecutor::RunGraph(const std::vector<Tensor>& args, std::vector<Tensor>* results, Device* caller,
+                               Device* results_device, bool capturing) const {
   RunStateLease lease(*this);
   RunState& state = lease.state();
   state.caller = caller != nullptr ? caller : DeviceManager::Global().cpu();
-  state.inline_only = InterOpPool::OnPoolThread();
+  state.inline_only = capturing || InterOpPool::OnPoolThread();
   state.traced_shapes = true;
   for (size_t a = 0; a < arg_nodes_.size(); ++a) {
     state.traced_shapes = state.traced_shapes && graph_.node(arg_nodes_[a]).outputs[0].shape == args[a].shape();
@@ -521,6 +553,18 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
       }
       Drain(state, std::move(ready));
     }
+  }
+  if (capturing) {
+    if (state.failed.load()) return state.error;
+    if (!state.deferred.empty()) return FailedPrecondition("a node reports errors through device error words");
+    for (const NodeInfo& info : nodes_) {
+      if (info.node->is_arg()) continue;
+      const Event& post = state.posts[info.node->id];
+      if (post.stream != replay_device_->stream()) return FailedPrecondition(info.node->name() + " was not issued");
+    }
+    results->clear();
+    for (const Endpoint& e : outputs_) results->push_back(state.values[value_offsets_[e.node] + e.output]);
+    return Status::OK();
   }
   // Every node is issued; wait once per stream for the work posted there
   // (it refers to `state`), then read the error its kernels may have set.

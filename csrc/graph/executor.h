@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/device.h"
@@ -49,6 +50,10 @@ class GraphExecutor {
   struct NodeInfo;
   struct RunState;
 
+  // Note [Graph replay] (graph_replay.cc): the device this graph could be
+  // replayed on (every node a stream kernel there, static shapes), or null.
+  Device* replay_device() const { return replay_device_; }
+
  private:
   // A draining thread's input and output lists, reused from node to node
   // (Note [Node buffers]).
@@ -72,7 +77,27 @@ class GraphExecutor {
     RunState* state_;
   };
 
+  // Note [Graph replay]: the recording of this graph's call on its replay
+  // device, and what a replay copies in and out.
+  struct ReplayState {
+    enum class Phase { kWarm, kCapture, kReplay, kOff };
+    Phase phase = Phase::kWarm;
+    std::vector<const void*> warm_args;  // the first call's argument buffers
+    std::vector<bool> per_call;          // arguments copied in by each replay
+    std::vector<Tensor> static_args;     // the buffers the recording reads
+    std::vector<Tensor> static_results;  // the buffers it writes the results to
+    std::shared_ptr<DeviceGraph> graph;
+  };
+
   explicit GraphExecutor(const Graph& graph);
+  Status RunGraph(const std::vector<Tensor>& args, std::vector<Tensor>* results, Device* caller,
+                  Device* results_device, bool capturing) const;
+  Status TryReplay(const std::vector<Tensor>& args, std::vector<Tensor>* results, Device* results_device,
+                   bool* handled) const;
+  Status Capture(ReplayState& r, const std::vector<Tensor>& args) const;
+  Status Replay(ReplayState& r, const std::vector<Tensor>& args, std::vector<Tensor>* results,
+                Device* results_device, bool* handled) const;
+  void FindReplayDevice();
   void RunNode(RunState& state, int id, std::vector<int>* local, NodeBuffers* buffers) const;
   void RunNodeNow(RunState& state, int id, std::vector<int>* local, NodeBuffers* buffers) const;
   void PostNode(RunState& state, int id, std::vector<int>* local) const;
@@ -97,7 +122,13 @@ class GraphExecutor {
   Graph graph_;  // the executor's own copy; NodeInfo::node points into it
   // Note [Reused run state]: the last run's state, kept for the next run.
   mutable std::atomic<RunState*> spare_state_{nullptr};
+  Device* replay_device_ = nullptr;
+  mutable std::mutex replay_mu_;
+  mutable ReplayState replay_;
 };
+
+// Replays of captured graphs so far, in this process (for tests).
+uint64_t GraphReplayCount();
 
 // The device whose memory holds `value` (`expected` if its allocator made
 // it).

@@ -4,6 +4,8 @@
 ``EMBER_LOG_PLACEMENT=1`` logs every placement decision to stderr.
 """
 
+import os as _os
+
 from ember import _C
 from ember._checks import check_int as _check_int, check_str as _check_str
 
@@ -237,6 +239,7 @@ optimizer = _Optimizer()
 # What TensorFloat-32 does when no GPU library is compiled in: nothing,
 # but the setting reads back as set.
 _tf32_without_cuda = [True]
+_cuda_graphs_without_cuda = [False]
 
 
 class _Experimental:
@@ -261,6 +264,24 @@ class _Experimental:
     @staticmethod
     def tensor_float_32_execution_enabled():
         return _C._tensor_float_32() if hasattr(_C, "_tensor_float_32") else _tf32_without_cuda[0]
+
+    @staticmethod
+    def enable_cuda_graphs(enabled):
+        """Replays a function whose nodes all run on one GPU as a CUDA graph
+        from its third call on: one launch per call instead of one per node
+        (Note [Graph replay], docs/devices.md "CUDA graphs for functions").
+        Off by default until a GPU run has checked it; also turned on by
+        ``EMBER_CUDA_GRAPHS=1``. Without a CUDA build it only records the
+        setting."""
+        if not isinstance(enabled, bool):
+            raise TypeError(f"enable_cuda_graphs: enabled must be a bool, got {type(enabled).__name__}")
+        if hasattr(_C, "_set_cuda_graphs"):
+            _C._set_cuda_graphs(enabled)
+        _cuda_graphs_without_cuda[0] = enabled
+
+    @staticmethod
+    def cuda_graphs_enabled():
+        return _C._cuda_graphs() if hasattr(_C, "_cuda_graphs") else _cuda_graphs_without_cuda[0]
 
     get_memory_info = staticmethod(get_memory_info)
     set_device_policy = staticmethod(set_device_policy)
@@ -308,3 +329,8 @@ def build_info():
     info["conv_backend"] = f"im2col + {info['blas']} GEMM"
     info.update(_mpi.backend_info())
     return info
+
+
+# Note [Graph replay]: EMBER_CUDA_GRAPHS=1 turns CUDA graph replay on at import.
+if _os.environ.get("EMBER_CUDA_GRAPHS") == "1":
+    experimental.enable_cuda_graphs(True)

@@ -6,6 +6,9 @@ ends when the result is ready (ember.sync(), torch.cuda.synchronize()), so
 the time is what a program waiting for the result sees; each case's
 outputs are compared across the two frameworks before it is timed. Each
 case runs in its own process (a device fault in one leaves the others).
+On a GPU each function is timed again replayed as a CUDA graph
+(ember_graph_ms; Note [Graph replay]), its results compared with eager
+mode's.
 
     python tests/gpu/bench_gpu.py [--json FILE] [--smoke] [--no-compile] [--rounds N] [--case NAME]
     python tests/gpu/bench_gpu.py --check-only --case "resnet50 b1"   # once, no timing (for compute-sanitizer)
@@ -134,6 +137,25 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
+def measure_graph(args, row, function, read, want, tol, rounds, inner):
+    """The function again with CUDA graphs on (Note [Graph replay]): the
+    first call warms, the second captures, the rest replay; whether its
+    results match eager mode, how many calls replayed, and (unless
+    --check-only) the median time per call."""
+    from ember import _C
+
+    ember.config.experimental.enable_cuda_graphs(True)
+    try:
+        before = _C._graph_replay_count()
+        matches = all(np.allclose(read(function()), want, rtol=tol, atol=tol) for _ in range(3))
+        row["graph_matches_eager"] = bool(matches)
+        if not args.check_only:
+            row["ember_graph_ms"] = median_ms(function, rounds, inner)
+        row["graph_replays"] = _C._graph_replay_count() - before
+    finally:
+        ember.config.experimental.enable_cuda_graphs(False)
+
+
 def run_case(args, case, torch):
     """One case's row: its timings and comparisons, or the error it met."""
     name, model, batch, dtype, tol, compare_compiled = case
@@ -149,6 +171,8 @@ def run_case(args, case, torch):
             row["ember_eager_ms"] = median_ms(eager, rounds, inner)
             row["ember_function_ms"] = median_ms(function, rounds, inner)
         row["function_matches_eager"] = bool(np.allclose(read(function()), want, rtol=tol, atol=tol))
+        if args.device.startswith("gpu"):
+            measure_graph(args, row, function, read, want, tol, rounds, inner)
     except Exception as e:  # reported in the row
         row["ember_error"] = f"{type(e).__name__}: {e}"
         return row
@@ -164,6 +188,8 @@ def run_case(args, case, torch):
         try:
             row["torch_compile_ms"] = median_ms(t_compiled, rounds, inner)
             row["function_ratio"] = row["ember_function_ms"] / row["torch_compile_ms"]
+            if "ember_graph_ms" in row:
+                row["graph_ratio"] = row["ember_graph_ms"] / row["torch_compile_ms"]
         except Exception as e:
             row["torch_compile_error"] = f"{type(e).__name__}: {e}"[:300]
     return row
@@ -236,7 +262,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"build_info": ember.config.build_info(), "rows": rows}, f, indent=1, default=str)
     ok = all("ember_error" not in r and r.get("matches_torch", True) and r.get("function_matches_eager", True)
-             for r in rows)
+             and r.get("graph_matches_eager", True) for r in rows)
     return 0 if ok else 1
 
 

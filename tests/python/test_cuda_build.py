@@ -234,3 +234,24 @@ def test_cublaslt_descriptors_hold_each_fused_matmul_epilogue(dtype):
     got = [_C._cublaslt_epilogue(activation, dtype) for activation in ("none", "relu", "gelu_approximate")]
     expected = got[0][1]
     assert [g[0] for g in got] == expected and len(set(expected)) == 3
+
+
+def test_cuda_graphs_setting_and_functions_without_a_gpu():
+    """Note [Graph replay]: the setting round-trips and rejects non-bools;
+    with it on and no GPU, functions run node by node (nothing replays)."""
+    experimental = ember.config.experimental
+    assert experimental.cuda_graphs_enabled() is False
+    with pytest.raises(TypeError, match="enable_cuda_graphs: enabled must be a bool"):
+        experimental.enable_cuda_graphs(1)
+    before = _C._graph_replay_count()
+    experimental.enable_cuda_graphs(True)
+    try:
+        assert experimental.cuda_graphs_enabled() is True
+        f = ember.function(lambda x, w: ember.nn.relu(ember.matmul(x, w)) + 1.0)
+        x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+        w = np.ones((3, 4), np.float32)
+        for _ in range(4):
+            np.testing.assert_allclose(f(x, w).numpy(), np.maximum(x @ w, 0) + 1)
+    finally:
+        experimental.enable_cuda_graphs(False)
+    assert _C._graph_replay_count() == before

@@ -1,6 +1,7 @@
 // This file implements CudaDevice (Note [CUDA device]).
 #include "devices/cuda/cuda_device.h"
 
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -128,6 +129,64 @@ Status CudaDevice::CopyToHost(const Tensor& src, Tensor dst, const Event& after,
 Status CudaDevice::CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) {
   if (dst_device->type() == type()) return PostCopy(device_to_host_.get(), src, std::move(dst), after, done);
   return Device::CopyToDevice(src, dst_device, std::move(dst), after, done);
+}
+
+namespace {
+
+std::atomic<bool> g_cuda_graphs{false};
+
+// A recording and what its buffers' lifetime needs: the sink's blocks
+// (workspaces freed during the capture) go back to the cache only after
+// the graph, which a replay's post keeps until the replay ran.
+class CudaDeviceGraph final : public DeviceGraph {
+ public:
+  explicit CudaDeviceGraph(CachingAllocator* allocator) : sink(allocator) {}
+  ~CudaDeviceGraph() override { graph.reset(); }  // the graph first, then the sink's blocks
+  CaptureSink sink;
+  std::shared_ptr<CudaGraph> graph;
+};
+
+}  // namespace
+
+void SetCudaGraphsEnabled(bool enabled) { g_cuda_graphs.store(enabled); }
+bool CudaGraphsEnabled() { return g_cuda_graphs.load(); }
+
+bool CudaDevice::CanCaptureGraphs() const { return CudaGraphsEnabled() && !health_.failed(); }
+
+Status CudaDevice::CaptureGraph(const std::function<Status()>& issue, std::shared_ptr<DeviceGraph>* graph) {
+  auto* caching = dynamic_cast<CachingAllocator*>(allocator_.get());
+  if (caching == nullptr) return Unimplemented(name() + ": graph capture needs the caching allocator");
+  auto recording = std::make_shared<CudaDeviceGraph>(caching);
+  {
+    CaptureSinkScope scope(&recording->sink);
+    EMBER_RETURN_IF_ERROR(compute_->Capture(issue, &recording->graph));
+  }
+  *graph = std::move(recording);
+  return Status::OK();
+}
+
+Status CudaDevice::ReplayGraph(const std::shared_ptr<DeviceGraph>& graph, const std::vector<GraphCopy>& copies_in,
+                               const std::vector<GraphCopy>& copies_out, std::vector<Tensor> keep, Event* done) {
+  auto recording = std::dynamic_pointer_cast<CudaDeviceGraph>(graph);
+  if (recording == nullptr || recording->graph == nullptr) return InvalidArgument(name() + ": not a graph of a GPU");
+  CudaApi* api = api_;
+  const StreamHandle stream = compute_->handle();
+  auto failed = std::make_shared<ApiResult>(kSuccess);
+  auto copy_all = [api, stream, failed](const std::vector<GraphCopy>& copies) {
+    for (const GraphCopy& c : copies) {
+      const ApiResult r = api->MemcpyAsync(c.dst, c.src, c.bytes, stream);
+      if (r != kSuccess && *failed == kSuccess) *failed = r;
+    }
+  };
+  uint64_t ticket = 0;
+  // The post keeps `recording` (its graph and sink) and `keep` until the
+  // replay ran (Note [CUDA streams and tickets]).
+  EMBER_RETURN_IF_ERROR(compute_->PostGraph(
+      recording->graph, [copy_all, copies_in, recording, keep = std::move(keep)] { copy_all(copies_in); },
+      [copy_all, copies_out] { copy_all(copies_out); }, &ticket));
+  if (*failed != kSuccess) return api_->ToStatus(*failed, "copying a graph replay's arguments or results");
+  *done = Event{compute_.get(), ticket};
+  return Status::OK();
 }
 
 }  // namespace ember::cuda

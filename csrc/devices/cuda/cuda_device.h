@@ -65,6 +65,13 @@ class CudaDevice final : public Device {
   Status CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;
   Status CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) override;
 
+  // Note [Graph replay], over CudaStream::Capture with the allocator's
+  // capture sink (Note [Capture sink]); on while CudaGraphsEnabled().
+  bool CanCaptureGraphs() const override;
+  Status CaptureGraph(const std::function<Status()>& issue, std::shared_ptr<DeviceGraph>* graph) override;
+  Status ReplayGraph(const std::shared_ptr<DeviceGraph>& graph, const std::vector<GraphCopy>& copies_in,
+                     const std::vector<GraphCopy>& copies_out, std::vector<Tensor> keep, Event* done) override;
+
   const DeviceHealth& health() const { return health_; }
   const std::string& description() const { return description_; }  // "NVIDIA H100 80GB HBM3"
   CudaStream* compute_stream() const { return compute_.get(); }
@@ -83,6 +90,12 @@ class CudaDevice final : public Device {
   std::unique_ptr<Executor> executor_;
   CudaKernelEnv env_;
 };
+
+// Whether functions on GPUs replay as CUDA graphs (Note [Graph replay]):
+// ember.config.experimental.enable_cuda_graphs. Off until a GPU run has
+// checked the replay path (docs/devices.md, "CUDA graphs for functions").
+void SetCudaGraphsEnabled(bool enabled);
+bool CudaGraphsEnabled();
 
 // The process's pinned host pool over `api` (one for every GPU).
 Allocator* PinnedPool(CudaApi* api);
