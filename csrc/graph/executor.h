@@ -82,9 +82,9 @@ class GraphExecutor {
   struct ReplayState {
     enum class Phase { kWarm, kCapture, kReplay, kOff };
     Phase phase = Phase::kWarm;
-    std::vector<const void*> warm_args;  // the first call's argument buffers
-    std::vector<bool> per_call;          // arguments copied in by each replay
-    std::vector<Tensor> static_args;     // the buffers the recording reads
+    std::vector<bool> per_call;          // parameters: copied in by each replay
+    std::vector<Tensor> static_args;     // per-call arguments' buffers of the recording's own
+    std::vector<const void*> arg_ptrs;   // the buffer the recording reads for each argument
     std::vector<Tensor> static_results;  // the buffers it writes the results to
     std::shared_ptr<DeviceGraph> graph;
   };

@@ -41,6 +41,9 @@ struct Node {
   int id = -1;
   const OpDef* op = nullptr;
   int arg_index = -1;
+  // An argument that is the function's own parameter, a new value each
+  // call (not a captured value or a variable): Note [Graph replay].
+  bool per_call_arg = false;
   AttrList attrs;
   std::array<DType, kMaxTypeVars> bindings{};
   std::vector<Endpoint> inputs;

@@ -40,8 +40,6 @@ Status GraphExecutor::TryReplay(const std::vector<Tensor>& args, std::vector<Ten
     case ReplayState::Phase::kWarm:
       // The first call runs node by node: it makes every kernel's plans
       // and workspaces, which must not happen inside a capture.
-      r.warm_args.clear();
-      for (const Tensor& t : args) r.warm_args.push_back(t.raw_data());
       r.phase = ReplayState::Phase::kCapture;
       return Status::OK();
     case ReplayState::Phase::kCapture:
@@ -60,16 +58,17 @@ Status GraphExecutor::TryReplay(const std::vector<Tensor>& args, std::vector<Ten
   return Replay(r, args, results, results_device, handled);
 }
 
-// The arguments whose buffer changed since the first call are per-call
-// inputs: the recording reads buffers of its own, which each replay fills
-// first. The others (weights, constants, variables updated in place) it
-// reads where they are; the recording's tensors keep them allocated.
+// The function's parameters are per-call inputs: the recording reads
+// buffers of its own, which each replay fills first. Captured values and
+// variables (weights, updated in place by the optimizers) it reads where
+// they are: a replay needs the argument to come in that same buffer, and
+// holds it while the replay runs; it does not pin it between calls.
 Status GraphExecutor::Capture(ReplayState& r, const std::vector<Tensor>& args) const {
   Device* device = replay_device_;
   r.per_call.assign(args.size(), false);
   r.static_args = args;
   for (size_t a = 0; a < args.size(); ++a) {
-    if (args[a].raw_data() == r.warm_args[a] || args[a].NumBytes() == 0) continue;
+    if (!graph_.node(arg_nodes_[a]).per_call_arg || args[a].NumBytes() == 0) continue;
     r.per_call[a] = true;
     EMBER_RETURN_IF_ERROR(AllocateLike(device, args[a], &r.static_args[a]));
   }
@@ -77,13 +76,18 @@ Status GraphExecutor::Capture(ReplayState& r, const std::vector<Tensor>& args) c
   EMBER_RETURN_IF_ERROR(device->CaptureGraph(
       [&] { return RunGraph(r.static_args, &captured, device, nullptr, /*capturing=*/true); }, &r.graph));
   r.static_results = std::move(captured);
+  r.arg_ptrs.clear();
+  for (size_t a = 0; a < args.size(); ++a) {
+    r.arg_ptrs.push_back(r.static_args[a].raw_data());
+    if (!r.per_call[a]) r.static_args[a] = Tensor();
+  }
   return Status::OK();
 }
 
 // One post: the per-call arguments copied in, the recording, each result
 // copied out to a buffer of the caller's (the recording's own are
-// overwritten by the next replay). A stable argument that now comes in
-// another buffer runs this call node by node instead.
+// overwritten by the next replay). A captured value or variable that now
+// comes in another buffer runs this call node by node instead.
 Status GraphExecutor::Replay(ReplayState& r, const std::vector<Tensor>& args, std::vector<Tensor>* results,
                              Device* results_device, bool* handled) const {
   Device* device = replay_device_;
@@ -91,7 +95,8 @@ Status GraphExecutor::Replay(ReplayState& r, const std::vector<Tensor>& args, st
   std::vector<Tensor> keep;
   for (size_t a = 0; a < args.size(); ++a) {
     if (!r.per_call[a]) {
-      if (args[a].raw_data() != r.static_args[a].raw_data()) return Status::OK();
+      if (args[a].NumBytes() > 0 && args[a].raw_data() != r.arg_ptrs[a]) return Status::OK();
+      keep.push_back(args[a]);
       continue;
     }
     copies_in.push_back(GraphCopy{r.static_args[a].raw_data(), args[a].raw_data(), args[a].NumBytes()});

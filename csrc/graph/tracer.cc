@@ -38,6 +38,7 @@ RefPtr<TensorHandle> Tracer::MakeSymbolic(const ValueInfo& info, Device* device,
 
 RefPtr<TensorHandle> Tracer::AddParameter(DType dtype, Shape shape, Device* device) {
   const int id = graph_.AddArg(ValueInfo{dtype, std::move(shape)}, device->name());
+  graph_.mutable_node(id).per_call_arg = true;
   arg_sources_.push_back(ArgSource::kParameter);
   arg_captures_.emplace_back();
   return MakeSymbolic(graph_.node(id).outputs[0], device, id, 0);

@@ -410,9 +410,10 @@ def test_convolution_gradients_match_the_cpu():
 
 # Note [Graph replay]: with CUDA graphs on, a function whose nodes all run
 # on the GPU is captured on its second call and replayed from then on; the
-# results match node-by-node execution call for call, per-call inputs are
-# copied in, the weights are read in place, and a function whose nodes
-# report through device error words keeps running node by node.
+# results match node-by-node execution call for call, parameters are
+# copied in, a variable is read in place (so an update in place shows),
+# results handed out earlier are not overwritten, and a function whose
+# nodes report through device error words keeps running node by node.
 def test_functions_replay_as_cuda_graphs_and_match_node_by_node():
     from ember import _C
 
@@ -422,11 +423,7 @@ def test_functions_replay_as_cuda_graphs_and_match_node_by_node():
     w2 = rng.standard_normal((64, 8)).astype(np.float32)
     xs = [rng.standard_normal((4, 32)).astype(np.float32) for _ in range(6)]
 
-    def dense(x, w1, b1, w2):
-        h = ember.nn.relu(ember.nn.bias_add(ember.matmul(x, w1), b1))
-        return ember.nn.softmax(ember.matmul(h, w2)), ember.reduce_sum(h, axis=1)
-
-    def expected(x):
+    def expected(x, w1=w1):
         h = np.maximum(x @ w1 + b1, 0)
         logits = h @ w2
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
@@ -435,21 +432,22 @@ def test_functions_replay_as_cuda_graphs_and_match_node_by_node():
     ember.config.experimental.enable_tensor_float_32_execution(False)
     ember.config.experimental.enable_cuda_graphs(True)
     try:
-        f = ember.function(dense)
         with ember.device("gpu:0"):
-            weights = [ember.identity(ember.constant(a)) for a in (w1, b1, w2)]
+            v1 = ember.Variable(w1)
+            b, w = ember.identity(ember.constant(b1)), ember.identity(ember.constant(w2))
+
+            @ember.function
+            def dense(x, b1, w2):
+                h = ember.nn.relu(ember.nn.bias_add(ember.matmul(x, v1), b1))
+                return ember.nn.softmax(ember.matmul(h, w2)), ember.reduce_sum(h, axis=1)
+
             before = _C._graph_replay_count()
-            outs = []
-            for x in xs:
-                outs.append([o.numpy() for o in f(ember.identity(ember.constant(x)), *weights)])
+            outs = [[o.numpy() for o in dense(ember.identity(ember.constant(x)), b, w)] for x in xs]
             replays = _C._graph_replay_count() - before
-            # A stable argument in a new buffer: that call runs node by node, correctly.
-            moved = [ember.identity(ember.constant(w1)), weights[1], weights[2]]
-            x = ember.identity(ember.constant(xs[0]))
-            moved_out = [o.numpy() for o in f(x, *moved)]
-            # Results handed out earlier are not overwritten by later replays.
-            kept = f(ember.identity(ember.constant(xs[1])), *weights)
-            f(ember.identity(ember.constant(xs[2])), *weights)
+            kept = dense(ember.identity(ember.constant(xs[1])), b, w)  # then overwritten by nothing:
+            dense(ember.identity(ember.constant(xs[2])), b, w)
+            v1.assign(w1 * 2)
+            updated = dense(ember.identity(ember.constant(xs[0])), b, w)[0].numpy()
 
             @ember.function
             def pick(p, i):
@@ -458,9 +456,10 @@ def test_functions_replay_as_cuda_graphs_and_match_node_by_node():
             p = ember.identity(ember.constant(np.arange(6, dtype=np.float32)))
             before_pick = _C._graph_replay_count()
             for _ in range(4):
-                np.testing.assert_array_equal(pick(p, ember.constant(np.array([5, 1], np.int32))).numpy(), [15, 3])
+                i = ember.identity(ember.constant(np.array([5, 1], np.int32)))
+                np.testing.assert_array_equal(pick(p, i).numpy(), [15, 3])
             with pytest.raises(ember.errors.InvalidArgumentError, match="gather"):
-                pick(p, ember.constant(np.array([6, 1], np.int32))).numpy()
+                pick(p, ember.identity(ember.constant(np.array([6, 1], np.int32)))).numpy()
             assert _C._graph_replay_count() == before_pick
     finally:
         ember.config.experimental.enable_cuda_graphs(False)
@@ -470,5 +469,5 @@ def test_functions_replay_as_cuda_graphs_and_match_node_by_node():
         want_probs, want_sums = expected(x)
         np.testing.assert_allclose(probs, want_probs, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(sums, want_sums, rtol=1e-5, atol=1e-4)
-    np.testing.assert_allclose(moved_out[0], expected(xs[0])[0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(kept[0].numpy(), expected(xs[1])[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(updated, expected(xs[0], w1 * 2)[0], rtol=1e-5, atol=1e-6)
