@@ -30,4 +30,19 @@ constexpr DType TypeOf() {
 
 static_assert(sizeof(__half) == 2 && sizeof(__nv_bfloat16) == 2);
 
+// Calls fn(T{}) for each storage type of op_defs' `real` type set: the
+// float types, then the integers.
+template <typename Fn>
+inline void ForEachRealType(Fn&& fn) {
+  fn(float{});
+  fn(double{});
+  fn(__half{});
+  fn(__nv_bfloat16{});
+  fn(int8_t{});
+  fn(int16_t{});
+  fn(int32_t{});
+  fn(int64_t{});
+  fn(uint8_t{});
+}
+
 }  // namespace ember::cuda

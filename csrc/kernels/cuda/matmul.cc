@@ -2,6 +2,7 @@
 // (Note [Row-major GEMM on cuBLAS], Note [Matmul precision on GPUs], Note
 // [Matmul epilogues]) and registers them.
 #include <string>
+#include <vector>
 
 #include "devices/cuda/cublaslt_matmul.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -10,6 +11,33 @@
 
 namespace ember::cuda {
 namespace {
+
+// cuBLAS's A, B and D of one product (Note [Row-major GEMM on cuBLAS]).
+struct GemmOperands {
+  const void* a;
+  const void* b;
+  void* d;
+};
+
+// Runs `gemm` over each product with the device's cuBLASLt handle and a
+// workspace. The workspace returns to the cache at once: later work on
+// this stream may reuse it, and it runs after these GEMMs (Note
+// [Stream-ordered memory]).
+Status RunGemm(KernelContext& ctx, const CublasLtGemm& gemm, const std::vector<GemmOperands>& products,
+               const void* bias) {
+  const CudaKernelEnv& env = EnvOf(ctx);
+  void* handle = nullptr;
+  EMBER_RETURN_IF_ERROR(env.CublasLtHandle(&handle));
+  Allocator* scratch = ctx.device_context().scratch;
+  void* workspace = scratch->Allocate(CublasLtGemm::kWorkspaceBytes, ctx.device_context().stream);
+  const size_t workspace_bytes = workspace != nullptr ? CublasLtGemm::kWorkspaceBytes : 0;
+  Status s;
+  for (size_t i = 0; i < products.size() && s.ok(); ++i) {
+    s = gemm.Run(handle, products[i].a, products[i].b, products[i].d, workspace, workspace_bytes, env.stream, bias);
+  }
+  if (workspace != nullptr) scratch->Deallocate(workspace, CublasLtGemm::kWorkspaceBytes);
+  return s;
+}
 
 class MatmulKernel final : public OpKernel {
  public:
@@ -32,30 +60,21 @@ class MatmulKernel final : public OpKernel {
     }
     std::shared_ptr<const CublasLtGemm> gemm;
     EMBER_RETURN_IF_ERROR(gemms_.Get(plan, c.dtype(), &gemm));  // Note [GEMM descriptor cache]
-    void* handle = nullptr;
-    EMBER_RETURN_IF_ERROR(env.CublasLtHandle(&handle));
-    // The workspace returns to the cache at once: later work on this
-    // stream may reuse it, and it runs after this GEMM (Note
-    // [Stream-ordered memory]).
-    Allocator* scratch = ctx.device_context().scratch;
-    void* workspace = scratch->Allocate(CublasLtGemm::kWorkspaceBytes, ctx.device_context().stream);
-    const size_t workspace_bytes = workspace != nullptr ? CublasLtGemm::kWorkspaceBytes : 0;
     const size_t item = DTypeSize(c.dtype());
     const auto* ember_a = static_cast<const char*>(a.raw_data());
     const auto* ember_b = static_cast<const char*>(b.raw_data());
     auto* out = static_cast<char*>(c.raw_data());
-    Status s;
+    // cuBLAS's A is Ember's b (Note [Row-major GEMM on cuBLAS]).
+    std::vector<GemmOperands> products;
     if (plan.offsets_a.empty()) {
-      // cuBLAS's A is Ember's b (Note [Row-major GEMM on cuBLAS]).
-      s = gemm->Run(handle, ember_b, ember_a, out, workspace, workspace_bytes, env.stream);
+      products.push_back({ember_b, ember_a, out});
     } else {
-      for (size_t i = 0; i < plan.offsets_a.size() && s.ok(); ++i) {
-        s = gemm->Run(handle, ember_b + plan.offsets_a[i] * item, ember_a + plan.offsets_b[i] * item,
-                      out + plan.offsets_d[i] * item, workspace, workspace_bytes, env.stream);
+      for (size_t i = 0; i < plan.offsets_a.size(); ++i) {
+        products.push_back({ember_b + plan.offsets_a[i] * item, ember_a + plan.offsets_b[i] * item,
+                            out + plan.offsets_d[i] * item});
       }
     }
-    if (workspace != nullptr) scratch->Deallocate(workspace, CublasLtGemm::kWorkspaceBytes);
-    return s;
+    return RunGemm(ctx, *gemm, products, nullptr);
   }
 
  private:
@@ -77,7 +96,6 @@ class FusedMatmulKernel final : public OpKernel {
   }
 
   Status Compute(KernelContext& ctx) const override {
-    const CudaKernelEnv& env = EnvOf(ctx);
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     Tensor& c = ctx.output(0);
@@ -87,15 +105,7 @@ class FusedMatmulKernel final : public OpKernel {
     if (plan.k == 0) return Unimplemented("fused_matmul on a GPU needs a nonzero inner dimension");
     std::shared_ptr<const CublasLtGemm> gemm;
     EMBER_RETURN_IF_ERROR(gemms_.Get(plan, c.dtype(), epilogue_, &gemm));
-    void* handle = nullptr;
-    EMBER_RETURN_IF_ERROR(env.CublasLtHandle(&handle));
-    Allocator* scratch = ctx.device_context().scratch;  // as in MatmulKernel
-    void* workspace = scratch->Allocate(CublasLtGemm::kWorkspaceBytes, ctx.device_context().stream);
-    const size_t workspace_bytes = workspace != nullptr ? CublasLtGemm::kWorkspaceBytes : 0;
-    const Status s = gemm->Run(handle, b.raw_data(), a.raw_data(), c.raw_data(), workspace, workspace_bytes,
-                               env.stream, ctx.input(2).raw_data());
-    if (workspace != nullptr) scratch->Deallocate(workspace, CublasLtGemm::kWorkspaceBytes);
-    return s;
+    return RunGemm(ctx, *gemm, {{b.raw_data(), a.raw_data(), c.raw_data()}}, ctx.input(2).raw_data());
   }
 
  private:

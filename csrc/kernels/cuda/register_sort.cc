@@ -79,15 +79,7 @@ EMBER_STARTUP_TEMPLATE void RegisterFor(KernelRegistry& r, DeviceTypeId gpu) {
 }  // namespace
 
 EMBER_STARTUP_CODE void RegisterCudaSortKernels(KernelRegistry& r, DeviceTypeId gpu) {
-  RegisterFor<float>(r, gpu);
-  RegisterFor<double>(r, gpu);
-  RegisterFor<__half>(r, gpu);
-  RegisterFor<__nv_bfloat16>(r, gpu);
-  RegisterFor<int8_t>(r, gpu);
-  RegisterFor<int16_t>(r, gpu);
-  RegisterFor<int32_t>(r, gpu);
-  RegisterFor<int64_t>(r, gpu);
-  RegisterFor<uint8_t>(r, gpu);
+  ForEachRealType([&](auto type) { RegisterFor<decltype(type)>(r, gpu); });
 }
 
 }  // namespace ember::cuda
