@@ -231,6 +231,8 @@ def _fused_matmul_entry(ember):
         yield Sample("transpose_b", (m(4, 3), m(5, 3), m(5)), {"transpose_b": True})
         yield Sample("both", (m(3, 4), m(5, 3), m(5)), {"transpose_a": True, "transpose_b": True,
                                                         "activation": "gelu_approximate"})
+        yield Sample("batched_rows", (m(2, 3, 4), m(4, 5), m(5)), {"activation": "gelu_approximate"})
+        yield Sample("batched_transpose_b", (m(2, 1, 3, 4), m(5, 4), m(5)), {"transpose_b": True})
         yield Sample("no_rows", (m(0, 3), m(3, 5), m(5)), {"activation": "relu"})
         yield Sample("one_by_one", (m(1, 1), m(1, 1), m(1)), {})
         # The bias can cancel most of a 40-term float32 sum: the sum's own
@@ -240,8 +242,10 @@ def _fused_matmul_entry(ember):
     def errors():
         f32 = np.float32
         x, w = np.ones((2, 3), f32), np.ones((3, 4), f32)
-        yield ErrorInput("batched", (np.ones((2, 2, 3), f32), w, np.ones(4, f32)), {}, ValueError,
-                         r"^fused_matmul: a and b must be matrices, got \[2, 2, 3\] and \[3, 4\]")
+        yield ErrorInput("batched_b", (x, np.ones((2, 3, 4), f32), np.ones(4, f32)), {}, ValueError,
+                         r"^fused_matmul: b must be a matrix and a a matrix .*got \[2, 3\] and \[2, 3, 4\]")
+        yield ErrorInput("batched_transposed_a", (np.ones((2, 3, 2), f32), w, np.ones(4, f32)),
+                         {"transpose_a": True}, ValueError, r"^fused_matmul: b must be a matrix and a a matrix")
         yield ErrorInput("bias_length", (x, w, np.ones(3, f32)), {}, ValueError,
                          r"^fused_matmul: bias must be a vector of the product's 4 columns, got \[3\]")
         yield ErrorInput("inner_dims", (x, np.ones((4, 4), f32), np.ones(4, f32)), {}, ValueError,

@@ -338,6 +338,8 @@ cases = {
     "product_used_twice": (lambda x, w, b: (ember.matmul(x, w) + b) * ember.matmul(x, w), (x @ w + b) * (x @ w)),
     "transposed": (lambda x, w, b: ember.nn.relu(ember.matmul(x, ember.transpose(w), transpose_b=True) + b),
                    np.maximum(x @ w + b, 0)),
+    "batched_rows": (lambda x, w, b: ember.nn.relu(ember.nn.bias_add(ember.matmul(ember.reshape(x, [2, 4, 16]), w), b)),
+                     np.maximum(x.reshape(2, 4, 16) @ w + b, 0)),
 }
 for device in ("sim:0", "cpu:0"):
     with ember.device(device):
@@ -364,5 +366,6 @@ def test_dense_layers_fuse_into_one_matmul_on_a_stream_device():
     assert ops["sim:0 gelu_exact"] == ["fused_matmul", "gelu"]  # cuBLASLt's gelu is the tanh form
     assert "fused_matmul" not in ops["sim:0 product_used_twice"]
     assert "fused_matmul" in ops["sim:0 transposed"]
+    assert ops["sim:0 batched_rows"] == ["fused_matmul", "reshape"]
     assert "matmul" in ops["cpu:0 relu_bias_add"]
     assert all("fused_matmul" not in v for k, v in ops.items() if k.startswith("cpu:0"))

@@ -1,6 +1,7 @@
-// This file implements FuseMatmulEpilogues: a matmul of two matrices, the
-// bias added to it and the activation after become one fused_matmul node
-// on devices with memory of their own (Note [Matmul epilogues]).
+// This file implements FuseMatmulEpilogues: a dense layer's matmul (b one
+// matrix, a a matrix or a batch of them), the bias added to it and the
+// activation after become one fused_matmul node on devices with memory of
+// their own (Note [Matmul epilogues]).
 #include <map>
 #include <string>
 
@@ -43,10 +44,13 @@ class EpilogueFuser {
       if (mm.is_arg() || mm.op->id != OpId::kMatmul || !Plain(id) || !DeviceCanFuse(mm.device, mm.bindings[0])) {
         continue;
       }
+      // b one matrix; a a matrix, or untransposed a batch of them (a dense
+      // layer over [batch, ..., features]).
       const Shape& a = g_.info(mm.inputs[0]).shape;
       const Shape& b = g_.info(mm.inputs[1]).shape;
-      if (a.rank() != 2 || b.rank() != 2) continue;
-      const int64_t k = a.dim(mm.attrs[0].as_bool() ? 0 : 1);
+      const bool transpose_a = mm.attrs[0].as_bool();
+      if (b.rank() != 2 || a.rank() < 2 || (transpose_a && a.rank() != 2)) continue;
+      const int64_t k = a.dim(transpose_a ? 0 : a.rank() - 1);
       if (k == Shape::kUnknownDim || k == 0) continue;
       const int add = consumer_[id];
       Endpoint bias;
@@ -95,8 +99,13 @@ class EpilogueFuser {
     }
     int other;
     if (node.op->id == OpId::kBiasAdd) {
-      // Of a matrix, the channel dim is the last in either data_format.
+      // The channel dim is the last: in either data_format for a matrix,
+      // in the channels-last ones for a batch.
       if (node.inputs[0].node != mm) return false;
+      if (product.outputs[0].shape.rank() > 2 && !node.attrs.empty() && !node.attrs[0].is_none() &&
+          node.attrs[0].as_string().rfind("NC", 0) == 0) {
+        return false;
+      }
       other = 1;
     } else if (node.op->id == OpId::kAdd) {
       if (node.inputs[0].node == mm && node.inputs[1].node != mm) {
@@ -110,7 +119,8 @@ class EpilogueFuser {
       return false;
     }
     const ValueInfo& v = g_.info(node.inputs[other]);
-    const int64_t columns = product.outputs[0].shape.dim(1);
+    const Shape& shape = product.outputs[0].shape;
+    const int64_t columns = shape.dim(shape.rank() - 1);
     if (v.dtype != product.outputs[0].dtype || v.shape.rank() != 1 || columns == Shape::kUnknownDim ||
         v.shape.dim(0) != columns) {
       return false;

@@ -35,7 +35,8 @@ Status SimplifyArithmetic(FunctionBody& body);
 // whose outputs are small, replacing them by new constant arguments.
 Status FoldConstants(FunctionBody& body);
 
-// Replaces a matmul of two matrices, the bias added to its product and a
+// Replaces a dense layer's matmul (b one matrix, a a matrix or a batch of
+// them), the bias added to its product and a
 // relu or approximate gelu after by one fused_matmul node, on devices with
 // memory of their own (Note [Where matmul epilogues are fused]).
 Status FuseMatmulEpilogues(FunctionBody& body);

@@ -60,7 +60,7 @@ class MatmulKernel final : public OpKernel {
   bool transpose_b_;
 };
 
-// activation(a @ b + bias) for matrices: the GEMM, then the bias and the
+// activation(a @ b + bias): the GEMM, then the bias and the
 // activation over each row while the pool still has it (the same
 // functors as the unfused ops, in the compute type).
 template <typename T>
@@ -76,10 +76,12 @@ class FusedMatmulKernel final : public OpKernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     Tensor& c = ctx.output(0);
+    // A batch of a's (untransposed, checked by the shape function) is one
+    // matrix of all their rows.
     MatmulDims dims;
-    dims.m = c.dim(0);
-    dims.n = c.dim(1);
-    dims.k = a.dim(transpose_a_ ? 0 : 1);
+    dims.n = c.dim(c.rank() - 1);
+    dims.m = dims.n == 0 ? 0 : c.NumElements() / dims.n;
+    dims.k = a.dim(transpose_a_ ? 0 : a.rank() - 1);
     dims.transpose_a = transpose_a_;
     dims.transpose_b = transpose_b_;
     if (c.NumElements() == 0) return Status::OK();

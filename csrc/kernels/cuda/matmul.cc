@@ -83,8 +83,8 @@ class MatmulKernel final : public OpKernel {
   mutable CublasLtGemmCache gemms_;
 };
 
-// activation(a @ b + bias) for matrices: one cuBLASLt call with an
-// epilogue (Note [Matmul epilogues]).
+// activation(a @ b + bias): one cuBLASLt call with an epilogue (Note
+// [Matmul epilogues]).
 class FusedMatmulKernel final : public OpKernel {
  public:
   explicit FusedMatmulKernel(const KernelInit& init)
@@ -99,8 +99,13 @@ class FusedMatmulKernel final : public OpKernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     Tensor& c = ctx.output(0);
+    // A batch of a's (untransposed) is one matrix of all their rows: one
+    // GEMM with a larger m.
+    const int64_t n = c.dim(c.rank() - 1);
+    const int64_t rows = n == 0 ? 0 : c.NumElements() / n;
+    const Shape a_rows = transpose_a_ ? a.shape() : Shape({rows, a.dim(a.rank() - 1)});
     GemmPlan plan;
-    EMBER_RETURN_IF_ERROR(MakeGemmPlan(a.shape(), b.shape(), c.shape(), transpose_a_, transpose_b_, &plan));
+    EMBER_RETURN_IF_ERROR(MakeGemmPlan(a_rows, b.shape(), Shape({rows, n}), transpose_a_, transpose_b_, &plan));
     if (plan.empty) return Status::OK();
     if (plan.k == 0) return Unimplemented("fused_matmul on a GPU needs a nonzero inner dimension");
     std::shared_ptr<const CublasLtGemm> gemm;

@@ -126,8 +126,12 @@ Status FusedMatmul(ShapeContext& ctx) {
   const Shape& a = ctx.input_shape(0);
   const Shape& b = ctx.input_shape(1);
   const Shape& bias = ctx.input_shape(2);
-  if (a.rank() != 2 || b.rank() != 2) {
-    return InvalidArgument("a and b must be matrices, got " + a.ToString() + " and " + b.ToString());
+  // b is one matrix; a a matrix or, untransposed, a batch of them (a
+  // dense layer over [batch, ..., features]), whose rows stack into one.
+  const bool transpose_a = ctx.attr(0).as_bool();
+  if (b.rank() != 2 || a.rank() < 2 || (transpose_a && a.rank() != 2)) {
+    return InvalidArgument("b must be a matrix and a a matrix (or, without transpose_a, a batch of them), got " +
+                           a.ToString() + " and " + b.ToString());
   }
   EMBER_RETURN_IF_ERROR(Matmul(ctx));
   const std::string& activation = ctx.attr(2).as_string();

@@ -47,8 +47,9 @@ Status BroadcastAll(ShapeContext& ctx);
 // Batched matrix product. Attrs: 0 transpose_a, 1 transpose_b (bool).
 // Both inputs need rank >= 2; batch dims broadcast.
 Status Matmul(ShapeContext& ctx);
-// fused_matmul: a and b matrices, bias [N]. Attrs: transpose_a,
-// transpose_b, activation (none, relu, gelu_approximate).
+// fused_matmul: b a matrix, a a matrix or (without transpose_a) a batch
+// of them, bias [N]. Attrs: transpose_a, transpose_b, activation (none,
+// relu, gelu_approximate).
 Status FusedMatmul(ShapeContext& ctx);
 // tensordot. Attr 0: axes ([N] = last N of a with first N of b, or a's axes
 // followed by as many of b's). TensordotAxes validates and splits them.
