@@ -2,6 +2,7 @@
 #include "core/device.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <mutex>
@@ -56,6 +57,13 @@ Device::Device(DeviceTypeId type, int index, int placement_priority)
       name_(DeviceTypeName(type) + ":" + std::to_string(index)) {
   context_.device = this;
 }
+
+namespace {
+std::atomic<bool> g_graph_replay{true};
+}  // namespace
+
+void SetGraphReplayEnabled(bool enabled) { g_graph_replay.store(enabled, std::memory_order_relaxed); }
+bool GraphReplayEnabled() { return g_graph_replay.load(std::memory_order_relaxed); }
 
 Status Device::CaptureGraph(const std::function<Status()>&, std::shared_ptr<DeviceGraph>*) {
   return Unimplemented(name() + " cannot capture graphs");

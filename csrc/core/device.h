@@ -112,6 +112,13 @@ class DeviceGraph {
   virtual ~DeviceGraph() = default;
 };
 
+// Whether devices that can capture graphs replay functions (Note [Graph
+// replay]): ember.config.experimental.enable_cuda_graphs, EMBER_CUDA_GRAPHS.
+// It applies to GPUs and to the simulated accelerator, which models CUDA
+// graphs (Note [Simulated graphs] in devices/sim/sim_stream.h).
+void SetGraphReplayEnabled(bool enabled);
+bool GraphReplayEnabled();
+
 // One copy of a replay (device memory to device memory on the device).
 struct GraphCopy {
   void* dst;

@@ -106,6 +106,8 @@ struct GraphExecutor::RunState {
   std::atomic<bool> failed{false};
   bool inline_only = false;
   bool traced_shapes = false;
+  // Set while a capture issues the graph (Note [Graph replay]).
+  std::shared_ptr<RecordingErrors> capturing;
   Device* caller = nullptr;  // where the arguments live
   std::mutex mu;
   std::condition_variable done;
@@ -235,7 +237,14 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
 void GraphExecutor::FindReplayDevice() {
   Device* device = nullptr;
   int op_nodes = 0;
+  replay_args_.assign(arg_nodes_.size(), false);
+  for (size_t a = 0; a < arg_nodes_.size(); ++a) {
+    // An argument no node reads (a host constant whose device copy took
+    // its place, Note [Constants on their device]) is not the replay's.
+    replay_args_[a] = initial_uses_[value_offsets_[arg_nodes_[a]]] > 0;
+  }
   for (const NodeInfo& info : nodes_) {
+    if (info.node->is_arg() && !replay_args_[info.node->arg_index]) continue;
     if (info.device == nullptr || (device != nullptr && info.device != device)) return;
     device = info.device;
     if (info.node->is_arg()) continue;
@@ -289,11 +298,22 @@ void GraphExecutor::PostNode(RunState& state, int id, std::vector<int>* local) c
   run->attrs = node.attrs;
   for (int v : info.input_values) stream->Wait(state.events[v]);
   std::vector<Tensor> outputs = run->outputs;
-  const uint64_t ticket = stream->Post([this, &state, id, run, expected = outputs] {
-    if (state.failed.load(std::memory_order_acquire)) return;  // an earlier node failed
-    Status status = RunKernelKeepingOutputs(*run, expected);
-    if (!status.ok()) RecordFailure(state, id, status);
-  });
+  uint64_t ticket;
+  if (state.capturing) {
+    // Part of a recording, which may run once per replay (Note [Graph
+    // replay]): it reports to the recording, not to this call.
+    ticket = stream->Post([node = info.node, run, expected = outputs, errors = state.capturing] {
+      if (errors->failed()) return;  // an earlier node of this replay failed
+      Status status = RunKernelKeepingOutputs(*run, expected);
+      if (!status.ok()) errors->Record(WithNode(*node, status));
+    });
+  } else {
+    ticket = stream->Post([this, &state, id, run, expected = outputs] {
+      if (state.failed.load(std::memory_order_acquire)) return;  // an earlier node failed
+      Status status = RunKernelKeepingOutputs(*run, expected);
+      if (!status.ok()) RecordFailure(state, id, status);
+    });
+  }
   const Event event{stream, ticket};
   if (stream->RunsWorkAtPost() && run->deferred) {
     run->deferred->SetEvent(event);
@@ -501,18 +521,19 @@ Status GraphExecutor::Run(const std::vector<Tensor>& args, std::vector<Tensor>* 
     Status s = TryReplay(args, results, results_device, &handled);
     if (handled || !s.ok()) return s;
   }
-  return RunGraph(args, results, caller, results_device, /*capturing=*/false);
+  return RunGraph(args, results, caller, results_device, /*capturing=*/nullptr);
 }
 
 // One run, node by node. While capturing (Note [Graph replay]) the nodes
 // are issued from this thread alone and nothing waits for them: the
 // device records what they launch.
 Status GraphExecutor::RunGraph(const std::vector<Tensor>& args, std::vector<Tensor>* results, Device* caller,
-                               Device* results_device, bool capturing) const {
+                               Device* results_device, const std::shared_ptr<RecordingErrors>& capturing) const {
   RunStateLease lease(*this);
   RunState& state = lease.state();
   state.caller = caller != nullptr ? caller : DeviceManager::Global().cpu();
-  state.inline_only = capturing || InterOpPool::OnPoolThread();
+  state.inline_only = capturing != nullptr || InterOpPool::OnPoolThread();
+  state.capturing = capturing;
   state.traced_shapes = true;
   for (size_t a = 0; a < arg_nodes_.size(); ++a) {
     state.traced_shapes = state.traced_shapes && graph_.node(arg_nodes_[a]).outputs[0].shape == args[a].shape();
@@ -555,7 +576,9 @@ Status GraphExecutor::RunGraph(const std::vector<Tensor>& args, std::vector<Tens
     }
   }
   if (capturing) {
+    state.capturing = nullptr;
     if (state.failed.load()) return state.error;
+    if (capturing->failed()) return capturing->first();  // a launch failed (a device that launches at post)
     if (!state.deferred.empty()) return FailedPrecondition("a node reports errors through device error words");
     for (const NodeInfo& info : nodes_) {
       if (info.node->is_arg()) continue;

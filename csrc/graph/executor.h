@@ -77,6 +77,23 @@ class GraphExecutor {
     RunState* state_;
   };
 
+  // Note [Graph replay]: the first error a recorded kernel returned. The
+  // recording's posts report here, not to a call's run state: a device
+  // whose recording reruns them (the simulated accelerator) runs them
+  // after that call's state is gone.
+  class RecordingErrors {
+   public:
+    bool failed() const { return failed_.load(std::memory_order_acquire); }
+    void Record(const Status& s);
+    Status first() const;
+    void Clear();
+
+   private:
+    mutable std::mutex mu_;
+    std::atomic<bool> failed_{false};
+    Status first_;
+  };
+
   // Note [Graph replay]: the recording of this graph's call on its replay
   // device, and what a replay copies in and out.
   struct ReplayState {
@@ -86,15 +103,23 @@ class GraphExecutor {
     std::vector<Tensor> static_args;     // per-call arguments' buffers of the recording's own
     std::vector<const void*> arg_ptrs;   // the buffer the recording reads for each argument
     std::vector<Tensor> static_results;  // the buffers it writes the results to
+    int64_t replays = 0;                 // since the capture
+    std::shared_ptr<RecordingErrors> errors = std::make_shared<RecordingErrors>();
     std::shared_ptr<DeviceGraph> graph;
   };
 
   explicit GraphExecutor(const Graph& graph);
+  // `capturing`: the recording's errors while a capture issues the graph
+  // (Note [Graph replay]); null otherwise.
   Status RunGraph(const std::vector<Tensor>& args, std::vector<Tensor>* results, Device* caller,
-                  Device* results_device, bool capturing) const;
+                  Device* results_device, const std::shared_ptr<RecordingErrors>& capturing) const;
   Status TryReplay(const std::vector<Tensor>& args, std::vector<Tensor>* results, Device* results_device,
                    bool* handled) const;
   Status Capture(ReplayState& r, const std::vector<Tensor>& args) const;
+  bool CaptureOrTurnOff(ReplayState& r, const std::vector<Tensor>& args) const;
+  bool StaticArgsInPlace(const ReplayState& r, const std::vector<Tensor>& args) const;
+  // Note [Moved captured values].
+  static constexpr int64_t kReplaysBeforeRecapture = 8;
   Status Replay(ReplayState& r, const std::vector<Tensor>& args, std::vector<Tensor>* results,
                 Device* results_device, bool* handled) const;
   void FindReplayDevice();
@@ -123,6 +148,7 @@ class GraphExecutor {
   // Note [Reused run state]: the last run's state, kept for the next run.
   mutable std::atomic<RunState*> spare_state_{nullptr};
   Device* replay_device_ = nullptr;
+  std::vector<bool> replay_args_;  // per argument: whether a replay reads it
   mutable std::mutex replay_mu_;
   mutable ReplayState replay_;
 };

@@ -20,15 +20,38 @@ Status AllocateLike(Device* device, const Tensor& like, Tensor* out) {
   return Status::OK();
 }
 
+// Where `t`'s data is: an address for the device's copies and for
+// comparisons, not a host access (Note [Strict device memory]).
+void* Address(const Tensor& t) { return t.buffer() ? t.buffer()->data() : nullptr; }
+
 }  // namespace
 
 uint64_t GraphReplayCount() { return g_replays.load(std::memory_order_relaxed); }
+
+void GraphExecutor::RecordingErrors::Record(const Status& s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_.load(std::memory_order_relaxed)) return;
+  first_ = s;
+  failed_.store(true, std::memory_order_release);
+}
+
+Status GraphExecutor::RecordingErrors::first() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return first_;
+}
+
+void GraphExecutor::RecordingErrors::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  first_ = Status::OK();
+  failed_.store(false, std::memory_order_release);
+}
 
 Status GraphExecutor::TryReplay(const std::vector<Tensor>& args, std::vector<Tensor>* results, Device* results_device,
                                 bool* handled) const {
   *handled = false;
   Device* device = replay_device_;
   for (size_t a = 0; a < args.size(); ++a) {
+    if (!replay_args_[a]) continue;
     if (!(args[a].shape() == graph_.node(arg_nodes_[a]).outputs[0].shape)) return Status::OK();
     if (DeviceHolding(args[a], device) != device) return Status::OK();
   }
@@ -43,19 +66,50 @@ Status GraphExecutor::TryReplay(const std::vector<Tensor>& args, std::vector<Ten
       r.phase = ReplayState::Phase::kCapture;
       return Status::OK();
     case ReplayState::Phase::kCapture:
-      if (!Capture(r, args).ok()) {
-        // Not replayable after all (a node reports through error words,
-        // the device refused): node by node from now on.
-        r = ReplayState();
-        r.phase = ReplayState::Phase::kOff;
-        return Status::OK();
-      }
-      r.phase = ReplayState::Phase::kReplay;
+      if (!CaptureOrTurnOff(r, args)) return Status::OK();
       break;
     case ReplayState::Phase::kReplay:
+      if (!StaticArgsInPlace(r, args)) {
+        // Note [Moved captured values]
+        const bool recapture = r.replays >= kReplaysBeforeRecapture;
+        r = ReplayState();
+        r.phase = ReplayState::Phase::kOff;
+        if (!recapture || !CaptureOrTurnOff(r, args)) return Status::OK();
+      }
       break;
   }
   return Replay(r, args, results, results_device, handled);
+}
+
+// Captures `args`' call and moves to replaying; if the capture fails (a
+// node reports through error words, the device refused), node by node
+// from now on.
+bool GraphExecutor::CaptureOrTurnOff(ReplayState& r, const std::vector<Tensor>& args) const {
+  if (!Capture(r, args).ok()) {
+    r = ReplayState();
+    r.phase = ReplayState::Phase::kOff;
+    return false;
+  }
+  r.phase = ReplayState::Phase::kReplay;
+  return true;
+}
+
+// Note [Moved captured values]
+// A recording reads each captured value and variable at the address it
+// had when captured. A call whose value of one lives elsewhere (a
+// variable assigned a new tensor, as every update makes one) cannot
+// replay it. The recording is dropped at once, so it does not hold the
+// old values' memory. It is captured again with the new addresses only if
+// it had replayed at least kReplaysBeforeRecapture times: inference with
+// weights updated now and then recaptures; a training step, whose every
+// call updates its variables, runs node by node from then on instead of
+// capturing on every call.
+bool GraphExecutor::StaticArgsInPlace(const ReplayState& r, const std::vector<Tensor>& args) const {
+  for (size_t a = 0; a < args.size(); ++a) {
+    if (!replay_args_[a] || r.per_call[a]) continue;
+    if (args[a].NumBytes() > 0 && Address(args[a]) != r.arg_ptrs[a]) return false;
+  }
+  return true;
 }
 
 // The function's parameters are per-call inputs: the recording reads
@@ -68,17 +122,17 @@ Status GraphExecutor::Capture(ReplayState& r, const std::vector<Tensor>& args) c
   r.per_call.assign(args.size(), false);
   r.static_args = args;
   for (size_t a = 0; a < args.size(); ++a) {
-    if (!graph_.node(arg_nodes_[a]).per_call_arg || args[a].NumBytes() == 0) continue;
+    if (!replay_args_[a] || !graph_.node(arg_nodes_[a]).per_call_arg || args[a].NumBytes() == 0) continue;
     r.per_call[a] = true;
     EMBER_RETURN_IF_ERROR(AllocateLike(device, args[a], &r.static_args[a]));
   }
   std::vector<Tensor> captured;
   EMBER_RETURN_IF_ERROR(device->CaptureGraph(
-      [&] { return RunGraph(r.static_args, &captured, device, nullptr, /*capturing=*/true); }, &r.graph));
+      [&] { return RunGraph(r.static_args, &captured, device, nullptr, /*capturing=*/r.errors); }, &r.graph));
   r.static_results = std::move(captured);
   r.arg_ptrs.clear();
   for (size_t a = 0; a < args.size(); ++a) {
-    r.arg_ptrs.push_back(r.static_args[a].raw_data());
+    r.arg_ptrs.push_back(Address(r.static_args[a]));
     if (!r.per_call[a]) r.static_args[a] = Tensor();
   }
   return Status::OK();
@@ -86,36 +140,40 @@ Status GraphExecutor::Capture(ReplayState& r, const std::vector<Tensor>& args) c
 
 // One post: the per-call arguments copied in, the recording, each result
 // copied out to a buffer of the caller's (the recording's own are
-// overwritten by the next replay). A captured value or variable that now
-// comes in another buffer runs this call node by node instead.
+// overwritten by the next replay).
 Status GraphExecutor::Replay(ReplayState& r, const std::vector<Tensor>& args, std::vector<Tensor>* results,
                              Device* results_device, bool* handled) const {
   Device* device = replay_device_;
   std::vector<GraphCopy> copies_in, copies_out;
   std::vector<Tensor> keep;
   for (size_t a = 0; a < args.size(); ++a) {
+    if (!replay_args_[a]) continue;
     if (!r.per_call[a]) {
-      if (args[a].NumBytes() > 0 && args[a].raw_data() != r.arg_ptrs[a]) return Status::OK();
-      keep.push_back(args[a]);
+      keep.push_back(args[a]);  // read in place (StaticArgsInPlace)
       continue;
     }
-    copies_in.push_back(GraphCopy{r.static_args[a].raw_data(), args[a].raw_data(), args[a].NumBytes()});
+    copies_in.push_back(GraphCopy{Address(r.static_args[a]), Address(args[a]), args[a].NumBytes()});
     keep.push_back(args[a]);
   }
   std::vector<Tensor> fresh(r.static_results.size());
   for (size_t j = 0; j < fresh.size(); ++j) {
     const Tensor& from = r.static_results[j];
     EMBER_RETURN_IF_ERROR(AllocateLike(device, from, &fresh[j]));
-    if (from.NumBytes() > 0) copies_out.push_back(GraphCopy{fresh[j].raw_data(), from.raw_data(), from.NumBytes()});
+    if (from.NumBytes() > 0) copies_out.push_back(GraphCopy{Address(fresh[j]), Address(from), from.NumBytes()});
     keep.push_back(fresh[j]);
   }
   Event done;
+  r.errors->Clear();  // replays are one at a time (replay_mu_), each waited for
   EMBER_RETURN_IF_ERROR(device->ReplayGraph(r.graph, copies_in, copies_out, std::move(keep), &done));
   *handled = true;
+  ++r.replays;
   g_replays.fetch_add(1, std::memory_order_relaxed);
   // Results are handed back ready, as a call node by node hands them.
   done.Synchronize();
   for (Stream* stream : device->streams()) EMBER_RETURN_IF_ERROR(stream->Failure());
+  // A kernel that reran in this replay and failed (the simulated device's
+  // recordings rerun their kernels; a GPU's report through the stream).
+  if (r.errors->failed()) return r.errors->first();
   results->clear();
   for (Tensor& t : fresh) {
     results->push_back(std::move(t));

@@ -9,7 +9,6 @@
 
 #include "devices/cuda/cublaslt_matmul.h"
 #include "devices/cuda/cuda_device.h"
-#include "graph/executor.h"
 #include "devices/cuda/cudnn_conv.h"
 #include "kernels/cuda/gemm_plan.h"
 #include "python/status_to_python.h"
@@ -147,10 +146,6 @@ void RegisterCudaBindings(py::module_& m) {
   m.def("_cublaslt_epilogue", &GemmEpilogue);
   // ember.config.experimental.enable_tensor_float_32_execution.
   m.def("_set_tensor_float_32", &cuda::SetTensorFloat32Allowed);
-  // ember.config.experimental.enable_cuda_graphs (Note [Graph replay]).
-  m.def("_set_cuda_graphs", &cuda::SetCudaGraphsEnabled);
-  m.def("_cuda_graphs", &cuda::CudaGraphsEnabled);
-  m.def("_graph_replay_count", &GraphReplayCount);
   m.def("_tensor_float_32", &cuda::TensorFloat32Allowed);
 }
 

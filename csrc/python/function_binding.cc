@@ -6,6 +6,8 @@
 #include <pybind11/stl.h>
 #include <unordered_map>
 
+#include "core/device.h"
+#include "graph/executor.h"
 #include "graph/function_library.h"
 #include "graph/graph_function.h"
 #include "ops/op_ids.gen.h"
@@ -468,6 +470,10 @@ void RegisterFunctionBindings(py::module_& m) {
   m.def("_call_traced", &CallTraced);
   m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
   m.def("_is_tracing", [] { return CurrentTracer() != nullptr; });
+  // ember.config.experimental.enable_cuda_graphs (Note [Graph replay]).
+  m.def("_set_graph_replay", &SetGraphReplayEnabled);
+  m.def("_graph_replay", &GraphReplayEnabled);
+  m.def("_graph_replay_count", &GraphReplayCount);
   // ember.init_scope: the block runs eagerly; the tracer comes back after.
   m.def("_suspend_tracing", [] { g_suspended_tracers.push_back(SwapCurrentTracer(nullptr)); });
   m.def("_resume_tracing", [] {

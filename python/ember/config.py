@@ -239,7 +239,6 @@ optimizer = _Optimizer()
 # What TensorFloat-32 does when no GPU library is compiled in: nothing,
 # but the setting reads back as set.
 _tf32_without_cuda = [True]
-_cuda_graphs_without_cuda = [False]
 
 
 class _Experimental:
@@ -268,20 +267,19 @@ class _Experimental:
     @staticmethod
     def enable_cuda_graphs(enabled):
         """Replays a function whose nodes all run on one GPU as a CUDA graph
-        from its third call on: one launch per call instead of one per node
+        from its second call on (the first warms its kernels; the second is
+        captured and replayed): one launch per call instead of one per node
         (Note [Graph replay], docs/devices.md "CUDA graphs for functions").
-        Off by default until a GPU run has checked it; also turned on by
-        ``EMBER_CUDA_GRAPHS=1``. Without a CUDA build it only records the
+        On by default; ``EMBER_CUDA_GRAPHS=0`` turns it off at import. The
+        simulated accelerator models CUDA graphs and follows the same
         setting."""
         if not isinstance(enabled, bool):
             raise TypeError(f"enable_cuda_graphs: enabled must be a bool, got {type(enabled).__name__}")
-        if hasattr(_C, "_set_cuda_graphs"):
-            _C._set_cuda_graphs(enabled)
-        _cuda_graphs_without_cuda[0] = enabled
+        _C._set_graph_replay(enabled)
 
     @staticmethod
     def cuda_graphs_enabled():
-        return _C._cuda_graphs() if hasattr(_C, "_cuda_graphs") else _cuda_graphs_without_cuda[0]
+        return _C._graph_replay()
 
     get_memory_info = staticmethod(get_memory_info)
     set_device_policy = staticmethod(set_device_policy)
@@ -331,6 +329,7 @@ def build_info():
     return info
 
 
-# Note [Graph replay]: EMBER_CUDA_GRAPHS=1 turns CUDA graph replay on at import.
-if _os.environ.get("EMBER_CUDA_GRAPHS") == "1":
-    experimental.enable_cuda_graphs(True)
+# Note [Graph replay]: EMBER_CUDA_GRAPHS=0 turns CUDA graph replay off at
+# import, =1 on (the default).
+if _os.environ.get("EMBER_CUDA_GRAPHS") in ("0", "1"):
+    experimental.enable_cuda_graphs(_os.environ["EMBER_CUDA_GRAPHS"] == "1")

@@ -135,5 +135,54 @@ TEST(SimStreamTest, TwoStreamsRunConcurrently) {
   EXPECT_EQ(compute.counters().kernels.load(), 1u);
 }
 
+// Note [Simulated graphs]: the capturing thread's posts are recorded, not
+// run, and take no ticket; its device-side waits are host waits; another
+// thread's posts run as usual meanwhile; each replay runs before, the
+// recording in order, and after, as one post.
+TEST(SimStreamTest, CaptureRecordsThisThreadsPostsAndReplaysThemAsOnePost) {
+  SimStream stream("compute", 0, 0);
+  SimStream other("other", /*latency_us=*/2000, 0);
+  std::mutex mu;
+  std::vector<int> order;
+  auto note = [&](int v) {
+    std::lock_guard<std::mutex> lock(mu);
+    order.push_back(v);
+  };
+  stream.Post([&] { note(0); });
+  std::atomic<bool> other_done{false};
+  other.Post([&] { other_done.store(true); });
+  SimStream::Recording recording;
+  std::atomic<bool> outsider_ran{false};
+  const Status s = stream.Capture(
+      [&] {
+        EXPECT_EQ(stream.Post([&] { note(1); }), 1u);  // the last real ticket
+        stream.Wait(other.Record());
+        EXPECT_TRUE(other_done.load());  // waited on the host
+        stream.Post([&] { note(2); });
+        std::thread outsider([&] {
+          const uint64_t ticket = stream.Post([&] { outsider_ran.store(true); });
+          stream.HostWaitFor(ticket, std::chrono::seconds(10));
+        });
+        outsider.join();
+        return Status::OK();
+      },
+      &recording);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(outsider_ran.load());
+  ASSERT_EQ(recording.size(), 2u);
+  stream.Drain();
+  EXPECT_EQ(order, std::vector<int>({0}));
+  auto shared = std::make_shared<const SimStream::Recording>(std::move(recording));
+  for (int replay = 0; replay < 2; ++replay) {
+    const uint64_t ticket = stream.PostReplay(shared, [&] { note(10); }, [&] { note(20); });
+    EXPECT_TRUE(stream.HostWaitFor(ticket, std::chrono::seconds(10)));
+  }
+  EXPECT_EQ(order, std::vector<int>({0, 10, 1, 2, 20, 10, 1, 2, 20}));
+  EXPECT_EQ(stream.LastPosted(), 4u);  // 0, the outsider's, two replays
+  // A failed issue ends the capture, and the stream posts as usual.
+  EXPECT_FALSE(stream.Capture([] { return Internal("no"); }, &recording).ok());
+  EXPECT_EQ(stream.Post([] {}), 5u);
+}
+
 }  // namespace
 }  // namespace ember

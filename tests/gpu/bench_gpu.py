@@ -239,6 +239,9 @@ def run_isolated(case_name):
 
 def main():
     args = parse_args()
+    # "ember_function_ms" is node by node; measure_graph turns CUDA graphs
+    # on for "ember_graph_ms" (they are on by default).
+    ember.config.experimental.enable_cuda_graphs(False)
     torch = None
     if not args.check_only and not args.profile:
         try:

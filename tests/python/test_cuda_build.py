@@ -236,22 +236,26 @@ def test_cublaslt_descriptors_hold_each_fused_matmul_epilogue(dtype):
     assert [g[0] for g in got] == expected and len(set(expected)) == 3
 
 
-def test_cuda_graphs_setting_and_functions_without_a_gpu():
-    """Note [Graph replay]: the setting round-trips and rejects non-bools;
-    with it on and no GPU, functions run node by node (nothing replays)."""
+def test_cuda_graphs_setting_and_functions_on_the_cpu():
+    """Note [Graph replay]: the setting is on by default (unless
+    EMBER_CUDA_GRAPHS=0), round-trips and rejects non-bools; functions on
+    the CPU run node by node either way (nothing replays)."""
     experimental = ember.config.experimental
-    assert experimental.cuda_graphs_enabled() is False
+    assert experimental.cuda_graphs_enabled() is (os.environ.get("EMBER_CUDA_GRAPHS") != "0")
     with pytest.raises(TypeError, match="enable_cuda_graphs: enabled must be a bool"):
         experimental.enable_cuda_graphs(1)
     before = _C._graph_replay_count()
-    experimental.enable_cuda_graphs(True)
+    previous = experimental.cuda_graphs_enabled()
     try:
-        assert experimental.cuda_graphs_enabled() is True
-        f = ember.function(lambda x, w: ember.nn.relu(ember.matmul(x, w)) + 1.0)
-        x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
-        w = np.ones((3, 4), np.float32)
-        for _ in range(4):
-            np.testing.assert_allclose(f(x, w).numpy(), np.maximum(x @ w, 0) + 1)
+        for enabled in (False, True):
+            experimental.enable_cuda_graphs(enabled)
+            assert experimental.cuda_graphs_enabled() is enabled
+            with ember.device("cpu:0"):
+                f = ember.function(lambda x, w: ember.nn.relu(ember.matmul(x, w)) + 1.0)
+                x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+                w = np.ones((3, 4), np.float32)
+                for _ in range(4):
+                    np.testing.assert_allclose(f(x, w).numpy(), np.maximum(x @ w, 0) + 1)
     finally:
-        experimental.enable_cuda_graphs(False)
+        experimental.enable_cuda_graphs(previous)
     assert _C._graph_replay_count() == before

@@ -133,8 +133,6 @@ Status CudaDevice::CopyToDevice(const Tensor& src, Device* dst_device, Tensor ds
 
 namespace {
 
-std::atomic<bool> g_cuda_graphs{false};
-
 // A recording and what its buffers' lifetime needs: the sink's blocks
 // (workspaces freed during the capture) go back to the cache only after
 // the graph, which a replay's post keeps until the replay ran.
@@ -148,10 +146,7 @@ class CudaDeviceGraph final : public DeviceGraph {
 
 }  // namespace
 
-void SetCudaGraphsEnabled(bool enabled) { g_cuda_graphs.store(enabled); }
-bool CudaGraphsEnabled() { return g_cuda_graphs.load(); }
-
-bool CudaDevice::CanCaptureGraphs() const { return CudaGraphsEnabled() && !health_.failed(); }
+bool CudaDevice::CanCaptureGraphs() const { return GraphReplayEnabled() && !health_.failed(); }
 
 Status CudaDevice::CaptureGraph(const std::function<Status()>& issue, std::shared_ptr<DeviceGraph>* graph) {
   auto* caching = dynamic_cast<CachingAllocator*>(allocator_.get());

@@ -66,7 +66,7 @@ class CudaDevice final : public Device {
   Status CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) override;
 
   // Note [Graph replay], over CudaStream::Capture with the allocator's
-  // capture sink (Note [Capture sink]); on while CudaGraphsEnabled().
+  // capture sink (Note [Capture sink]); on while GraphReplayEnabled().
   bool CanCaptureGraphs() const override;
   Status CaptureGraph(const std::function<Status()>& issue, std::shared_ptr<DeviceGraph>* graph) override;
   Status ReplayGraph(const std::shared_ptr<DeviceGraph>& graph, const std::vector<GraphCopy>& copies_in,
@@ -90,12 +90,6 @@ class CudaDevice final : public Device {
   std::unique_ptr<Executor> executor_;
   CudaKernelEnv env_;
 };
-
-// Whether functions on GPUs replay as CUDA graphs (Note [Graph replay]):
-// ember.config.experimental.enable_cuda_graphs. Off until a GPU run has
-// checked the replay path (docs/devices.md, "CUDA graphs for functions").
-void SetCudaGraphsEnabled(bool enabled);
-bool CudaGraphsEnabled();
 
 // The process's pinned host pool over `api` (one for every GPU).
 Allocator* PinnedPool(CudaApi* api);

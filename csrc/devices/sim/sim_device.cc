@@ -117,6 +117,40 @@ Status SimDevice::CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst
   return Device::CopyToDevice(src, dst_device, std::move(dst), after, done);
 }
 
+namespace {
+
+class SimDeviceGraph final : public DeviceGraph {
+ public:
+  std::shared_ptr<SimStream::Recording> work = std::make_shared<SimStream::Recording>();
+};
+
+void CopyAll(const std::vector<GraphCopy>& copies) {
+  for (const GraphCopy& c : copies) std::memcpy(c.dst, c.src, c.bytes);
+}
+
+}  // namespace
+
+Status SimDevice::CaptureGraph(const std::function<Status()>& issue, std::shared_ptr<DeviceGraph>* graph) {
+  auto recording = std::make_shared<SimDeviceGraph>();
+  EMBER_RETURN_IF_ERROR(compute_->Capture(issue, recording->work.get()));
+  *graph = std::move(recording);
+  return Status::OK();
+}
+
+// One post on the compute stream: the copies in, the recording, the
+// copies out; it holds `keep` (the call's arguments and results) until
+// it ran.
+Status SimDevice::ReplayGraph(const std::shared_ptr<DeviceGraph>& graph, const std::vector<GraphCopy>& copies_in,
+                              const std::vector<GraphCopy>& copies_out, std::vector<Tensor> keep, Event* done) {
+  auto recording = std::dynamic_pointer_cast<SimDeviceGraph>(graph);
+  if (recording == nullptr) return InvalidArgument(name() + ": not a graph of a simulated device");
+  const uint64_t ticket =
+      compute_->PostReplay(recording->work, [copies_in, keep = std::move(keep)] { CopyAll(copies_in); },
+                           [copies_out] { CopyAll(copies_out); });
+  *done = Event{compute_.get(), ticket};
+  return Status::OK();
+}
+
 void InitSimulatedDevices() {
   static bool done = [] {
     const int64_t count = EnvInt("EMBER_SIMULATED_DEVICES");

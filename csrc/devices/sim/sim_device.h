@@ -2,6 +2,7 @@
 // cross-device path without a GPU (docs/devices.md).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -30,6 +31,12 @@ class SimDevice final : public Device {
 
   Allocator* pinned_allocator() override;
   std::vector<Stream*> streams() const override { return {compute_.get(), host_to_device_.get(), device_to_host_.get()}; }
+  // Note [Simulated graphs] (sim_stream.h): replay modeled on CUDA graphs,
+  // under the same setting.
+  bool CanCaptureGraphs() const override { return GraphReplayEnabled(); }
+  Status CaptureGraph(const std::function<Status()>& issue, std::shared_ptr<DeviceGraph>* graph) override;
+  Status ReplayGraph(const std::shared_ptr<DeviceGraph>& graph, const std::vector<GraphCopy>& copies_in,
+                     const std::vector<GraphCopy>& copies_out, std::vector<Tensor> keep, Event* done) override;
   Status CopyFromHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;
   Status CopyToHost(const Tensor& src, Tensor dst, const Event& after, Event* done) override;
   Status CopyToDevice(const Tensor& src, Device* dst_device, Tensor dst, const Event& after, Event* done) override;

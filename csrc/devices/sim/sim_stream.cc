@@ -33,7 +33,36 @@ uint64_t SimStream::Push(Item item) {
   return ticket;
 }
 
+bool SimStream::CapturingHere() const {
+  return capturing_thread_.load(std::memory_order_acquire) == std::this_thread::get_id();
+}
+
+Status SimStream::Capture(const std::function<Status()>& issue, Recording* recording) {
+  std::thread::id none;
+  if (!capturing_thread_.compare_exchange_strong(none, std::this_thread::get_id())) {
+    return FailedPrecondition(name_ + " is capturing already");
+  }
+  recording_ = recording;
+  Status s = issue();
+  recording_ = nullptr;
+  capturing_thread_.store(std::thread::id(), std::memory_order_release);
+  return s;
+}
+
+uint64_t SimStream::PostReplay(std::shared_ptr<const Recording> recording, std::function<void()> before,
+                               std::function<void()> after) {
+  return Post([recording = std::move(recording), before = std::move(before), after = std::move(after)] {
+    before();
+    for (const std::function<void()>& work : *recording) work();
+    after();
+  });
+}
+
 uint64_t SimStream::DoPost(std::function<void()> work, WorkKind kind) {
+  if (CapturingHere()) {  // Note [Simulated graphs]
+    recording_->push_back(std::move(work));
+    return LastPosted();
+  }
   if (kind != WorkKind::kMarker) Spin(launch_us_);
   Item item;
   item.work = std::move(work);
@@ -42,6 +71,10 @@ uint64_t SimStream::DoPost(std::function<void()> work, WorkKind kind) {
 }
 
 void SimStream::DoWait(const Event& event) {
+  if (CapturingHere()) {  // Note [Simulated graphs]: a host wait
+    event.stream->BlockUntil(event.ticket, std::chrono::hours(24 * 365));
+    return;
+  }
   Item item;
   item.wait = event;
   Push(std::move(item));

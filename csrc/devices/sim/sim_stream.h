@@ -5,12 +5,14 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "core/status.h"
 #include "core/stream.h"
 
 namespace ember {
@@ -31,6 +33,26 @@ class SimStream final : public Stream {
   SimStream(std::string name, int64_t latency_us, int64_t launch_us, const void* access_domain = nullptr);
   ~SimStream() override;
 
+  // Note [Simulated graphs]
+  // The simulated accelerator models CUDA graphs (Note [Graph replay] in
+  // core/device.h, Note [Capturing a stream] in devices/cuda/cuda_stream.h)
+  // so the graph executor's capture and replay run in every CI build. Its
+  // kernels are host code that runs on this stream's thread, so a
+  // recording is the work itself: while `issue` runs, what the calling
+  // thread posts here is kept in `*recording` instead of queued, and the
+  // post returns the last real ticket (no new one, as a GPU's capture
+  // records no events); a device-side wait it asks for is a host wait, as
+  // on a GPU. Other threads post as usual meanwhile. PostReplay queues
+  // `before`, every recorded work item in order and `after` as one item:
+  // one launch, one latency. The recorded work then runs once per replay,
+  // so it may refer to nothing that lives only as long as the captured
+  // call (the executor posts recorded kernels that report to the
+  // recording's own error cell).
+  using Recording = std::vector<std::function<void()>>;
+  Status Capture(const std::function<Status()>& issue, Recording* recording);
+  uint64_t PostReplay(std::shared_ptr<const Recording> recording, std::function<void()> before,
+                      std::function<void()> after);
+
   uint64_t LastPosted() const override { return posted_.load(std::memory_order_acquire); }
   uint64_t LastCompleted() const override { return completed_.load(std::memory_order_acquire); }
   void Drain() override;
@@ -48,6 +70,7 @@ class SimStream final : public Stream {
     Event wait;                  // set for a device-side wait
     WorkKind kind = WorkKind::kKernel;
   };
+  bool CapturingHere() const;
   uint64_t Push(Item item);
   void Loop();
   static void Spin(int64_t us);
@@ -64,6 +87,10 @@ class SimStream final : public Stream {
   bool stopping_ = false;
   std::atomic<uint64_t> posted_{0};
   std::atomic<uint64_t> completed_{0};
+  // Note [Simulated graphs]: the capturing thread and where its posts go;
+  // `recording_` is read only by that thread.
+  std::atomic<std::thread::id> capturing_thread_{};
+  Recording* recording_ = nullptr;
   std::thread thread_;
 };
 

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "core/device.h"
+#include "graph/executor.h"
 #include "graph/passes/passes.h"
 #include "ops/op_ids.gen.h"
 
@@ -23,6 +24,31 @@ std::string InputDevice(const Node& node, size_t i) {
   return DeviceManager::Global().cpu()->name();
 }
 
+// Note [Constants on their device]
+// A constant captured on one device and read on another (a Python scalar
+// or NumPy array, captured on the host, in a function on a GPU) is copied
+// there once, here, as TensorFlow places a graph's constants on their
+// consumer's device: a transfer node would copy it again on every call,
+// and a graph with transfers cannot replay as a CUDA graph (Note [Graph
+// replay]). Captured tensors never change, so the copy stays right; it is
+// a new constant argument, held as long as the function. If the copy
+// fails (the device is out of memory) the transfer node stays.
+bool CopyConstant(FunctionBody& body, Endpoint in, const std::string& device_name, int* arg_node) {
+  const Node& n = body.graph.node(in.node);
+  if (!n.is_arg() || n.arg_index >= static_cast<int>(body.constants.size())) return false;
+  const ValueInfo info = n.outputs[0];  // AddArg below moves the nodes
+  TensorHandle* constant = body.constants[n.arg_index].get();
+  Device* device = nullptr;
+  if (constant == nullptr || !DeviceManager::Global().Find(device_name, &device).ok()) return false;
+  if (!constant->Await().ok()) return false;  // the call reports its error
+  Tensor value = constant->tensor();
+  if (!MoveToDevice(device, &value).ok()) return false;
+  *arg_node = body.graph.AddArg(info, device_name);
+  body.constants.resize(body.graph.num_args());
+  body.constants.back() = TensorHandle::CreateReady(std::move(value), device);
+  return true;
+}
+
 }  // namespace
 
 Status InsertTransfers(FunctionBody& body) {
@@ -39,6 +65,8 @@ Status InsertTransfers(FunctionBody& body) {
       if (device.empty() || g.node(in.node).device == device) continue;
       auto key = std::make_tuple(in.node, in.output, device);
       auto it = made.find(key);
+      int constant = -1;
+      if (it == made.end() && CopyConstant(body, in, device, &constant)) it = made.emplace(key, constant).first;
       if (it == made.end()) {
         Node node;
         node.op = &transfer;
