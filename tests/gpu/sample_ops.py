@@ -140,6 +140,25 @@ def main():
     c.check("argsort one long row", ember.argsort, np.round(data((100000,), "float32") * 10))
     c.check("top_k long rows", lambda t: ember.math.top_k(t, k=7).indices, np.round(data((3, 20000), "float32")))
     c.check("sort empty", ember.sort, data((3, 0), "float32"))
+    # scaled_dot_product_attention (Note [GPU attention]): batched and
+    # broadcast operands, bool and float masks broadcast, a scale, a row
+    # with every key masked out (NaN on both devices), empty sizes.
+    sdpa = ember.nn.scaled_dot_product_attention
+    for dtype in ("float32", "float16", "bfloat16", "float64"):
+        q, k, v = data((2, 3, 5, 8), "float32"), data((2, 3, 7, 8), "float32"), data((2, 3, 7, 4), "float32")
+        c.check("attention", lambda a, b, d: sdpa(a, b, d), q, k, v, dtype=dtype)
+        c.check("attention broadcast k, v", lambda a, b, d: sdpa(a, b, d), q, k[0], v[0], dtype=dtype)
+        c.check("attention bool mask", lambda a, b, d, m: sdpa(a, b, d, mask=m > 0), q, k, v, data((5, 7), "float32"),
+                dtype=dtype)
+        c.check("attention float mask", lambda a, b, d, m: sdpa(a, b, d, mask=m, scale=0.3), q, k, v,
+                data((2, 1, 5, 7), "float32"), dtype=dtype)
+        causal = np.tril(np.ones((5, 7), np.float32))
+        causal[0] = 0  # no key kept: NaN
+        c.check("attention causal", lambda a, b, d, m: sdpa(a, b, d, mask=m > 0), q, k, v, causal, dtype=dtype)
+    c.check("attention no keys", lambda a, b, d: sdpa(a, b, d), data((2, 5, 8), "float32"), data((2, 0, 8), "float32"),
+            data((2, 0, 4), "float32"))
+    c.check("attention zero dim", lambda a, b, d: sdpa(a, b, d), data((2, 5, 0), "float32"), data((2, 7, 0), "float32"),
+            data((2, 7, 4), "float32"))
     values = np.array([0.0, -1.5, 2.7, 1e9, -1e9, 3e38, np.nan])
     for src in (ember.float32, ember.float64, ember.int32, ember.bool, ember.float16):
         for dst in (ember.float32, ember.int32, ember.int8, ember.bool, ember.float16, ember.int64):

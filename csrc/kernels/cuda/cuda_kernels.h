@@ -113,6 +113,10 @@ void RegisterCudaScanKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // keys]).
 void RegisterCudaSortKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// scaled_dot_product_attention: two cuBLASLt GEMMs around a masked row
+// softmax (Note [GPU attention]).
+void RegisterCudaAttentionKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // The collective ops over NCCL (collective.cc, Note [Collectives on GPUs]).
 void RegisterCudaCollectiveKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
@@ -138,6 +142,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaNaryKernels(registry, gpu);
   RegisterCudaScanKernels(registry, gpu);
   RegisterCudaSortKernels(registry, gpu);
+  RegisterCudaAttentionKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda

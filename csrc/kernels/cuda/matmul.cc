@@ -7,22 +7,28 @@
 #include "devices/cuda/cublaslt_matmul.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/gemm_plan.h"
+#include "kernels/cuda/gemm_run.h"
 #include "ops/attrs/linalg.gen.h"
 
 namespace ember::cuda {
-namespace {
 
-// cuBLAS's A, B and D of one product (Note [Row-major GEMM on cuBLAS]).
-struct GemmOperands {
-  const void* a;
-  const void* b;
-  void* d;
-};
+std::vector<GemmOperands> GemmProducts(const GemmPlan& plan, const void* a, const void* b, void* d, size_t item) {
+  const auto* ember_a = static_cast<const char*>(a);
+  const auto* ember_b = static_cast<const char*>(b);
+  auto* out = static_cast<char*>(d);
+  // cuBLAS's A is Ember's b (Note [Row-major GEMM on cuBLAS]).
+  if (plan.offsets_a.empty()) return {{ember_b, ember_a, out}};
+  std::vector<GemmOperands> products;
+  for (size_t i = 0; i < plan.offsets_a.size(); ++i) {
+    products.push_back(
+        {ember_b + plan.offsets_a[i] * item, ember_a + plan.offsets_b[i] * item, out + plan.offsets_d[i] * item});
+  }
+  return products;
+}
 
-// Runs `gemm` over each product with the device's cuBLASLt handle and a
-// workspace. The workspace returns to the cache at once: later work on
-// this stream may reuse it, and it runs after these GEMMs (Note
-// [Stream-ordered memory]).
+// The workspace returns to the cache at once: later work on this stream
+// may reuse it, and it runs after these GEMMs (Note [Stream-ordered
+// memory]).
 Status RunGemm(KernelContext& ctx, const CublasLtGemm& gemm, const std::vector<GemmOperands>& products,
                const void* bias) {
   const CudaKernelEnv& env = EnvOf(ctx);
@@ -38,6 +44,8 @@ Status RunGemm(KernelContext& ctx, const CublasLtGemm& gemm, const std::vector<G
   if (workspace != nullptr) scratch->Deallocate(workspace, CublasLtGemm::kWorkspaceBytes);
   return s;
 }
+
+namespace {
 
 class MatmulKernel final : public OpKernel {
  public:
@@ -60,21 +68,8 @@ class MatmulKernel final : public OpKernel {
     }
     std::shared_ptr<const CublasLtGemm> gemm;
     EMBER_RETURN_IF_ERROR(gemms_.Get(plan, c.dtype(), &gemm));  // Note [GEMM descriptor cache]
-    const size_t item = DTypeSize(c.dtype());
-    const auto* ember_a = static_cast<const char*>(a.raw_data());
-    const auto* ember_b = static_cast<const char*>(b.raw_data());
-    auto* out = static_cast<char*>(c.raw_data());
-    // cuBLAS's A is Ember's b (Note [Row-major GEMM on cuBLAS]).
-    std::vector<GemmOperands> products;
-    if (plan.offsets_a.empty()) {
-      products.push_back({ember_b, ember_a, out});
-    } else {
-      for (size_t i = 0; i < plan.offsets_a.size(); ++i) {
-        products.push_back({ember_b + plan.offsets_a[i] * item, ember_a + plan.offsets_b[i] * item,
-                            out + plan.offsets_d[i] * item});
-      }
-    }
-    return RunGemm(ctx, *gemm, products, nullptr);
+    return RunGemm(ctx, *gemm, GemmProducts(plan, a.raw_data(), b.raw_data(), c.raw_data(), DTypeSize(c.dtype())),
+                   nullptr);
   }
 
  private:

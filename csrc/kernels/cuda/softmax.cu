@@ -1,7 +1,11 @@
-// This file defines the CUDA softmax and log-softmax (Note [GPU softmax])
-// and instantiates them for the float types.
+// This file defines the CUDA softmax and log-softmax (Note [GPU softmax]),
+// the cross-entropy rows and the attention's masked softmax (Note [GPU
+// attention]) and instantiates them for the float types.
+#include <type_traits>
+
 #include "core/device_error_word.h"
 #include "kernels/common/element_math.h"
+#include "kernels/cuda/attention.h"
 #include "kernels/cuda/compute_type.cuh"
 #include "kernels/cuda/softmax.h"
 
@@ -121,7 +125,69 @@ __global__ void XentRows(const T* __restrict__ labels, const T* __restrict__ log
   }
 }
 
+// A mask entry as the compute type C (the half types through float).
+template <typename C, typename M>
+__device__ C MaskValue(M m) {
+  if constexpr (std::is_same_v<M, __half> || std::is_same_v<M, __nv_bfloat16>) {
+    return static_cast<C>(static_cast<float>(m));
+  } else {
+    return static_cast<C>(m);
+  }
+}
+
+// Note [GPU attention] (attention_indexing.h), step 2: a block per score
+// row, in place.
+template <typename T, typename M>
+__global__ void MaskedSoftmaxRows(T* __restrict__ scores, const M* __restrict__ mask, AttentionMaskIndex index,
+                                  int64_t rows, int64_t lk, ComputeType<T> scale) {
+  using C = ComputeType<T>;
+  __shared__ C partial[kThreads / 32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    T* s = scores + row * lk;
+    const M* m = mask + MaskRowOffset(index, row);
+    auto value = [&](int64_t j) -> C {
+      const C x = static_cast<C>(s[j]) * scale;
+      if constexpr (std::is_same_v<M, bool>) {
+        return m[j * index.stride_k] ? x : C(-INFINITY);
+      } else {
+        return x + MaskValue<C>(m[j * index.stride_k]);
+      }
+    };
+    C max = -INFINITY;
+    for (int64_t j = threadIdx.x; j < lk; j += blockDim.x) max = math::Maximum()(max, value(j));
+    max = BlockCombine<C, true>(max, partial);
+    C sum = 0;
+    for (int64_t j = threadIdx.x; j < lk; j += blockDim.x) sum += math::Exp()(value(j) - max);
+    sum = BlockCombine<C, false>(sum, partial);
+    for (int64_t j = threadIdx.x; j < lk; j += blockDim.x) s[j] = static_cast<T>(math::Exp()(value(j) - max) / sum);
+  }
+}
+
 }  // namespace
+
+template <typename T, typename M>
+cudaError_t LaunchMaskedSoftmax(T* scores, const M* mask, const AttentionMaskIndex& index, int64_t rows, int64_t lk,
+                                double scale, cudaStream_t stream, int64_t max_blocks) {
+  if (rows == 0 || lk == 0) return cudaSuccess;
+  const int64_t blocks = rows < max_blocks ? rows : max_blocks;
+  MaskedSoftmaxRows<T, M><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      scores, mask, index, rows, lk, static_cast<ComputeType<T>>(scale));
+  return cudaGetLastError();
+}
+
+#define EMBER_MASKED_SOFTMAX(T, M)                                                                               \
+  template cudaError_t LaunchMaskedSoftmax<T, M>(T*, const M*, const AttentionMaskIndex&, int64_t, int64_t, double, \
+                                                 cudaStream_t, int64_t);
+#define EMBER_MASKED_SOFTMAX_ALL_MASKS(T) \
+  EMBER_MASKED_SOFTMAX(T, bool)           \
+  EMBER_MASKED_SOFTMAX(T, __half)         \
+  EMBER_MASKED_SOFTMAX(T, __nv_bfloat16)  \
+  EMBER_MASKED_SOFTMAX(T, float)          \
+  EMBER_MASKED_SOFTMAX(T, double)
+EMBER_MASKED_SOFTMAX_ALL_MASKS(float)
+EMBER_MASKED_SOFTMAX_ALL_MASKS(double)
+EMBER_MASKED_SOFTMAX_ALL_MASKS(__half)
+EMBER_MASKED_SOFTMAX_ALL_MASKS(__nv_bfloat16)
 
 template <typename T, typename I>
 cudaError_t LaunchSparseSoftmaxXent(const I* labels, const T* logits, T* loss, int64_t rows, int64_t classes,
