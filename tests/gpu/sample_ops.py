@@ -155,6 +155,25 @@ def main():
         causal = np.tril(np.ones((5, 7), np.float32))
         causal[0] = 0  # no key kept: NaN
         c.check("attention causal", lambda a, b, d, m: sdpa(a, b, d, mask=m > 0), q, k, v, causal, dtype=dtype)
+    # einsum (Note [GPU einsum]): Keras MultiHeadAttention's equations, a
+    # diagonal, a transpose, a full sum, broadcast '...' dims, three
+    # operands, an empty contraction.
+    for dtype in ("float32", "float16", "float64"):
+        x, w = data((2, 5, 8), "float32"), data((8, 3, 4), "float32")
+        c.check("einsum projection", lambda a, b: ember.einsum("btd,dhk->bthk", a, b), x, w, dtype=dtype)
+        q, k = data((2, 5, 3, 4), "float32"), data((2, 6, 3, 4), "float32")
+        c.check("einsum scores", lambda a, b: ember.einsum("bthk,bshk->bhts", a, b), q, k, dtype=dtype)
+        c.check("einsum context", lambda a, b: ember.einsum("bhts,bshk->bthk", a, b), data((2, 3, 5, 6), "float32"),
+                data((2, 6, 3, 4), "float32"), dtype=dtype)
+    c.check("einsum diagonal", lambda a: ember.einsum("ii->i", a), data((5, 5), "float32"))
+    c.check("einsum transpose", lambda a: ember.einsum("ijk->kji", a), data((2, 3, 4), "float32"))
+    c.check("einsum sum", lambda a: ember.einsum("ij->", a), data((30, 40), "float32"))
+    c.check("einsum broadcast", lambda a, b: ember.einsum("...ij,...jk->...ik", a, b), data((2, 1, 3, 4), "float32"),
+            data((5, 4, 2), "float32"))
+    c.check("einsum chain", lambda a, b, d: ember.einsum("ij,jk,kl->il", a, b, d), data((2, 3), "float32"),
+            data((3, 4), "float32"), data((4, 5), "float32"))
+    c.check("einsum empty contraction", lambda a, b: ember.einsum("ij,jk->ik", a, b), data((3, 0), "float32"),
+            data((0, 5), "float32"))
     c.check("attention no keys", lambda a, b, d: sdpa(a, b, d), data((2, 5, 8), "float32"), data((2, 0, 8), "float32"),
             data((2, 0, 4), "float32"))
     c.check("attention zero dim", lambda a, b, d: sdpa(a, b, d), data((2, 5, 0), "float32"), data((2, 7, 0), "float32"),

@@ -117,6 +117,10 @@ void RegisterCudaSortKernels(KernelRegistry& registry, DeviceTypeId gpu);
 // softmax (Note [GPU attention]).
 void RegisterCudaAttentionKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
+// einsum for the float types: rearrangements on the reduction kernel and
+// cuBLASLt GEMMs (Note [GPU einsum]).
+void RegisterCudaEinsumKernels(KernelRegistry& registry, DeviceTypeId gpu);
+
 // The collective ops over NCCL (collective.cc, Note [Collectives on GPUs]).
 void RegisterCudaCollectiveKernels(KernelRegistry& registry, DeviceTypeId gpu);
 
@@ -143,6 +147,7 @@ inline void RegisterCudaKernels(KernelRegistry& registry, DeviceTypeId gpu) {
   RegisterCudaScanKernels(registry, gpu);
   RegisterCudaSortKernels(registry, gpu);
   RegisterCudaAttentionKernels(registry, gpu);
+  RegisterCudaEinsumKernels(registry, gpu);
 }
 
 }  // namespace ember::cuda
