@@ -155,6 +155,20 @@ def main():
         causal = np.tril(np.ones((5, 7), np.float32))
         causal[0] = 0  # no key kept: NaN
         c.check("attention causal", lambda a, b, d, m: sdpa(a, b, d, mask=m > 0), q, k, v, causal, dtype=dtype)
+    # The small integer dtypes (stop 43): binary ops, comparisons,
+    # reductions, arg-reductions and bias_add with broadcasting.
+    for dtype in ("int8", "int16", "uint8"):
+        a, b = np.round(data((4, 6), "float32") * 5), np.round(data((6,), "float32") * 5)
+        for name, fn in (("add", ember.add), ("subtract", ember.subtract), ("multiply", ember.multiply),
+                         ("maximum", ember.maximum), ("minimum", ember.minimum), ("equal", ember.equal),
+                         ("less", ember.less), ("greater_equal", ember.greater_equal)):
+            c.check(f"{name} broadcast", fn, a, b, dtype=dtype)
+        c.check("bias_add", ember.nn.bias_add, a, b, dtype=dtype)
+        for name, fn in (("reduce_sum", ember.reduce_sum), ("reduce_max", ember.reduce_max),
+                         ("reduce_min", ember.reduce_min)):
+            c.check(f"{name} axis 0", lambda t, f=fn: f(t, axis=0), a, dtype=dtype)
+        c.check("argmax", lambda t: ember.cast(ember.argmax(t, axis=1), ember.int32), a, dtype=dtype)
+    c.check("equal bool", lambda x, y: ember.equal(x > 0, y > 0), data((3, 4), "float32"), data((4,), "float32"))
     # einsum (Note [GPU einsum]): Keras MultiHeadAttention's equations, a
     # diagonal, a transpose, a full sum, broadcast '...' dims, three
     # operands, an empty contraction.

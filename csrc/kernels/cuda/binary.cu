@@ -74,6 +74,7 @@ cudaError_t LaunchBinaryFlat(const T* lhs, int64_t lhs_step, const T* rhs, int64
   EMBER_BINARY(F, __nv_bfloat16, __nv_bfloat16)
 #define EMBER_BINARY_INTEGERS(F)     \
   EMBER_BINARY(F, int8_t, int8_t)    \
+  EMBER_BINARY(F, int16_t, int16_t)  \
   EMBER_BINARY(F, int32_t, int32_t)  \
   EMBER_BINARY(F, int64_t, int64_t)  \
   EMBER_BINARY(F, uint8_t, uint8_t)
@@ -83,7 +84,10 @@ cudaError_t LaunchBinaryFlat(const T* lhs, int64_t lhs_step, const T* rhs, int64
   EMBER_BINARY(F, __half, bool)      \
   EMBER_BINARY(F, __nv_bfloat16, bool) \
   EMBER_BINARY(F, int32_t, bool)     \
-  EMBER_BINARY(F, int64_t, bool)
+  EMBER_BINARY(F, int64_t, bool)     \
+  EMBER_BINARY(F, int8_t, bool)      \
+  EMBER_BINARY(F, int16_t, bool)     \
+  EMBER_BINARY(F, uint8_t, bool)
 
 EMBER_BINARY_FLOATS(Add)
 EMBER_BINARY_INTEGERS(Add)
@@ -97,6 +101,8 @@ EMBER_BINARY_INTEGERS(Maximum)
 EMBER_BINARY_FLOATS(Minimum)
 EMBER_BINARY_INTEGERS(Minimum)
 EMBER_BINARY_FLOATS(SquaredDifference)
+EMBER_BINARY(SquaredDifference, int32_t, int32_t)
+EMBER_BINARY(SquaredDifference, int64_t, int64_t)
 EMBER_BINARY_FLOATS(ReluGrad)
 EMBER_BINARY_INTEGERS(ReluGrad)
 EMBER_BINARY_FLOATS(Pow)
@@ -107,6 +113,8 @@ EMBER_BINARY_INTEGERS(BitwiseOr)
 EMBER_BINARY_INTEGERS(BitwiseXor)
 EMBER_COMPARISON(Equal)
 EMBER_COMPARISON(NotEqual)
+EMBER_BINARY(Equal, bool, bool)
+EMBER_BINARY(NotEqual, bool, bool)
 EMBER_COMPARISON(Less)
 EMBER_COMPARISON(LessEqual)
 EMBER_COMPARISON(Greater)

@@ -89,6 +89,8 @@ EMBER_REDUCE(__half)
 EMBER_REDUCE(__nv_bfloat16)
 EMBER_REDUCE(int32_t)
 EMBER_REDUCE(int64_t)
-EMBER_REDUCE(uint8_t)  // reduce_all and reduce_any, over bool's bytes
+EMBER_REDUCE(int8_t)
+EMBER_REDUCE(int16_t)
+EMBER_REDUCE(uint8_t)  // also reduce_all and reduce_any, over bool's bytes
 
 }  // namespace ember::cuda

@@ -162,6 +162,7 @@ EMBER_STARTUP_TEMPLATE void BinaryFloats(KernelRegistry& r, const char* op, Devi
 template <typename F>
 EMBER_STARTUP_TEMPLATE void BinaryIntegers(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
   Binary<int8_t, int8_t, F>(r, op, gpu);
+  Binary<int16_t, int16_t, F>(r, op, gpu);
   Binary<int32_t, int32_t, F>(r, op, gpu);
   Binary<int64_t, int64_t, F>(r, op, gpu);
   Binary<uint8_t, uint8_t, F>(r, op, gpu);
@@ -174,6 +175,9 @@ EMBER_STARTUP_TEMPLATE void Comparison(KernelRegistry& r, const char* op, Device
   Binary<__nv_bfloat16, bool, F>(r, op, gpu);
   Binary<int32_t, bool, F>(r, op, gpu);
   Binary<int64_t, bool, F>(r, op, gpu);
+  Binary<int8_t, bool, F>(r, op, gpu);
+  Binary<int16_t, bool, F>(r, op, gpu);
+  Binary<uint8_t, bool, F>(r, op, gpu);
 }
 
 }  // namespace
@@ -183,7 +187,8 @@ EMBER_STARTUP_CODE void RegisterCudaElementwiseKernels(KernelRegistry& r, Device
   UnarySigned<math::Abs>(r, "abs", gpu);
   UnarySigned<math::Sign>(r, "sign", gpu);
   UnarySigned<math::Square>(r, "square", gpu);
-  UnaryFloats<math::Relu>(r, "relu", gpu);
+  Unary<uint8_t, uint8_t, math::Square>(r, "square", gpu);
+  UnarySigned<math::Relu>(r, "relu", gpu);  // uint8's relu is the identity: on the CPU
   UnaryFloats<math::Exp>(r, "exp", gpu);
   UnaryFloats<math::Log>(r, "log", gpu);
   UnaryFloats<math::Sqrt>(r, "sqrt", gpu);
@@ -228,6 +233,8 @@ EMBER_STARTUP_CODE void RegisterCudaElementwiseKernels(KernelRegistry& r, Device
   BinaryFloats<math::Minimum>(r, "minimum", gpu);
   BinaryIntegers<math::Minimum>(r, "minimum", gpu);
   BinaryFloats<math::SquaredDifference>(r, "squared_difference", gpu);
+  Binary<int32_t, int32_t, math::SquaredDifference>(r, "squared_difference", gpu);
+  Binary<int64_t, int64_t, math::SquaredDifference>(r, "squared_difference", gpu);
   BinaryFloats<math::ReluGrad>(r, "relu_grad", gpu);
   BinaryIntegers<math::ReluGrad>(r, "relu_grad", gpu);
   BinaryFloats<math::Pow>(r, "pow", gpu);
@@ -238,6 +245,8 @@ EMBER_STARTUP_CODE void RegisterCudaElementwiseKernels(KernelRegistry& r, Device
   BinaryIntegers<math::BitwiseXor>(r, "bitwise_xor", gpu);
   Comparison<math::Equal>(r, "equal", gpu);
   Comparison<math::NotEqual>(r, "not_equal", gpu);
+  Binary<bool, bool, math::Equal>(r, "equal", gpu);
+  Binary<bool, bool, math::NotEqual>(r, "not_equal", gpu);
   Comparison<math::Less>(r, "less", gpu);
   Comparison<math::LessEqual>(r, "less_equal", gpu);
   Comparison<math::Greater>(r, "greater", gpu);
@@ -246,6 +255,11 @@ EMBER_STARTUP_CODE void RegisterCudaElementwiseKernels(KernelRegistry& r, Device
   r.Register("bias_add", gpu, {DType::kFloat64}, &MakeKernel<BiasAddKernel<double>>);
   r.Register("bias_add", gpu, {DType::kFloat16}, &MakeKernel<BiasAddKernel<__half>>);
   r.Register("bias_add", gpu, {DType::kBFloat16}, &MakeKernel<BiasAddKernel<__nv_bfloat16>>);
+  r.Register("bias_add", gpu, {DType::kInt8}, &MakeKernel<BiasAddKernel<int8_t>>);
+  r.Register("bias_add", gpu, {DType::kInt16}, &MakeKernel<BiasAddKernel<int16_t>>);
+  r.Register("bias_add", gpu, {DType::kInt32}, &MakeKernel<BiasAddKernel<int32_t>>);
+  r.Register("bias_add", gpu, {DType::kInt64}, &MakeKernel<BiasAddKernel<int64_t>>);
+  r.Register("bias_add", gpu, {DType::kUInt8}, &MakeKernel<BiasAddKernel<uint8_t>>);
   Binary<bool, bool, math::LogicalAnd>(r, "logical_and", gpu);
   Binary<bool, bool, math::LogicalOr>(r, "logical_or", gpu);
   Binary<bool, bool, math::LogicalXor>(r, "logical_xor", gpu);

@@ -85,6 +85,9 @@ EMBER_STARTUP_TEMPLATE void Register(KernelRegistry& r, const char* op, DeviceTy
   r.Register(op, gpu, {DType::kBFloat16}, &MakeKernel<ReduceKernel<__nv_bfloat16, Attrs, kOp>>);
   r.Register(op, gpu, {DType::kInt32}, &MakeKernel<ReduceKernel<int32_t, Attrs, kOp>>);
   r.Register(op, gpu, {DType::kInt64}, &MakeKernel<ReduceKernel<int64_t, Attrs, kOp>>);
+  r.Register(op, gpu, {DType::kInt8}, &MakeKernel<ReduceKernel<int8_t, Attrs, kOp>>);
+  r.Register(op, gpu, {DType::kInt16}, &MakeKernel<ReduceKernel<int16_t, Attrs, kOp>>);
+  r.Register(op, gpu, {DType::kUInt8}, &MakeKernel<ReduceKernel<uint8_t, Attrs, kOp>>);
 }
 
 }  // namespace

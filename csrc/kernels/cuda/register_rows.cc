@@ -86,6 +86,9 @@ EMBER_STARTUP_CODE void RegisterCudaRowKernels(KernelRegistry& r, DeviceTypeId g
   RegisterArg<__nv_bfloat16>(r, gpu);
   RegisterArg<int32_t>(r, gpu);
   RegisterArg<int64_t>(r, gpu);
+  RegisterArg<int8_t>(r, gpu);
+  RegisterArg<int16_t>(r, gpu);
+  RegisterArg<uint8_t>(r, gpu);
 }
 
 }  // namespace ember::cuda

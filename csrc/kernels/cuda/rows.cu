@@ -143,5 +143,8 @@ EMBER_ARG_REDUCE(__half)
 EMBER_ARG_REDUCE(__nv_bfloat16)
 EMBER_ARG_REDUCE(int32_t)
 EMBER_ARG_REDUCE(int64_t)
+EMBER_ARG_REDUCE(int8_t)
+EMBER_ARG_REDUCE(int16_t)
+EMBER_ARG_REDUCE(uint8_t)
 
 }  // namespace ember::cuda
