@@ -168,6 +168,10 @@ def main():
                          ("reduce_min", ember.reduce_min)):
             c.check(f"{name} axis 0", lambda t, f=fn: f(t, axis=0), a, dtype=dtype)
         c.check("argmax", lambda t: ember.cast(ember.argmax(t, axis=1), ember.int32), a, dtype=dtype)
+    for dtype in ("float32", "float64", "float16"):
+        x, y = np.round(data((5, 6), "float32") * 4) / 2, np.round(data((6,), "float32") * 4) / 2
+        c.check("floordiv broadcast", ember.math.floordiv, x, y, dtype=dtype)
+        c.check("floormod broadcast", ember.math.floormod, x, y, dtype=dtype)
     c.check("equal bool", lambda x, y: ember.equal(x > 0, y > 0), data((3, 4), "float32"), data((4,), "float32"))
     # einsum (Note [GPU einsum]): Keras MultiHeadAttention's equations, a
     # diagonal, a transpose, a full sum, broadcast '...' dims, three

@@ -259,6 +259,33 @@ struct ReluGrad {
 struct SquaredDifference {
   template <typename T> EMBER_HOST_DEVICE T operator()(T x, T y) const { return Square()(Subtract()(x, y)); }
 };
+// Note [Floor division] (kernels/cpu/elementwise_division.cc), the float
+// forms: the quotient (x - fmod(x, y)) / y rounded to the nearest integer,
+// exact where floor(x / y) is not. The integer forms reject a zero
+// divisor, so they stay with the CPU's checked kernels.
+struct FloorDiv {
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x, T y) const {
+    if (y == T(0)) return x / y;  // inf or nan, like NumPy
+    const T mod = std::fmod(x, y);
+    T div = (x - mod) / y;
+    if (mod != T(0) && ((y < T(0)) != (mod < T(0)))) div -= T(1);
+    if (div == T(0)) return std::copysign(T(0), x / y);
+    T floor_div = std::floor(div);
+    if (div - floor_div > T(0.5)) floor_div += T(1);
+    return floor_div;
+  }
+};
+struct FloorMod {
+  template <typename T> EMBER_HOST_DEVICE T operator()(T x, T y) const {
+    T mod = std::fmod(x, y);  // nan for y == 0
+    if (mod != T(0)) {
+      if ((y < T(0)) != (mod < T(0))) mod += y;
+    } else {
+      mod = std::copysign(T(0), y);
+    }
+    return mod;
+  }
+};
 // Floats only; integer pow has its own kernel (negative exponents fail).
 struct Pow {
   template <typename T> EMBER_HOST_DEVICE T operator()(T x, T y) const { return static_cast<T>(std::pow(x, y)); }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "kernels/common/element_math.h"
 #include "kernels/cpu/elementwise_kernels.h"
 #include "kernels/cpu/functors.h"
 #include "kernels/cpu/registration.h"
@@ -18,7 +19,9 @@ namespace {
 // sign; y == -1 is handled apart because INT_MIN / -1 overflows (the result
 // wraps, as in NumPy). For floats, the quotient is (x - fmod(x, y)) / y
 // rounded to the nearest integer, which is exact where floor(x / y) is not
-// (1.0 // 0.1 is 9, not 10), and matches NumPy and Python bit for bit.
+// (1.0 // 0.1 is 9, not 10), and matches NumPy and Python bit for bit;
+// the float forms are math::FloorDiv and math::FloorMod (element_math.h),
+// which the GPU runs too.
 
 template <typename T>
 T WrappingNegate(T x) {
@@ -34,14 +37,7 @@ T FloorDivScalar(T x, T y) {
     if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
     return q;
   } else {
-    if (y == 0) return x / y;  // inf or nan, like NumPy
-    const T mod = std::fmod(x, y);
-    T div = (x - mod) / y;
-    if (mod != 0 && ((y < 0) != (mod < 0))) div -= T(1);
-    if (div == 0) return std::copysign(T(0), x / y);
-    T floor_div = std::floor(div);
-    if (div - floor_div > T(0.5)) floor_div += T(1);
-    return floor_div;
+    return math::FloorDiv()(x, y);  // shared with the GPU
   }
 }
 
@@ -53,13 +49,7 @@ T FloorModScalar(T x, T y) {
     if (r != 0 && ((r < 0) != (y < 0))) r += y;
     return r;
   } else {
-    T mod = std::fmod(x, y);  // nan for y == 0
-    if (mod != 0) {
-      if ((y < 0) != (mod < 0)) mod += y;
-    } else {
-      mod = std::copysign(T(0), y);
-    }
-    return mod;
+    return math::FloorMod()(x, y);  // shared with the GPU
   }
 }
 

@@ -240,6 +240,8 @@ EMBER_STARTUP_CODE void RegisterCudaElementwiseKernels(KernelRegistry& r, Device
   BinaryFloats<math::Pow>(r, "pow", gpu);
   BinaryFloats<math::Atan2>(r, "atan2", gpu);
   BinaryFloats<math::Xlogy>(r, "xlogy", gpu);
+  BinaryFloats<math::FloorDiv>(r, "floordiv", gpu);  // integers: the CPU's checked kernels
+  BinaryFloats<math::FloorMod>(r, "floormod", gpu);
   BinaryIntegers<math::BitwiseAnd>(r, "bitwise_and", gpu);
   BinaryIntegers<math::BitwiseOr>(r, "bitwise_or", gpu);
   BinaryIntegers<math::BitwiseXor>(r, "bitwise_xor", gpu);
