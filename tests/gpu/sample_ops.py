@@ -172,6 +172,21 @@ def main():
         x, y = np.round(data((5, 6), "float32") * 4) / 2, np.round(data((6,), "float32") * 4) / 2
         c.check("floordiv broadcast", ember.math.floordiv, x, y, dtype=dtype)
         c.check("floormod broadcast", ember.math.floormod, x, y, dtype=dtype)
+    # Two-pass reductions (Note [GPU two-pass reductions]): over one axis,
+    # several, all, an empty axis, and rows holding inf, -inf and NaN.
+    edges = data((4, 9), "float32")
+    edges[0] = -np.inf
+    edges[1, 3] = np.inf
+    edges[2, 5] = np.nan
+    for dtype in ("float32", "float64", "float16", "bfloat16"):
+        x = data((3, 4, 50), "float32")
+        for name, fn in (("reduce_logsumexp", ember.math.reduce_logsumexp),
+                         ("reduce_variance", ember.math.reduce_variance), ("reduce_std", ember.math.reduce_std)):
+            c.check(f"{name} last axis", lambda t, f=fn: f(t, axis=-1), x, dtype=dtype)
+            c.check(f"{name} axes 0, 2", lambda t, f=fn: f(t, axis=[0, 2], keepdims=True), x, dtype=dtype)
+            c.check(f"{name} all", lambda t, f=fn: f(t), x, dtype=dtype)
+            c.check(f"{name} empty axis", lambda t, f=fn: f(t, axis=1), data((3, 0), "float32"), dtype=dtype)
+            c.check(f"{name} edge values", lambda t, f=fn: f(t, axis=1), edges, dtype=dtype)
     c.check("equal bool", lambda x, y: ember.equal(x > 0, y > 0), data((3, 4), "float32"), data((4,), "float32"))
     # einsum (Note [GPU einsum]): Keras MultiHeadAttention's equations, a
     # diagonal, a transpose, a full sum, broadcast '...' dims, three

@@ -16,4 +16,18 @@ template <typename T>
 cudaError_t LaunchReduce(ReduceOp op, const T* in, T* out, const ReduceIndexing& indexing, cudaStream_t stream,
                          int64_t max_blocks);
 
+// Note [GPU two-pass reductions]
+// reduce_logsumexp, _variance and _std need a first pass over each reduced
+// group (its maximum, its mean) before the second (the sum of exp(x - max),
+// of (x - mean)^2). A block per output does both over the same strided
+// addressing, each pass combined across the block, in float32 for the half
+// types: the CPU's math (Note [Row reductions] in reduction_rows.cc),
+// including its shift of 0 when the maximum is not finite and NaN (-inf
+// for logsumexp) for a reduction of nothing.
+enum class TwoPassOp { kLogSumExp, kVariance, kStd };
+
+template <typename T>
+cudaError_t LaunchTwoPassReduce(TwoPassOp op, const T* in, T* out, const ReduceIndexing& indexing, cudaStream_t stream,
+                                int64_t max_blocks);
+
 }  // namespace ember::cuda

@@ -48,6 +48,36 @@ class ReduceKernel final : public OpKernel {
   std::optional<std::vector<int64_t>> axis_;
 };
 
+// reduce_logsumexp, _variance, _std (Note [GPU two-pass reductions]).
+template <typename T, typename Attrs, TwoPassOp kOp>
+class TwoPassReduceKernel final : public OpKernel {
+ public:
+  explicit TwoPassReduceKernel(const KernelInit& init) : axis_(Attrs(init.attrs).axis) {}
+
+  Status Compute(KernelContext& ctx) const override {
+    const CudaKernelEnv& env = EnvOf(ctx);
+    Tensor& output = ctx.output(0);
+    ReduceIndexing ix;
+    EMBER_RETURN_IF_ERROR(IndexingFor(ctx, axis_, &ix));
+    ix.num_outputs = output.NumElements();
+    return env.CheckLaunch(LaunchTwoPassReduce<T>(kOp, static_cast<const T*>(ctx.input(0).raw_data()),
+                                                  static_cast<T*>(output.raw_data()), ix, StreamOf(env),
+                                                  env.max_blocks),
+                           "launching the reduction");
+  }
+
+ private:
+  std::optional<std::vector<int64_t>> axis_;
+};
+
+template <typename Attrs, TwoPassOp kOp>
+EMBER_STARTUP_TEMPLATE void RegisterTwoPass(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+  r.Register(op, gpu, {DType::kFloat32}, &MakeKernel<TwoPassReduceKernel<float, Attrs, kOp>>);
+  r.Register(op, gpu, {DType::kFloat64}, &MakeKernel<TwoPassReduceKernel<double, Attrs, kOp>>);
+  r.Register(op, gpu, {DType::kFloat16}, &MakeKernel<TwoPassReduceKernel<__half, Attrs, kOp>>);
+  r.Register(op, gpu, {DType::kBFloat16}, &MakeKernel<TwoPassReduceKernel<__nv_bfloat16, Attrs, kOp>>);
+}
+
 // reduce_all and reduce_any: the minimum and maximum of bool's bytes (0
 // or 1); a reduction of nothing is true for all, false for any.
 template <typename Attrs, bool kAll>
@@ -98,6 +128,9 @@ EMBER_STARTUP_CODE void RegisterCudaReduceKernels(KernelRegistry& r, DeviceTypeI
   Register<ReduceProdAttrs, ReduceOp::kProd>(r, "reduce_prod", gpu);
   Register<ReduceMaxAttrs, ReduceOp::kMax>(r, "reduce_max", gpu);
   Register<ReduceMinAttrs, ReduceOp::kMin>(r, "reduce_min", gpu);
+  RegisterTwoPass<ReduceLogsumexpAttrs, TwoPassOp::kLogSumExp>(r, "reduce_logsumexp", gpu);
+  RegisterTwoPass<ReduceVarianceAttrs, TwoPassOp::kVariance>(r, "reduce_variance", gpu);
+  RegisterTwoPass<ReduceStdAttrs, TwoPassOp::kStd>(r, "reduce_std", gpu);
   r.Register("reduce_all", gpu, {DType::kBool}, &MakeKernel<BoolReduceKernel<ReduceAllAttrs, true>>);
   r.Register("reduce_any", gpu, {DType::kBool}, &MakeKernel<BoolReduceKernel<ReduceAnyAttrs, false>>);
 }
