@@ -139,27 +139,6 @@ Operand<T> Arranged(const KernelContext& ctx, Operand<T>&& in, const std::vector
   return out;
 }
 
-std::vector<bool> LabelSet(const std::vector<int>& labels, int num_labels) {
-  std::vector<bool> set(num_labels, false);
-  for (int l : labels) set[l] = true;
-  return set;
-}
-
-// The labels of `labels` in first-appearance order, without repeats, that `keep` accepts.
-template <typename Pred>
-std::vector<int> UniqueLabels(const std::vector<int>& labels, Pred keep) {
-  std::vector<int> out;
-  for (int l : labels) {
-    if (keep(l) && std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
-  }
-  return out;
-}
-
-std::vector<int> Concat(std::vector<int> a, const std::vector<int>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 int64_t Product(const std::vector<int>& labels, const std::vector<int64_t>& sizes) {
   int64_t n = 1;
   for (int l : labels) n *= sizes[l];
@@ -170,23 +149,18 @@ int64_t Product(const std::vector<int>& labels, const std::vector<int64_t>& size
 template <typename T>
 Operand<T> Contract(const KernelContext& ctx, Operand<T>&& a, Operand<T>&& b, const std::vector<bool>& later,
                     const std::vector<int64_t>& sizes) {
-  const int num_labels = static_cast<int>(sizes.size());
-  const std::vector<bool> in_a = LabelSet(a.labels, num_labels);
-  const std::vector<bool> in_b = LabelSet(b.labels, num_labels);
-  const auto batch = UniqueLabels(a.labels, [&](int l) { return in_b[l] && later[l]; });
-  const auto contracted = UniqueLabels(a.labels, [&](int l) { return in_b[l] && !later[l]; });
-  const auto a_free = UniqueLabels(a.labels, [&](int l) { return !in_b[l] && later[l]; });
-  const auto a_sum = UniqueLabels(a.labels, [&](int l) { return !in_b[l] && !later[l]; });
-  const auto b_free = UniqueLabels(b.labels, [&](int l) { return !in_a[l] && later[l]; });
-  const auto b_sum = UniqueLabels(b.labels, [&](int l) { return !in_a[l] && !later[l]; });
-
-  const Operand<T> lhs = Arranged(ctx, std::move(a), Concat(Concat(batch, a_free), contracted), a_sum, sizes);
-  const Operand<T> rhs = Arranged(ctx, std::move(b), Concat(Concat(batch, contracted), b_free), b_sum, sizes);
-  const int64_t num_batches = Product(batch, sizes);
-  cpu::MatmulDims dims{Product(a_free, sizes), Product(contracted, sizes), Product(b_free, sizes), false, false};
+  const shape_fns::EinsumPairLabels p =
+      shape_fns::SplitEinsumPair(a.labels, b.labels, later, static_cast<int>(sizes.size()));
+  using shape_fns::ConcatLabels;
+  const Operand<T> lhs = Arranged(ctx, std::move(a), ConcatLabels(ConcatLabels(p.batch, p.a_free), p.contracted),
+                                  p.a_sum, sizes);
+  const Operand<T> rhs = Arranged(ctx, std::move(b), ConcatLabels(ConcatLabels(p.batch, p.contracted), p.b_free),
+                                  p.b_sum, sizes);
+  const int64_t num_batches = Product(p.batch, sizes);
+  cpu::MatmulDims dims{Product(p.a_free, sizes), Product(p.contracted, sizes), Product(p.b_free, sizes), false, false};
 
   Operand<T> c;
-  c.labels = Concat(Concat(batch, a_free), b_free);
+  c.labels = ConcatLabels(ConcatLabels(p.batch, p.a_free), p.b_free);
   for (int l : c.labels) c.dims.push_back(sizes[l]);
   c.owned.assign(num_batches * dims.m * dims.n, T(0));
   if (c.owned.empty() || dims.k == 0) return c;  // an empty sum is 0
@@ -205,8 +179,7 @@ Operand<T> Contract(const KernelContext& ctx, Operand<T>&& a, Operand<T>&& b, co
 // out = acc with the labels the output lacks summed, in the output's order.
 template <typename T>
 void WriteOutput(const KernelContext& ctx, const Operand<T>& acc, const EinsumSpec& spec, T* out) {
-  const std::vector<bool> in_output = LabelSet(spec.output, spec.num_labels());
-  const auto summed = UniqueLabels(acc.labels, [&](int l) { return !in_output[l]; });
+  const auto summed = shape_fns::EinsumLabelsOutside(acc.labels, spec.output, spec.num_labels());
   if (summed.empty() && IsLaidOut(acc, spec.output, spec.sizes)) {
     std::memcpy(out, acc.data(), sizeof(T) * Product(spec.output, spec.sizes));
   } else {
@@ -231,15 +204,10 @@ class EinsumKernel final : public OpKernel {
     EMBER_RETURN_IF_ERROR(shape_fns::ParseEinsum(equation_, shapes.data(), n, &spec));
     Tensor& out = ctx.output(0);
     if (out.NumElements() == 0) return Status::OK();
-    const int num_labels = spec.num_labels();
     using C = cpu::ComputeType<T>;
 
     // needed[i]: labels the output or operands i+1.. use.
-    std::vector<std::vector<bool>> needed(n, LabelSet(spec.output, num_labels));
-    for (int i = n - 2; i >= 0; --i) {
-      needed[i] = needed[i + 1];
-      for (int l : spec.inputs[i + 1]) needed[i][l] = true;
-    }
+    const std::vector<std::vector<bool>> needed = shape_fns::EinsumLaterLabels(spec);
     Operand<C> acc = FromInput<T>(ctx.input(0), spec.inputs[0]);
     for (int i = 1; i < n; ++i) {
       acc = Contract(ctx, std::move(acc), FromInput<T>(ctx.input(i), spec.inputs[i]), needed[i], spec.sizes);

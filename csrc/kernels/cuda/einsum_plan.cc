@@ -7,6 +7,7 @@
 namespace ember::cuda {
 namespace {
 
+using shape_fns::ConcatLabels;
 using shape_fns::EinsumSpec;
 
 // A row-major array in one of the plan's buffers; dim d carries label
@@ -16,27 +17,6 @@ struct Operand {
   std::vector<int> labels;
   std::vector<int64_t> dims;
 };
-
-std::vector<bool> LabelSet(const std::vector<int>& labels, int num_labels) {
-  std::vector<bool> set(num_labels, false);
-  for (int l : labels) set[l] = true;
-  return set;
-}
-
-// The labels of `labels` in first-appearance order, without repeats, that `keep` accepts.
-template <typename Pred>
-std::vector<int> UniqueLabels(const std::vector<int>& labels, Pred keep) {
-  std::vector<int> out;
-  for (int l : labels) {
-    if (keep(l) && std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
-  }
-  return out;
-}
-
-std::vector<int> Concat(std::vector<int> a, const std::vector<int>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 class Planner {
  public:
@@ -109,24 +89,16 @@ class Planner {
   // a and b contracted; `later` marks the labels the output or a later
   // operand needs; `last`: the final pair, which may write the output.
   Status Contract(const Operand& a, const Operand& b, const std::vector<bool>& later, bool last, Operand* c) {
-    const int num_labels = spec_.num_labels();
-    const std::vector<bool> in_a = LabelSet(a.labels, num_labels);
-    const std::vector<bool> in_b = LabelSet(b.labels, num_labels);
-    const auto batch = UniqueLabels(a.labels, [&](int l) { return in_b[l] && later[l]; });
-    const auto contracted = UniqueLabels(a.labels, [&](int l) { return in_b[l] && !later[l]; });
-    const auto a_free = UniqueLabels(a.labels, [&](int l) { return !in_b[l] && later[l]; });
-    const auto a_sum = UniqueLabels(a.labels, [&](int l) { return !in_b[l] && !later[l]; });
-    const auto b_free = UniqueLabels(b.labels, [&](int l) { return !in_a[l] && later[l]; });
-    const auto b_sum = UniqueLabels(b.labels, [&](int l) { return !in_a[l] && !later[l]; });
+    const shape_fns::EinsumPairLabels p = shape_fns::SplitEinsumPair(a.labels, b.labels, later, spec_.num_labels());
     Operand lhs, rhs;
-    EMBER_RETURN_IF_ERROR(Arranged(a, Concat(Concat(batch, a_free), contracted), a_sum, false, &lhs));
-    EMBER_RETURN_IF_ERROR(Arranged(b, Concat(Concat(batch, contracted), b_free), b_sum, false, &rhs));
+    EMBER_RETURN_IF_ERROR(Arranged(a, ConcatLabels(ConcatLabels(p.batch, p.a_free), p.contracted), p.a_sum, false, &lhs));
+    EMBER_RETURN_IF_ERROR(Arranged(b, ConcatLabels(ConcatLabels(p.batch, p.contracted), p.b_free), p.b_sum, false, &rhs));
     EinsumStep step;
-    step.batch = Product(batch);
-    step.m = Product(a_free);
-    step.k = Product(contracted);
-    step.n = Product(b_free);
-    c->labels = Concat(Concat(batch, a_free), b_free);
+    step.batch = Product(p.batch);
+    step.m = Product(p.a_free);
+    step.k = Product(p.contracted);
+    step.n = Product(p.b_free);
+    c->labels = ConcatLabels(ConcatLabels(p.batch, p.a_free), p.b_free);
     c->dims.clear();
     for (int l : c->labels) c->dims.push_back(spec_.sizes[l]);
     const int64_t elements = step.batch * step.m * step.n;
@@ -157,13 +129,7 @@ Status MakeEinsumGpuPlan(const EinsumSpec& spec, const std::vector<Shape>& input
   const int n = static_cast<int>(inputs.size());
   plan->num_inputs = n;
   Planner planner(spec, plan);
-  const int num_labels = spec.num_labels();
-  // needed[i]: labels the output or operands i+1.. use.
-  std::vector<std::vector<bool>> needed(n, LabelSet(spec.output, num_labels));
-  for (int i = n - 2; i >= 0; --i) {
-    needed[i] = needed[i + 1];
-    for (int l : spec.inputs[i + 1]) needed[i][l] = true;
-  }
+  const std::vector<std::vector<bool>> needed = shape_fns::EinsumLaterLabels(spec);  // per operand
   auto input = [&](int i) {
     Operand op;
     op.buffer = i;
@@ -178,10 +144,9 @@ Status MakeEinsumGpuPlan(const EinsumSpec& spec, const std::vector<Shape>& input
     acc = std::move(c);
   }
   if (acc.buffer == EinsumGpuPlan::kOutput) return Status::OK();
-  const std::vector<bool> in_output = LabelSet(spec.output, num_labels);
-  const auto summed = UniqueLabels(acc.labels, [&](int l) { return !in_output[l]; });
   Operand out;
-  return planner.Arranged(acc, spec.output, summed, /*to_output=*/true, &out);
+  return planner.Arranged(acc, spec.output, shape_fns::EinsumLabelsOutside(acc.labels, spec.output, spec.num_labels()),
+                          /*to_output=*/true, &out);
 }
 
 }  // namespace ember::cuda

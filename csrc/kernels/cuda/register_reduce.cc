@@ -26,7 +26,20 @@ Status IndexingFor(const KernelContext& ctx, const std::optional<std::vector<int
   return Status::OK();
 }
 
-template <typename T, typename Attrs, ReduceOp kOp>
+// The launcher of each kind of reduction: one pass (ReduceOp) or two
+// (TwoPassOp, Note [GPU two-pass reductions]).
+template <typename T>
+cudaError_t LaunchFor(ReduceOp op, const T* in, T* out, const ReduceIndexing& ix, cudaStream_t stream,
+                      int64_t max_blocks) {
+  return LaunchReduce<T>(op, in, out, ix, stream, max_blocks);
+}
+template <typename T>
+cudaError_t LaunchFor(TwoPassOp op, const T* in, T* out, const ReduceIndexing& ix, cudaStream_t stream,
+                      int64_t max_blocks) {
+  return LaunchTwoPassReduce<T>(op, in, out, ix, stream, max_blocks);
+}
+
+template <typename T, typename Attrs, auto kOp>
 class ReduceKernel final : public OpKernel {
  public:
   explicit ReduceKernel(const KernelInit& init) : axis_(Attrs(init.attrs).axis) {}
@@ -38,45 +51,14 @@ class ReduceKernel final : public OpKernel {
     ReduceIndexing ix;
     EMBER_RETURN_IF_ERROR(IndexingFor(ctx, axis_, &ix));
     ix.num_outputs = output.NumElements();
-    return env.CheckLaunch(LaunchReduce<T>(kOp, static_cast<const T*>(input.raw_data()),
-                                           static_cast<T*>(output.raw_data()), ix,
-                                           StreamOf(env), env.max_blocks),
+    return env.CheckLaunch(LaunchFor<T>(kOp, static_cast<const T*>(input.raw_data()),
+                                        static_cast<T*>(output.raw_data()), ix, StreamOf(env), env.max_blocks),
                            "launching the reduction");
   }
 
  private:
   std::optional<std::vector<int64_t>> axis_;
 };
-
-// reduce_logsumexp, _variance, _std (Note [GPU two-pass reductions]).
-template <typename T, typename Attrs, TwoPassOp kOp>
-class TwoPassReduceKernel final : public OpKernel {
- public:
-  explicit TwoPassReduceKernel(const KernelInit& init) : axis_(Attrs(init.attrs).axis) {}
-
-  Status Compute(KernelContext& ctx) const override {
-    const CudaKernelEnv& env = EnvOf(ctx);
-    Tensor& output = ctx.output(0);
-    ReduceIndexing ix;
-    EMBER_RETURN_IF_ERROR(IndexingFor(ctx, axis_, &ix));
-    ix.num_outputs = output.NumElements();
-    return env.CheckLaunch(LaunchTwoPassReduce<T>(kOp, static_cast<const T*>(ctx.input(0).raw_data()),
-                                                  static_cast<T*>(output.raw_data()), ix, StreamOf(env),
-                                                  env.max_blocks),
-                           "launching the reduction");
-  }
-
- private:
-  std::optional<std::vector<int64_t>> axis_;
-};
-
-template <typename Attrs, TwoPassOp kOp>
-EMBER_STARTUP_TEMPLATE void RegisterTwoPass(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
-  r.Register(op, gpu, {DType::kFloat32}, &MakeKernel<TwoPassReduceKernel<float, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kFloat64}, &MakeKernel<TwoPassReduceKernel<double, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kFloat16}, &MakeKernel<TwoPassReduceKernel<__half, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kBFloat16}, &MakeKernel<TwoPassReduceKernel<__nv_bfloat16, Attrs, kOp>>);
-}
 
 // reduce_all and reduce_any: the minimum and maximum of bool's bytes (0
 // or 1); a reduction of nothing is true for all, false for any.
@@ -107,27 +89,29 @@ class BoolReduceKernel final : public OpKernel {
   std::optional<std::vector<int64_t>> axis_;
 };
 
-template <typename Attrs, ReduceOp kOp>
+template <typename Attrs, auto kOp, typename... Ts>
 EMBER_STARTUP_TEMPLATE void Register(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
-  r.Register(op, gpu, {DType::kFloat32}, &MakeKernel<ReduceKernel<float, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kFloat64}, &MakeKernel<ReduceKernel<double, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kFloat16}, &MakeKernel<ReduceKernel<__half, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kBFloat16}, &MakeKernel<ReduceKernel<__nv_bfloat16, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kInt32}, &MakeKernel<ReduceKernel<int32_t, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kInt64}, &MakeKernel<ReduceKernel<int64_t, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kInt8}, &MakeKernel<ReduceKernel<int8_t, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kInt16}, &MakeKernel<ReduceKernel<int16_t, Attrs, kOp>>);
-  r.Register(op, gpu, {DType::kUInt8}, &MakeKernel<ReduceKernel<uint8_t, Attrs, kOp>>);
+  (r.Register(op, gpu, {TypeOf<Ts>()}, &MakeKernel<ReduceKernel<Ts, Attrs, kOp>>), ...);
+}
+
+// The dtype lists mirror the instantiations in reduce.cu.
+template <typename Attrs, ReduceOp kOp>
+EMBER_STARTUP_TEMPLATE void RegisterOnePass(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+  Register<Attrs, kOp, float, double, __half, __nv_bfloat16, int32_t, int64_t, int8_t, int16_t, uint8_t>(r, op, gpu);
+}
+template <typename Attrs, TwoPassOp kOp>
+EMBER_STARTUP_TEMPLATE void RegisterTwoPass(KernelRegistry& r, const char* op, DeviceTypeId gpu) {
+  Register<Attrs, kOp, float, double, __half, __nv_bfloat16>(r, op, gpu);
 }
 
 }  // namespace
 
 EMBER_STARTUP_CODE void RegisterCudaReduceKernels(KernelRegistry& r, DeviceTypeId gpu) {
-  Register<ReduceSumAttrs, ReduceOp::kSum>(r, "reduce_sum", gpu);
-  Register<ReduceMeanAttrs, ReduceOp::kMean>(r, "reduce_mean", gpu);
-  Register<ReduceProdAttrs, ReduceOp::kProd>(r, "reduce_prod", gpu);
-  Register<ReduceMaxAttrs, ReduceOp::kMax>(r, "reduce_max", gpu);
-  Register<ReduceMinAttrs, ReduceOp::kMin>(r, "reduce_min", gpu);
+  RegisterOnePass<ReduceSumAttrs, ReduceOp::kSum>(r, "reduce_sum", gpu);
+  RegisterOnePass<ReduceMeanAttrs, ReduceOp::kMean>(r, "reduce_mean", gpu);
+  RegisterOnePass<ReduceProdAttrs, ReduceOp::kProd>(r, "reduce_prod", gpu);
+  RegisterOnePass<ReduceMaxAttrs, ReduceOp::kMax>(r, "reduce_max", gpu);
+  RegisterOnePass<ReduceMinAttrs, ReduceOp::kMin>(r, "reduce_min", gpu);
   RegisterTwoPass<ReduceLogsumexpAttrs, TwoPassOp::kLogSumExp>(r, "reduce_logsumexp", gpu);
   RegisterTwoPass<ReduceVarianceAttrs, TwoPassOp::kVariance>(r, "reduce_variance", gpu);
   RegisterTwoPass<ReduceStdAttrs, TwoPassOp::kStd>(r, "reduce_std", gpu);

@@ -187,4 +187,57 @@ Status Einsum(ShapeContext& ctx) {
   return Status::OK();
 }
 
+namespace {
+
+std::vector<bool> LabelSet(const std::vector<int>& labels, int num_labels) {
+  std::vector<bool> set(num_labels, false);
+  for (int l : labels) set[l] = true;
+  return set;
+}
+
+template <typename Pred>
+std::vector<int> UniqueLabels(const std::vector<int>& labels, Pred keep) {
+  std::vector<int> out;
+  for (int l : labels) {
+    if (keep(l) && std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<bool>> EinsumLaterLabels(const EinsumSpec& spec) {
+  const int n = static_cast<int>(spec.inputs.size());
+  std::vector<std::vector<bool>> later(n, LabelSet(spec.output, spec.num_labels()));
+  for (int i = n - 2; i >= 0; --i) {
+    later[i] = later[i + 1];
+    for (int l : spec.inputs[i + 1]) later[i][l] = true;
+  }
+  return later;
+}
+
+EinsumPairLabels SplitEinsumPair(const std::vector<int>& a, const std::vector<int>& b, const std::vector<bool>& later,
+                                 int num_labels) {
+  const std::vector<bool> in_a = LabelSet(a, num_labels);
+  const std::vector<bool> in_b = LabelSet(b, num_labels);
+  EinsumPairLabels p;
+  p.batch = UniqueLabels(a, [&](int l) { return in_b[l] && later[l]; });
+  p.contracted = UniqueLabels(a, [&](int l) { return in_b[l] && !later[l]; });
+  p.a_free = UniqueLabels(a, [&](int l) { return !in_b[l] && later[l]; });
+  p.a_sum = UniqueLabels(a, [&](int l) { return !in_b[l] && !later[l]; });
+  p.b_free = UniqueLabels(b, [&](int l) { return !in_a[l] && later[l]; });
+  p.b_sum = UniqueLabels(b, [&](int l) { return !in_a[l] && !later[l]; });
+  return p;
+}
+
+std::vector<int> EinsumLabelsOutside(const std::vector<int>& labels, const std::vector<int>& keep, int num_labels) {
+  const std::vector<bool> kept = LabelSet(keep, num_labels);
+  return UniqueLabels(labels, [&](int l) { return !kept[l]; });
+}
+
+std::vector<int> ConcatLabels(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 }  // namespace ember::shape_fns

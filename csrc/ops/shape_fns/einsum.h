@@ -30,4 +30,23 @@ struct EinsumSpec {
 Status ParseEinsum(const std::string& equation, const Shape* shapes, int num_operands,
                    EinsumSpec* spec);
 
+// What the kernels (CPU and GPU) share of their order of work: operands
+// join left to right, and each pair's labels split by where they occur.
+// Per operand i: the labels the output or operands after i use.
+std::vector<std::vector<bool>> EinsumLaterLabels(const EinsumSpec& spec);
+// The labels of a pair (a, b) by role, each in first-appearance order
+// without repeats; `later` marks the labels used after the pair.
+struct EinsumPairLabels {
+  std::vector<int> batch;       // in both, used later
+  std::vector<int> contracted;  // in both, not used later
+  std::vector<int> a_free, a_sum;  // only in a: used later, or summed now
+  std::vector<int> b_free, b_sum;  // only in b
+};
+EinsumPairLabels SplitEinsumPair(const std::vector<int>& a, const std::vector<int>& b, const std::vector<bool>& later,
+                                 int num_labels);
+// The labels of `labels` not in `keep`, in first-appearance order without repeats.
+std::vector<int> EinsumLabelsOutside(const std::vector<int>& labels, const std::vector<int>& keep, int num_labels);
+// a then b.
+std::vector<int> ConcatLabels(std::vector<int> a, const std::vector<int>& b);
+
 }  // namespace ember::shape_fns
