@@ -103,6 +103,8 @@ class GraphExecutor {
     std::vector<Tensor> static_args;     // per-call arguments' buffers of the recording's own
     std::vector<const void*> arg_ptrs;   // the buffer the recording reads for each argument
     std::vector<Tensor> static_results;  // the buffers it writes the results to
+    std::vector<bool> copied;            // captured values copied in as parameters are
+    int recaptures = 0;
     int64_t replays = 0;                 // since the capture
     std::shared_ptr<RecordingErrors> errors = std::make_shared<RecordingErrors>();
     std::shared_ptr<DeviceGraph> graph;
@@ -117,9 +119,10 @@ class GraphExecutor {
                    bool* handled) const;
   Status Capture(ReplayState& r, const std::vector<Tensor>& args) const;
   bool CaptureOrTurnOff(ReplayState& r, const std::vector<Tensor>& args) const;
-  bool StaticArgsInPlace(const ReplayState& r, const std::vector<Tensor>& args) const;
+  std::vector<bool> MovedStaticArgs(const ReplayState& r, const std::vector<Tensor>& args) const;
   // Note [Moved captured values].
   static constexpr int64_t kReplaysBeforeRecapture = 8;
+  static constexpr int kMaxRecaptures = 4;
   Status Replay(ReplayState& r, const std::vector<Tensor>& args, std::vector<Tensor>* results,
                 Device* results_device, bool* handled) const;
   void FindReplayDevice();

@@ -1,6 +1,7 @@
 // This file implements graph replay for GraphExecutor (Note [Graph
 // replay]): a function whose nodes all run on one device that can capture
 // graphs is recorded on its second call and replayed as one launch.
+#include <algorithm>
 #include <atomic>
 
 #include "core/device.h"
@@ -66,17 +67,27 @@ Status GraphExecutor::TryReplay(const std::vector<Tensor>& args, std::vector<Ten
       r.phase = ReplayState::Phase::kCapture;
       return Status::OK();
     case ReplayState::Phase::kCapture:
+      r.copied.assign(args.size(), false);
       if (!CaptureOrTurnOff(r, args)) return Status::OK();
       break;
-    case ReplayState::Phase::kReplay:
-      if (!StaticArgsInPlace(r, args)) {
+    case ReplayState::Phase::kReplay: {
+      const std::vector<bool> moved = MovedStaticArgs(r, args);
+      if (std::find(moved.begin(), moved.end(), true) != moved.end()) {
         // Note [Moved captured values]
-        const bool recapture = r.replays >= kReplaysBeforeRecapture;
-        r = ReplayState();
+        std::vector<bool> copied = r.copied;
+        if (r.replays < kReplaysBeforeRecapture) {
+          for (size_t a = 0; a < moved.size(); ++a) copied[a] = copied[a] || moved[a];
+        }
+        const int recaptures = r.recaptures + 1;
+        r = ReplayState();  // drops the recording and what it held
         r.phase = ReplayState::Phase::kOff;
-        if (!recapture || !CaptureOrTurnOff(r, args)) return Status::OK();
+        if (recaptures > kMaxRecaptures) return Status::OK();
+        r.copied = std::move(copied);
+        r.recaptures = recaptures;
+        if (!CaptureOrTurnOff(r, args)) return Status::OK();
       }
       break;
+    }
   }
   return Replay(r, args, results, results_device, handled);
 }
@@ -96,33 +107,40 @@ bool GraphExecutor::CaptureOrTurnOff(ReplayState& r, const std::vector<Tensor>& 
 
 // Note [Moved captured values]
 // A recording reads each captured value and variable at the address it
-// had when captured. A call whose value of one lives elsewhere (a
-// variable assigned a new tensor, as every update makes one) cannot
-// replay it. The recording is dropped at once, so it does not hold the
-// old values' memory. It is captured again with the new addresses only if
-// it had replayed at least kReplaysBeforeRecapture times: inference with
-// weights updated now and then recaptures; a training step, whose every
-// call updates its variables, runs node by node from then on instead of
-// capturing on every call.
-bool GraphExecutor::StaticArgsInPlace(const ReplayState& r, const std::vector<Tensor>& args) const {
+// had when captured. A call whose value of one lives elsewhere cannot
+// replay it: a variable assigned a new tensor, as every update makes one
+// (the recording itself holds the old buffer, so no update is in place).
+// The recording is dropped at once, so it does not keep the old values'
+// memory, and the call is captured again:
+//  - if the recording had replayed at least kReplaysBeforeRecapture
+//    times, with the moved values read in place again: inference with
+//    weights changed now and then;
+//  - otherwise with the moved values copied in by every replay, as
+//    parameters are: a training step, whose variables move on every call,
+//    then replays each step at the price of one device-to-device copy per
+//    moved variable per call and a buffer of the recording's own for each.
+// After kMaxRecaptures recaptures the function runs node by node.
+std::vector<bool> GraphExecutor::MovedStaticArgs(const ReplayState& r, const std::vector<Tensor>& args) const {
+  std::vector<bool> moved(args.size(), false);
   for (size_t a = 0; a < args.size(); ++a) {
     if (!replay_args_[a] || r.per_call[a]) continue;
-    if (args[a].NumBytes() > 0 && Address(args[a]) != r.arg_ptrs[a]) return false;
+    moved[a] = args[a].NumBytes() > 0 && Address(args[a]) != r.arg_ptrs[a];
   }
-  return true;
+  return moved;
 }
 
-// The function's parameters are per-call inputs: the recording reads
-// buffers of its own, which each replay fills first. Captured values and
-// variables (weights, updated in place by the optimizers) it reads where
-// they are: a replay needs the argument to come in that same buffer, and
-// holds it while the replay runs; it does not pin it between calls.
+// The function's parameters (and the values r.copied marks, Note [Moved
+// captured values]) are per-call inputs: the recording reads buffers of
+// its own, which each replay fills first. Other captured values and
+// variables it reads where they are: a replay needs the argument to come
+// in that same buffer, and holds it while the replay runs.
 Status GraphExecutor::Capture(ReplayState& r, const std::vector<Tensor>& args) const {
   Device* device = replay_device_;
   r.per_call.assign(args.size(), false);
   r.static_args = args;
   for (size_t a = 0; a < args.size(); ++a) {
-    if (!replay_args_[a] || !graph_.node(arg_nodes_[a]).per_call_arg || args[a].NumBytes() == 0) continue;
+    const bool copied_in = graph_.node(arg_nodes_[a]).per_call_arg || r.copied[a];
+    if (!replay_args_[a] || !copied_in || args[a].NumBytes() == 0) continue;
     r.per_call[a] = true;
     EMBER_RETURN_IF_ERROR(AllocateLike(device, args[a], &r.static_args[a]));
   }

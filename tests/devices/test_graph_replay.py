@@ -81,9 +81,10 @@ def test_a_dense_layer_replays_from_its_second_call_and_matches_numpy():
     assert updated == 3
 
 
-def test_a_variable_updated_soon_after_the_capture_turns_replay_off():
+def test_a_variable_updated_after_few_replays_is_copied_in_by_each_replay():
     """Note [Moved captured values]: fewer than 8 replays before a variable
-    moved: node by node from then on, each call still right."""
+    moved: captured again with the variable copied in by every replay, so
+    every later call replays, each with the current value."""
     with ember.device("sim:0"):
         v = ember.Variable(np.ones((3, 3), np.float32))
         f = ember.function(lambda x: ember.matmul(x, v) * 2.0)
@@ -93,9 +94,32 @@ def test_a_variable_updated_soon_after_the_capture_turns_replay_off():
         later = replays_during(lambda: [(v.assign_add(np.ones((3, 3), np.float32)), values.append(f(x).numpy()))
                                         for _ in range(12)])
     assert replays == 2
-    assert later == 0
+    assert later == 12
     for k, value in enumerate(values):
         np.testing.assert_array_equal(value, np.full((3, 3), 2.0 * (k + 2)))
+
+
+def test_replay_stops_after_four_recaptures():
+    """Note [Moved captured values]: five variables moving one after
+    another make five recaptures; past the fourth the function runs node
+    by node, still right."""
+    with ember.device("sim:0"):
+        vs = [ember.Variable(np.full((2,), float(i), np.float32)) for i in range(5)]
+        f = ember.function(lambda x: x + vs[0] + vs[1] + vs[2] + vs[3] + vs[4])
+        x = on_sim(np.zeros((2,), np.float32))
+        replays = replays_during(lambda: [f(x).numpy() for _ in range(3)])
+        counts, values = [], []
+        for i in range(5):
+            vs[i].assign_add(np.ones((2,), np.float32))
+            counts.append(replays_during(lambda: values.append(f(x).numpy())))
+        after = replays_during(lambda: [values.append(f(x).numpy()) for _ in range(3)])
+    assert replays == 2
+    assert counts == [1, 1, 1, 1, 0]
+    assert after == 0
+    for k, value in enumerate(values[:5]):
+        np.testing.assert_array_equal(value, np.full((2,), 10.0 + k + 1))
+    for value in values[5:]:
+        np.testing.assert_array_equal(value, np.full((2,), 15.0))
 
 
 def test_a_replay_is_one_launch_and_python_constants_are_copied_once():
@@ -226,4 +250,6 @@ def test_training_steps_replay_and_match_node_by_node():
     np.testing.assert_allclose(replays[0][0], plain[0], rtol=1e-6)
     np.testing.assert_allclose(replays[0][1], plain[1], rtol=1e-6)
     assert replays[0][0][-1] < replays[0][0][0]
-    assert graphed == 1  # captured on step 2; step 3 moved the variables (Note [Moved captured values])
+    # Captured on step 2; step 3 moved the variables, so they are copied in
+    # from then on and every later step replays (Note [Moved captured values]).
+    assert graphed == 5
