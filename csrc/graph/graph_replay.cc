@@ -166,11 +166,8 @@ Status GraphExecutor::Replay(ReplayState& r, const std::vector<Tensor>& args, st
   std::vector<Tensor> keep;
   for (size_t a = 0; a < args.size(); ++a) {
     if (!replay_args_[a]) continue;
-    if (!r.per_call[a]) {
-      keep.push_back(args[a]);  // read in place (StaticArgsInPlace)
-      continue;
-    }
-    copies_in.push_back(GraphCopy{Address(r.static_args[a]), Address(args[a]), args[a].NumBytes()});
+    // The others are read in place (Note [Moved captured values]).
+    if (r.per_call[a]) copies_in.push_back(GraphCopy{Address(r.static_args[a]), Address(args[a]), args[a].NumBytes()});
     keep.push_back(args[a]);
   }
   std::vector<Tensor> fresh(r.static_results.size());

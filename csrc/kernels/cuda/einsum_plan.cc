@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "core/checked_math.h"
+
 namespace ember::cuda {
 namespace {
 
@@ -22,11 +24,20 @@ class Planner {
  public:
   Planner(const EinsumSpec& spec, EinsumGpuPlan* plan) : spec_(spec), plan_(plan) {}
 
-  int64_t Product(const std::vector<int>& labels) const {
+  // The elements of an array over `labels`. An intermediate may be larger
+  // than every input and the output (Note [Shape limits]): past int64_t
+  // it records the error that MakeEinsumGpuPlan returns, and gives 0.
+  int64_t Product(const std::vector<int>& labels) {
     int64_t n = 1;
-    for (int l : labels) n *= spec_.sizes[l];
+    for (int l : labels) {
+      if (!CheckedMul(n, spec_.sizes[l], &n)) {
+        status_ = ResourceExhausted("einsum: an intermediate of the equation has more elements than fit in int64");
+        return 0;
+      }
+    }
     return n;
   }
+  const Status& status() const { return status_; }
 
   // `in` already is `kept` in that order, with nothing to sum or broadcast.
   bool IsLaidOut(const Operand& in, const std::vector<int>& kept) const {
@@ -101,7 +112,7 @@ class Planner {
     c->labels = ConcatLabels(ConcatLabels(p.batch, p.a_free), p.b_free);
     c->dims.clear();
     for (int l : c->labels) c->dims.push_back(spec_.sizes[l]);
-    const int64_t elements = step.batch * step.m * step.n;
+    const int64_t elements = Product(c->labels);
     c->buffer = last && c->labels == spec_.output ? EinsumGpuPlan::kOutput : NewScratch(elements);
     if (elements == 0) return Status::OK();
     step.dst = c->buffer;
@@ -120,6 +131,7 @@ class Planner {
  private:
   const EinsumSpec& spec_;
   EinsumGpuPlan* plan_;
+  Status status_;
 };
 
 }  // namespace
@@ -143,10 +155,13 @@ Status MakeEinsumGpuPlan(const EinsumSpec& spec, const std::vector<Shape>& input
     EMBER_RETURN_IF_ERROR(planner.Contract(acc, input(i), needed[i], i == n - 1, &c));
     acc = std::move(c);
   }
-  if (acc.buffer == EinsumGpuPlan::kOutput) return Status::OK();
-  Operand out;
-  return planner.Arranged(acc, spec.output, shape_fns::EinsumLabelsOutside(acc.labels, spec.output, spec.num_labels()),
-                          /*to_output=*/true, &out);
+  if (acc.buffer != EinsumGpuPlan::kOutput) {
+    Operand out;
+    EMBER_RETURN_IF_ERROR(planner.Arranged(
+        acc, spec.output, shape_fns::EinsumLabelsOutside(acc.labels, spec.output, spec.num_labels()),
+        /*to_output=*/true, &out));
+  }
+  return planner.status();
 }
 
 }  // namespace ember::cuda

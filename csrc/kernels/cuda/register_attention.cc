@@ -35,6 +35,8 @@ class AttentionKernel final : public OpKernel {
     Shape scores_shape(out.shape().data(), lead);
     scores_shape.AddDim(lq);
     scores_shape.AddDim(lk);
+    // Larger than q, k, v and the output together can be (Note [Shape limits]).
+    EMBER_RETURN_IF_ERROR(ValidateShape(scores_shape, sizeof(T)));
     const int64_t rows = scores_shape.NumElements() / lk;
     const size_t item = sizeof(T);
     Scratch scores(ctx, static_cast<size_t>(scores_shape.NumElements()) * item);

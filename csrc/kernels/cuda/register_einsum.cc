@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "kernels/cuda/compute_type.cuh"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/einsum_plan.h"
@@ -32,12 +33,16 @@ class EinsumKernel final : public OpKernel {
     EMBER_RETURN_IF_ERROR(MakeEinsumGpuPlan(spec, shapes, &plan));
     // One scratch block holds every intermediate.
     std::vector<size_t> offsets;
-    size_t total = 0;
+    int64_t total = 0;
     for (int64_t elements : plan.scratch_elements) {
-      offsets.push_back(total);
-      total += (static_cast<size_t>(elements) * sizeof(T) + 255) / 256 * 256;  // aligned for cuBLASLt
+      offsets.push_back(static_cast<size_t>(total));
+      int64_t bytes;
+      if (!CheckedMul(elements, static_cast<int64_t>(sizeof(T)), &bytes) || !CheckedAdd(bytes, 255, &bytes) ||
+          !CheckedAdd(total, bytes / 256 * 256, &total)) {  // each aligned for cuBLASLt
+        return ResourceExhausted("einsum: the intermediates' size does not fit in int64");
+      }
     }
-    Scratch scratch(ctx, total);
+    Scratch scratch(ctx, static_cast<size_t>(total));
     if (scratch.failed()) {
       return ResourceExhausted("einsum: out of memory for " + std::to_string(total) + " bytes of intermediates on " +
                                ctx.device()->name());

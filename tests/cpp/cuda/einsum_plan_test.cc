@@ -160,5 +160,18 @@ TEST(EinsumPlanTest, ProductsInTheOutputsOrderAreWrittenInPlace) {
   EXPECT_EQ(plan.steps.size(), 3u);  // both sides rearranged, one GEMM, no copy out
 }
 
+// The first pair's product [i, j] is larger than any input: past int64_t
+// the plan fails instead of wrapping.
+TEST(EinsumPlanTest, AnIntermediatePastInt64IsAnError) {
+  const int64_t big = int64_t{1} << 33;
+  const std::vector<Shape> shapes = {Shape({big}), Shape({big}), Shape({big, 1}), Shape({big, 1})};
+  EinsumSpec spec;
+  ASSERT_TRUE(shape_fns::ParseEinsum("i,j,ik,jk->", shapes.data(), 4, &spec).ok());
+  EinsumGpuPlan plan;
+  const Status s = MakeEinsumGpuPlan(spec, shapes, &plan);
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("more elements than fit in int64"), std::string::npos) << s.ToString();
+}
+
 }  // namespace
 }  // namespace ember::cuda
