@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.suite import groups, isolated, machine, publish, report, runner
+from benchmarks.suite import groups, isolated, machine, publish, report, runner, targets
 from benchmarks.suite.context import Context
 from benchmarks.suite.peers import ALL, Peers
 
@@ -40,6 +40,9 @@ def parse_args(argv):
                    help="isolated mode: kill a framework's process that spends this long on one case, report "
                         "the case as that framework's failure and run the rest in a new process (default 600, "
                         "or 300 with --quick)")
+    p.add_argument("--busy", type=int, default=0, metavar="N",
+                   help="run N competing busy processes for the whole run, to measure a loaded machine "
+                        "(Note [Busy processes], benchmarks/suite/machine.py); default 0")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--render", action="store_true",
                    help="rewrite results.md and the charts from the results.json in --out, without running")
@@ -61,6 +64,9 @@ def main(argv=None):
     except ValueError as e:
         print(f"python -m benchmarks: --peers: {e}", file=sys.stderr)
         return 2
+    if args.busy < 0:
+        print("python -m benchmarks: --busy must be 0 or more", file=sys.stderr)
+        return 2
     if args.passes < 1:
         print("python -m benchmarks: --passes must be at least 1", file=sys.stderr)
         return 2
@@ -76,6 +82,11 @@ def main(argv=None):
             print(f"no case matches --only {args.only!r}", file=sys.stderr)
         return 0 if specs else 2
 
+    with machine.busy_processes(args.busy):
+        return _run(args, ctx, peers, specs, out_dir)
+
+
+def _run(args, ctx, peers, specs, out_dir):
     started = time.strftime("%Y-%m-%d %H:%M:%S %z")
     load_before = machine.load()
     start = time.perf_counter()
@@ -110,7 +121,7 @@ def main(argv=None):
         "started": started,
         "duration_s": time.perf_counter() - start,
         "options": {"quick": args.quick, "only": args.only, "peers": args.peers, "mode": args.mode,
-                    "argv": sys.argv[1:]},
+                    "busy": args.busy, "argv": sys.argv[1:]},
         "mode": mode,
         "load_before": load_before,
         "load_after": machine.load(),
@@ -127,6 +138,7 @@ def main(argv=None):
     print("\nskipped frameworks: " + (", ".join(f"{n} ({p['skipped']})" for n, p in results["peers"].items()
                                          if not p["used"]) or "none"))
     print("failures and mismatches:\n" + report.problems(results))
+    print("\n".join(targets.console_lines(results)))
     for path in publish.write(results, out_dir):
         print("wrote", path)
     print(f"total {results['duration_s']:.0f} s, load {load_before} -> {results['load_after']}")

@@ -145,6 +145,9 @@ def _chain_case(ctx):
                 return repeat(lambda: to_numpy(compiled(x)))
             impls.append(impl_for(fw, build_compiled, label, mode=ember.async_mode if fw is ember else None,
                                   compiled=True))
+            if fw is ember:  # the unfused-node target: the same chain, fusion off at its trace
+                impls.append(impl_for(fw, build_compiled, f"{label} unfused", mode=ember.unfused_async_mode,
+                                      compiled=True))
     for impl in impls:
         impl.finish = lambda y: y
         impl.to_numpy = np.asarray
@@ -156,7 +159,7 @@ def _chain_case(ctx):
                 rounds=ctx.pick(15, 2), inner=1, warmup=2, notes=notes,
                 description=f"{length} dependent adds y = y + x on 1 element, read once at the end; time per "
                             "add. Eager async and sync next to the same chain as one ember.function "
-                            "(time per graph node).")
+                            "(time per graph node), fused and with the fusion pass off (\"unfused\").")
 
 
 def _function_call_case(ctx):

@@ -10,8 +10,10 @@ from benchmarks.suite.timing import repeat
 
 GROUP = "kernels"
 
-# (name, input H=W, Cin, kernel, Cout, stride): ResNet-50's 3x3 convs per stage and a 1x1 expansion.
+# (name, input H=W, Cin, kernel, Cout, stride): ResNet-50's stem, its 3x3 convs per stage and a 1x1
+# expansion.
 CONVS = [
+    ("conv 224x224x3 7x7/2 64", 224, 3, 7, 64, 2),
     ("conv 56x56x64 3x3 64", 56, 64, 3, 64, 1),
     ("conv 28x28x128 3x3 128", 28, 128, 3, 128, 1),
     ("conv 14x14x256 3x3 256", 14, 256, 3, 256, 1),

@@ -113,3 +113,32 @@ def describe():
         "ember": ember_info(),
         "git": git_info(),
     }
+
+
+class busy_processes:
+    """Note [Busy processes]
+    The performance issue asks for the function call "no worse than jax.jit
+    on a loaded machine", measured with a competing busy process: on a busy
+    machine a call that waits for another thread pays a scheduler wake-up
+    (tens of microseconds), which an idle machine hides. `--busy N` starts N
+    processes that spin in pure Python for the whole run, at the suite's own
+    priority, and stops them at the end; the run's header and results.json
+    say how many there were (targets.py judges the loaded-machine targets
+    only in such a run)."""
+
+    def __init__(self, count):
+        self.count = count
+        self.processes = []
+
+    def __enter__(self):
+        for _ in range(self.count):
+            self.processes.append(subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.processes:
+            p.kill()
+        for p in self.processes:
+            p.wait()
+        return False

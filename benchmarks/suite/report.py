@@ -2,6 +2,8 @@
 the Markdown tables of results.md (and of docs/benchmarks.md's results section)."""
 import math
 
+from benchmarks.suite import targets
+
 
 def fmt_time(seconds):
     if seconds is None or not math.isfinite(seconds):
@@ -227,6 +229,11 @@ def mode_line(results):
                                                             if failed else ""))
 
 
+def _busy(results):
+    busy = results.get("options", {}).get("busy", 0)
+    return f"; {busy} competing busy process(es) ran for the whole run (`--busy`)" if busy else ""
+
+
 def header(results):
     m = results["machine"]
     git = m.get("git", {})
@@ -242,7 +249,8 @@ def header(results):
         f"- Machine: {m['cpu']}, {m['cpu_count']} CPUs ({', '.join(m.get('cpu_flags', []))}), {m['os']}, "
         f"Python {m['python']}",
         f"- Mode: {_cell(mode_line(results))}",
-        f"- Load average (1, 5, 15 min): {results['load_before']} before, {results['load_after']} after",
+        f"- Load average (1, 5, 15 min): {results['load_before']} before, {results['load_after']} after"
+        f"{_busy(results)}",
         f"- Commit: {git.get('describe')}{' (tracked files modified)' if git.get('tracked_files_modified') else ''};"
         f" ember from {m['ember']['file']} (installed {m['ember']['installed_at']}{reinstalled})",
         f"- Frameworks: {used}" + (f"; skipped: {skipped}" if skipped else ""),
@@ -279,6 +287,10 @@ def markdown(results):
         "## Summary",
         "",
         summary_table(records),
+        "",
+        "## Targets (issue 24)",
+        "",
+        targets.table(results),
         "",
         "## Peak memory",
         "",

@@ -262,6 +262,11 @@ def conv_samples(dtype, rng):
     yield Sample("rgb_wide_channels", (m(2, 9, 13, 3), m(3, 3, 3, 40), 1, "SAME"))
     yield Sample("gray_two_blocks_strided", (m(1, 12, 11, 1), m(5, 5, 1, 64), 2, "SAME"))
     yield Sample("gray_tall", (m(2, 40, 9, 1), m(3, 3, 1, 8), 1, "VALID"))
+    # The wide register tile (64 float32 channels for 6 pixels, Note [Direct convolution for few
+    # input channels]): two whole blocks at the stem's 7x7 stride 2, and with dilated columns.
+    yield Sample("rgb_stem_wide", (m(1, 15, 14, 3), m(7, 7, 3, 128), 2, "SAME"), {}, LOOSE)
+    yield Sample("wide_dilated", (m(1, 9, 9, 2), m(3, 3, 2, 64), [1, 1, 1, 1], "SAME"),
+                 {"dilations": [1, 2, 2, 1]})
     yield Sample("deep_direct_tail", (m(2, 9, 7, 16), m(3, 3, 16, 40), 1, "SAME"), {}, LOOSE)
     yield Sample("five_channels", (m(2, 6, 6, 5), m(3, 3, 5, 4), 1, "SAME"))
     yield Sample("im2col_strided", (m(2, 7, 7, 5), m(3, 3, 5, 4), 2, "SAME"))

@@ -13,7 +13,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the benchmarks package, for the comparison test
 
-from benchmarks.suite import cases_memory, isolated  # noqa: E402
+from benchmarks.suite import cases_memory, isolated, machine, targets  # noqa: E402
 
 
 def test_quick_dispatch_run_checks_outputs_and_writes_results(tmp_path):
@@ -163,3 +163,63 @@ def test_memory_comparison_takes_the_lowest_peer_for_each_measure():
     # A peer whose workload added nothing counts as one page, not a division by zero.
     (row,) = cases_memory._compare([entry("ember", 100, 4096 / MIB), entry("numpy", 200, 0)])
     assert row["target_met"] and row["ratio_peak_increase"] == 1.0 and row["target_met_increase"], row
+
+
+def _timed(name, impl, best, framework=None, ember=False, compiled=False, throughput=None):
+    e = {"impl": impl, "framework": framework or impl.split()[0].split(".")[0], "ember": ember,
+         "compiled": compiled, "best_s": best, "median_s": best}
+    if throughput:
+        e["throughput"] = {"best": throughput, "unit": "GB/s"}
+    return e
+
+
+def test_targets_are_judged_from_the_run_and_say_what_they_cannot_judge():
+    cases = [
+        {"group": "dispatch", "name": "add", "results": [_timed("add", "ember sync", 300e-9, "ember", True),
+                                                         _timed("add", "numpy", 250e-9)]},
+        {"group": "dispatch", "name": "function call then read", "results": [
+            _timed("f", "ember.function async", 1.9e-6, "ember", True, True),
+            _timed("f", "ember.function sync", 2.1e-6, "ember", True, True),
+            _timed("f", "jax.jit", 5e-6, "jax", compiled=True)]},
+        {"group": "kernels", "name": "conv 56x56x64 1x1 256", "results": [
+            _timed("c", "ember", 1.0e-3, "ember", True), _timed("c", "torch", 1.1e-3)]},
+        {"group": "kernels", "name": "conv 224x224x3 7x7/2 64", "results": [
+            _timed("c", "ember", 1.3e-3, "ember", True), _timed("c", "torch", 1.0e-3)]},
+        {"group": "elementwise", "name": "memcpy", "results": [_timed("m", "numpy copyto", 1e-3, throughput=20.0)]},
+        {"group": "elementwise", "name": "tanh(x*a+b)", "results": [
+            _timed("t", "ember.function", 1e-3, "ember", True, True, throughput=17.0)]},
+    ]
+    idle = {t.text: o for t, o in targets.evaluate({"options": {"busy": 0}, "cases": cases})}
+    assert idle["1-element add, sync <= numpy.add"].met is False, idle
+    assert "1.20x of numpy" in idle["1-element add, sync <= numpy.add"].measured, idle
+    assert idle["function call + read <= 2 us, async (idle machine)"].met is True, idle
+    assert idle["function call + read <= 2 us, sync (idle machine)"].met is False, idle
+    # The loaded-machine targets wait for a run with --busy; absent cases are not borrowed.
+    assert idle["function call + read <= jax.jit, async, loaded machine"].met is None, idle
+    assert idle["matmul 2x2, sync <= numpy"].met is None and "not in this run" in \
+        idle["matmul 2x2, sync <= numpy"].measured, idle
+    # The worst convolution decides, and the report names it.
+    conv = idle["every convolution >= the best peer"]
+    assert conv.met is False and "1.30x of torch (conv 224x224x3 7x7/2 64; 2 of 6" in conv.measured, conv
+    assert idle["fused program at 16M elements >= 90% of memcpy"].met is False, idle
+    loaded = {t.text: o for t, o in targets.evaluate({"options": {"busy": 2}, "cases": cases})}
+    assert loaded["function call + read <= jax.jit, async, loaded machine"].met is True, loaded
+    assert loaded["function call + read <= 2 us, async (idle machine)"].met is None, loaded
+    table = targets.table({"options": {"busy": 0}, "cases": cases})
+    assert "| NOT met |" in table and "what the profile says" in table, table
+
+
+def test_busy_processes_run_for_the_whole_run_and_stop_after(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--only", r"dispatch/add$",
+                             "--peers", "numpy", "--interleaved", "--busy", "1", "--out", str(tmp_path)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["options"]["busy"] == 1, results["options"]
+    text = (tmp_path / "results.md").read_text()
+    assert "1 competing busy process(es)" in text and "## Targets (issue 24)" in text, text
+    assert "targets (issue 24):" in result.stdout, result.stdout
+    with machine.busy_processes(2) as busy:
+        pids = [p.pid for p in busy.processes]
+        assert all(p.poll() is None for p in busy.processes)
+    assert all(not pathlib.Path(f"/proc/{pid}").exists() for pid in pids), pids

@@ -88,6 +88,20 @@ class async_mode(sync_mode):
         ember.config.set_async(True)
 
 
+class unfused_async_mode(async_mode):
+    """Async mode with the fusion pass off (the remapping option), for timing
+    graph nodes one by one; the options are read when a function traces."""
+
+    def __enter__(self):
+        super().__enter__()
+        self.options = ember.config.optimizer.get_experimental_options()
+        ember.config.optimizer.set_experimental_options({"remapping": False})
+
+    def __exit__(self, *exc):
+        ember.config.optimizer.set_experimental_options({"remapping": self.options["remapping"]})
+        return super().__exit__(*exc)
+
+
 add = ember.add
 multiply = ember.multiply
 exp = ember.exp

@@ -17,12 +17,14 @@ namespace ember::cpu {
 // the gather's one small memcpy per tap cost more than the products. And
 // up to K = 1152 (3x3x128) OpenBLAS reaches about half of the machine's
 // peak on these narrow products, plus the gather. The direct kernels:
-// - forward: a tile of output pixels (12 with AVX-512's 32 registers, 6
-//   with AVX2's 16) times a block of two packets of output channels
-//   accumulates in registers; for every tap and input channel, one load
-//   of the block's filter row serves all the tile's pixels, whose input
-//   values are broadcast from the input (padded first when the window
-//   reaches outside it). Units are (block, image, tile), block outermost,
+// - forward: a tile of output pixels times a block of output channels
+//   accumulates in registers: 6 pixels by four packets (64 float32
+//   channels) for short reductions with AVX-512, else 12 pixels by two
+//   packets (6 with AVX2's 16 registers); conv_direct.cc says why. For
+//   every tap and input channel, one load of the block's filter row serves
+//   all the tile's pixels, whose input values are broadcast from the input
+//   (padded first when the window reaches outside it). Without column
+//   dilation a row of taps is one run of k_w * cin input values. Units are (block, image, tile), block outermost,
 //   so a thread's consecutive units read one block's filters. The filters
 //   are read in place when the output channels are whole blocks, else
 //   copied into zero-padded panels. It also serves stride-1 layers with
