@@ -24,7 +24,9 @@ namespace ember::cpu {
 //   every tap and input channel, one load of the block's filter row serves
 //   all the tile's pixels, whose input values are broadcast from the input
 //   (padded first when the window reaches outside it). Without column
-//   dilation a row of taps is one run of k_w * cin input values. Units are (block, image, tile), block outermost,
+//   dilation a row of taps is one run of k_w * cin input values.
+//   float32 1x1 layers that reduce channels run here too, not as one GEMM
+//   (UsesDirectPointwise says when, with the measurements). Units are (block, image, tile), block outermost,
 //   so a thread's consecutive units read one block's filters. The filters
 //   are read in place when the output channels are whole blocks, else
 //   copied into zero-padded panels. It also serves stride-1 layers with
@@ -44,6 +46,9 @@ namespace ember::cpu {
 // Both need groups == 1; measured against im2col + GEMM in
 // docs/performance.md ("Training a small CNN").
 bool UsesDirectConv(const shape_fns::Window2D& w, int64_t cin_g, int64_t groups);
+// A float32 1x1 stride-1 convolution that the forward kernel's wide tile
+// runs faster than one GEMM over the whole input (conv_direct.cc).
+bool UsesDirectPointwise(const shape_fns::Window2D& w, int64_t cin_g, int64_t groups, int64_t cout);
 bool UsesDirectFilterGrad(const shape_fns::Window2D& w, int64_t cin_g, int64_t groups);
 
 // y[N, OH, OW, cout] = conv(x[N, H, W, cin], f[KH, KW, cin, cout]), NHWC.
