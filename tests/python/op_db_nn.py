@@ -265,9 +265,11 @@ def conv_samples(dtype, rng):
     # The wide register tile (64 float32 channels for 6 pixels, Note [Direct convolution for few
     # input channels]): two whole blocks at the stem's 7x7 stride 2, and with dilated columns.
     yield Sample("rgb_stem_wide", (m(1, 15, 14, 3), m(7, 7, 3, 128), 2, "SAME"), {}, LOOSE)
-    # A channel-reducing 1x1 (float32: the direct kernel, Note [Direct convolution for few input
-    # channels]), also with explicit padding.
+    # 1x1 layers on the direct kernel (float32, whole blocks of 64 output channels: Note [Direct
+    # convolution for few input channels]), its tiles outermost: reducing, expanding over a batch,
+    # and with explicit padding.
     yield Sample("pointwise_reducing", (m(1, 5, 7, 128), m(1, 1, 128, 64), 1, "SAME"), {}, LOOSE)
+    yield Sample("pointwise_expanding", (m(2, 3, 5, 32), m(1, 1, 32, 128), 1, "VALID"), {}, LOOSE)
     yield Sample("pointwise_reducing_padded", (m(1, 3, 4, 64), m(1, 1, 64, 64), 1,
                                                [[0, 0], [1, 0], [0, 2], [0, 0]]), {}, LOOSE)
     yield Sample("wide_dilated", (m(1, 9, 9, 2), m(3, 3, 2, 64), [1, 1, 1, 1], "SAME"),

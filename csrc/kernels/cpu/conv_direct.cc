@@ -85,6 +85,9 @@ constexpr int kWidePackets = kRegisters >= 32 ? 4 : 2;
 constexpr int kWidePixels = 6;
 constexpr int kTallPackets = 2;
 constexpr int kTallPixels = std::min(12, (kRegisters - 4) / kTallPackets);
+// The most filter bytes (all blocks) for which the forward kernel walks
+// tiles outermost (RunDirectConv2d).
+constexpr double kTileMajorFilterBytes = 512 << 10;
 // The largest K = k_h * k_w * in_channels given the wide tile (a tile's
 // rows of 64 float32 filters, 256 bytes each, fill about 300 KB of cache).
 constexpr int64_t kMaxWideK = 1152;
@@ -188,16 +191,16 @@ bool UsesDirectConv(const Window2D& w, int64_t cin_g, int64_t groups) {
   return w.k_h * w.k_w * cin_g <= kMaxDirectForwardK && w.stride_h == 1 && w.stride_w == 1;
 }
 
-// Measured on the 2-core Xeon (stop 44), best of 11, GEMM -> wide tile:
-// ResNet-50's channel-reducing 1x1 layers ran 14-26% faster (56x56 256->64
-// 407 -> 322-328 us, 28x28 512->128 363 -> 316-325, 14x14 1024->256 394 ->
-// 340-342, 56x56 256->128 716 -> 667) and 56x56 64->64 127 -> 88-96 us;
-// the expanding ones were slower (56x56 64->256 394-436 -> 447-515 us,
-// 56x56 128->256 789 -> 916), as the tile reads the whole input once per
-// block of 64 output channels. So: when cout <= cin, in whole wide blocks.
+// Measured on the 2-core Xeon (stop 44), best of 11 in three alternating
+// runs, one GEMM over the whole input -> the wide tile, tiles outermost:
+// on ResNet-50's 1x1 layers 5-19% faster (56x56 64->256 438-463 -> 385-405
+// us, 64->128 231-249 -> 187-202, 128->256 787-817 -> 686-746, 28x28
+// 128->512 386-406 -> 349-372, 512->128 355-367 -> 328-345) or the same
+// (256->64, 1024->256, 256->512, 64->64). Its K is the input channels, up
+// to the wide tile's limit; the 2048-channel layers stay on the GEMM.
 bool UsesDirectPointwise(const Window2D& w, int64_t cin_g, int64_t groups, int64_t cout) {
   return groups == 1 && w.channels == cin_g && w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 &&
-         kRegisters >= 32 && cin_g <= kMaxWideK && cout <= cin_g && cout % kTileChannels<float, kWidePackets> == 0;
+         kRegisters >= 32 && cin_g <= kMaxWideK && cout % kTileChannels<float, kWidePackets> == 0;
 }
 
 bool UsesDirectFilterGrad(const Window2D& w, int64_t cin_g, int64_t groups) {
@@ -225,11 +228,23 @@ void RunDirectConv2d(const DeviceContext* device, const C* x, const C* f, C* y, 
   std::optional<HostScratch<C>> scratch;
   const C* xp = PadInput(device, x, w, &in, &scratch);
   // Units are (block, image, tile) with the block outermost, so a thread's
-  // consecutive units read one panel, which stays in its cache.
+  // consecutive units read one panel, which stays in its cache; or, when
+  // every block's filters together fit in L2, (image, tile, block): a
+  // tile's inputs then stay in L1 for all its blocks and its output rows
+  // are written whole. For 1x1 layers that order was 5-19% faster on
+  // ResNet-50's shapes (56x56 64->256 438-463 -> 385-405 us, 64->128
+  // 231-249 -> 187-202) and no slower on any; for ResNet's 7x7x512 3x3
+  // layer, whose filters are 9 MiB, 5% slower (stop 44, the 2-core Xeon).
   const int64_t pixels = w.out_h * w.out_w, tiles = (pixels + kP - 1) / kP, per_block = w.batch * tiles;
+  const bool tile_major = static_cast<double>(k) * static_cast<double>(blocks * kB) * sizeof(C) <= kTileMajorFilterBytes;
   ParallelFor(device, blocks * per_block, 2.0 * kP * k * kB, [&](int64_t first, int64_t last) {
     for (int64_t unit = first; unit < last; ++unit) {
-      const int64_t blk = unit / per_block, b = (unit % per_block) / tiles, p0 = (unit % tiles) * kP;
+      int64_t blk, b, p0;
+      if (tile_major) {
+        blk = unit % blocks, b = unit / blocks / tiles, p0 = unit / blocks % tiles * kP;
+      } else {
+        blk = unit / per_block, b = (unit % per_block) / tiles, p0 = (unit % tiles) * kP;
+      }
       const C* panel = in_place ? f + blk * kB : panels.data() + blk * k * kB;
       const int64_t end = std::min(pixels, p0 + kP);
       int64_t p = p0;

@@ -25,9 +25,9 @@ namespace ember::cpu {
 //   all the tile's pixels, whose input values are broadcast from the input
 //   (padded first when the window reaches outside it). Without column
 //   dilation a row of taps is one run of k_w * cin input values.
-//   float32 1x1 layers that reduce channels run here too, not as one GEMM
-//   (UsesDirectPointwise says when, with the measurements). Units are (block, image, tile), block outermost,
-//   so a thread's consecutive units read one block's filters. The filters
+//   Units are (block, image, tile), block outermost, so a thread's
+//   consecutive units read one block's filters, or tile outermost when all
+//   the filters fit in L2. The filters
 //   are read in place when the output channels are whole blocks, else
 //   copied into zero-padded panels. It also serves stride-1 layers with
 //   more channels up to K = 4608 (3x3x512) where AVX-512 gives it 32
@@ -37,7 +37,9 @@ namespace ember::cpu {
 //   ResNet's 7x7x512 layer took 1.21-1.27 ms against 1.40-1.45, a 5x5
 //   28x28x128 layer 2.98-3.06 against 3.39-3.45 (stop 41). Above that K
 //   and at strides above 1 with more than four channels, im2col + GEMM
-//   stays in use.
+//   stays in use. Float32 1x1 layers up to 1152 input channels run here
+//   too, not as one GEMM over the whole input (UsesDirectPointwise, with
+//   the measurements).
 // - filter gradient (few input channels): for each tap, a row of output
 //   pixels' gradients is multiplied by the input values under that tap and
 //   summed into registers, then added to that tap's row of dW. It sums
