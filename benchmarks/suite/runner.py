@@ -121,8 +121,14 @@ def measure(case, reference, record):
         entries.append(entry)
         if loop is not None:
             ready.append((impl, loop))
+    # The gap keeps one framework's spinning threads off the next one's
+    # samples; among one framework's impls (an isolated process) it would
+    # only make every sample a call after an idle pause (Note [Gaps between
+    # frameworks], timing.py).
+    gap_s = case.gap_s if len({impl.framework for impl, _ in ready}) > 1 else 0.0
+    record["gap_s"] = gap_s
     try:
-        samples = interleave(ready, case.rounds, case.inner, case.gap_s, case.per_call)
+        samples = interleave(ready, case.rounds, case.inner, gap_s, case.per_call)
     except Exception as e:
         record.update(error=f"timing failed: {_error_text(e)}", traceback=traceback.format_exc(limit=4))
         samples = {}

@@ -89,6 +89,17 @@ def interleave(ready, rounds, inner, gap_s=0.0, per_call=False):
 
     gap_s sleeps between samples so that another framework's spinning worker
     threads (OpenMP, Eigen) go idle before the next one starts.
+
+    Note [Gaps between frameworks]
+    The gap is for impls of several frameworks in one process (the
+    interleaved mode). In an isolated process, which holds one framework,
+    runner.measure passes no gap: there a 5 ms pause before every sample
+    only times each call as the first after an idle spell, when a
+    framework's worker threads have gone to sleep and must be woken (on
+    the 2-core VM a 2-thread Ember convolution took 1.25-1.6 ms after a
+    5 ms pause against 0.73-0.79 ms back to back; PyTorch's 0.85-0.99
+    against 0.76-0.79 ms, its OpenMP threads spinning longer; stop 44).
+    Back to back is how a model's layers run.
     """
     out = {impl.name: Samples() for impl, _ in ready}
     # Collection during a sample would be charged to whoever allocated last.

@@ -278,6 +278,9 @@ def conv_samples(dtype, rng):
     yield Sample("five_channels", (m(2, 6, 6, 5), m(3, 3, 5, 4), 1, "SAME"))
     yield Sample("im2col_strided", (m(2, 7, 7, 5), m(3, 3, 5, 4), 2, "SAME"))
     yield Sample("direct_deep", (m(1, 5, 4, 300), m(3, 3, 300, 37), 1, "SAME"), {}, LOOSE)
+    # K = 3 x 3 x 130 past the wide tile's limit over 132 output pixels: the tall tile (AVX-512);
+    # the 20 pixels above go to im2col + GEMM.
+    yield Sample("direct_deep_many_pixels", (m(1, 12, 11, 130), m(3, 3, 130, 20), 1, "SAME"), {}, LOOSE)
     yield Sample("im2col_deep", (m(1, 4, 4, 520), m(3, 3, 520, 3), 1, "SAME"), {}, LOOSE)
     # Winograd F(2x2, 3x3) (Note [Winograd convolution]): odd output sizes (partial 2x2 blocks),
     # uneven explicit padding, channel counts that are not whole SIMD registers.

@@ -31,6 +31,9 @@ constexpr int64_t kBlock = 32;
 // at stop 36 on AVX2, where 3x3x256 was slower).
 constexpr int64_t kMaxDirectInChannels = 4;
 constexpr int64_t kMaxDirectForwardK = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS >= 32 ? 4608 : 1152;
+// Output pixels (batch included) below which a convolution with K above
+// the wide tile's limit goes to im2col + GEMM (UsesDirectConv).
+constexpr int64_t kMinDeepDirectPixels = 128;
 // The filter gradient's partial results: at most this many chunks of
 // output rows, each chunk at most kMaxPartialElements values in all.
 constexpr int64_t kMaxChunks = 64;
@@ -188,7 +191,15 @@ const C* PadInput(const DeviceContext* device, const C* x, const Window2D& w, Pa
 bool UsesDirectConv(const Window2D& w, int64_t cin_g, int64_t groups) {
   if (groups != 1 || w.channels != cin_g) return false;
   if (cin_g <= kMaxDirectInChannels) return true;
-  return w.k_h * w.k_w * cin_g <= kMaxDirectForwardK && w.stride_h == 1 && w.stride_w == 1;
+  const int64_t k = w.k_h * w.k_w * cin_g;
+  if (k > kMaxDirectForwardK || w.stride_h != 1 || w.stride_w != 1) return false;
+  // Past the wide tile's K each tile streams its block's filter rows from
+  // L2, which pays only over enough pixels; with few, im2col + GEMM packs
+  // the filters once. ResNet's 7x7x512 3x3 layer (49 pixels, K = 4608):
+  // 2.02-2.14 ms direct against 1.27-1.38 ms on the 2-core Xeon (stop 44;
+  // 1.21-1.27 against 1.40-1.45 on the EPYC at stop 41); 14x14x300 -> 64
+  // (196 pixels, K = 2700): 263-267 us direct against 377-384 us.
+  return k <= kMaxWideK || w.batch * w.out_h * w.out_w >= kMinDeepDirectPixels;
 }
 
 // Measured on the 2-core Xeon (stop 44), best of 11 in three alternating
