@@ -188,10 +188,13 @@ TARGETS = [
            loaded_only(ratio_to(D, "function call then read", "ember.function sync", "jax.jit"))),
     Target("2", "1-element add, sync <= numpy.add",
            ratio_to(D, "add", "ember sync", None, per_numpy=True),
-           miss="perf (docs/performance.md, stop 38 and later): the add kernel is ~4% of the call; the rest is "
-                "spread thin: the launch's body and its constructor ~15%, malloc/free for the output handle, "
-                "buffer record and list ~8%, CPython's allocator and interpreter ~11%, thread-local lookups "
-                "~4%, the dispatch-cache check ~6%. No single stage is large enough to close the gap alone."),
+           miss="perf (docs/performance.md, stop 44): the add kernel is ~2% of the call; the rest is spread "
+                "thin: the launch and its kernel list ~15%, the dispatch-cache check ~9%, thread-local "
+                "lookups ~6% (the dynamic TLS path: the library's TLS block does not fit glibc's static "
+                "surplus), the host allocator ~6%, handles ~7%, CPython's allocator and frame ~10%. Locked "
+                "instructions (reference counts, counters, publication) hold ~20% of the samples, but "
+                "removing four of them per op (borrowed kernel inputs) measured no gain: their cost moved "
+                "to the remaining ones. Closing the gap needs an op path without shared reference counts."),
     Target("2", "x + 1.0, sync <= numpy", ratio_to(D, "x + 1.0", "ember sync", None, per_numpy=True)),
     Target("2", "matmul 2x2, sync <= numpy", ratio_to(D, "matmul 2x2", "ember sync", None, per_numpy=True)),
     Target("2", "reduce_sum of 8, sync <= numpy",
@@ -207,15 +210,18 @@ TARGETS = [
            fraction_of_memcpy("elementwise", "tanh(x*a+b)", "ember.function", 0.9)),
     Target("4", "every convolution >= the best peer",
            every_ratio("kernels", CONVS, "ember"),
-           miss="The 1x1 convolution is one GEMM of [3136, 64] x [64, 256] through OpenBLAS without copies; "
-                "PyTorch's oneDNN kernel beats OpenBLAS on this short-K shape, so the gap is the GEMM "
-                "library's. A K=64 GEMM packs its whole B panel per call."),
+           miss="On the Xeon, PyTorch's oneDNN JIT kernels are ahead on ResNet's two deepest 3x3 layers: "
+                "14x14x256 runs Winograd F(2x2, 3x3) (im2col + OpenBLAS measures the same), 7x7x512 im2col + "
+                "OpenBLAS (the direct kernel was 1.5x slower there, faster on the EPYC); docs/performance.md, "
+                "stop 44. The stem, the 56x56 and 28x28 3x3 layers and the 1x1 layers are ahead."),
     Target("4", "MLP GEMM [64, 784] x [784, 512] >= OpenBLAS's own threading",
            ratio_to("kernels", "gemm 64x784x512", "ember", None, per_numpy=True),
            miss="Ember calls the same OpenBLAS sgemm NumPy does, with its own intra-op pool split; the two "
                 "are within the run's noise of each other."),
     Target("5", "ResNet-50 batch 1 eager < every peer's eager",
-           every_ratio("models", ["resnet50 batch 1"], "ember eager", EAGER)),
+           every_ratio("models", ["resnet50 batch 1"], "ember eager", EAGER),
+           miss="The convolutions are ~90% of the forward pass; the gap is the deep 3x3 layers of the "
+                "convolution target above (9 of ResNet-50's 16 3x3 layers are 14x14x256 or 7x7x512)."),
     Target("5", "ResNet-50 batch 1 as a function < tf.function and jax.jit",
            every_ratio("models", ["resnet50 batch 1"], "ember.function", COMPILED)),
     Target("5", "MLP batch 1 and 64 eager < every peer's eager",
@@ -229,8 +235,8 @@ TARGETS = [
     Target("5", "peak RSS, ResNet-50 inference <= the lowest peer's",
            memory("resnet50 batch 1 inference", "peak_rss"),
            miss="The gap is the import: Ember's process holds NumPy (which it imports) plus its own library "
-                "and Python modules, so its resident set after import is above NumPy's alone; the "
-                "workload's own increase is compared in the next row."),
+                "(2.5 MiB of it resident), OpenBLAS and its Python modules, about 10 MiB over NumPy's 27 MiB "
+                "after import; the workload itself adds less than NumPy's does (next row)."),
     Target("5", "peak increase, ResNet-50 inference <= the lowest peer's",
            memory("resnet50 batch 1 inference", "peak_increase")),
     Target("5", "peak RSS, MLP training step <= the lowest peer's",

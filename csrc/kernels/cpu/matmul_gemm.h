@@ -86,7 +86,12 @@ struct MatmulSplit {
   int64_t tiles() const { return row_parts * col_parts; }
   MatmulTileRange Tile(const MatmulDims& dims, int64_t t) const;
 };
-MatmulSplit PlanMatmulSplit(const MatmulDims& dims, int64_t batches, int threads);
+// element_bytes: of the compute type; l2_bytes: one core's L2 (0 when
+// unknown), for vector-matrix products (Note [Vector-matrix splits]).
+MatmulSplit PlanMatmulSplit(const MatmulDims& dims, int64_t batches, int threads, int64_t element_bytes,
+                            int64_t l2_bytes);
+// One core's L2 cache in bytes, from the system; 0 when it does not say.
+int64_t PerCoreL2Bytes();
 
 // Computes products o in [0, batches): c[o] = op(a[ia]) * op(b[ib]), where
 // for_batches(first, last, fn) calls fn(o, ia, ib) for each o in
@@ -95,7 +100,8 @@ MatmulSplit PlanMatmulSplit(const MatmulDims& dims, int64_t batches, int threads
 template <typename T, typename BatchFn>
 void ParallelMatmul(const DeviceContext* device, const MatmulDims& dims, int64_t batches, BatchFn&& for_batches,
                     const ComputeType<T>* a, const ComputeType<T>* b, T* c, ComputeType<T>* scratch) {
-  const MatmulSplit split = PlanMatmulSplit(dims, batches, NumThreads(device));
+  const MatmulSplit split = PlanMatmulSplit(dims, batches, NumThreads(device),
+                                            static_cast<int64_t>(sizeof(ComputeType<T>)), PerCoreL2Bytes());
   const int64_t tiles = split.tiles();
   const int64_t a_size = dims.m * dims.k, b_size = dims.k * dims.n, c_size = dims.m * dims.n;
   const double tile_cycles = 2.0 * static_cast<double>(dims.m * dims.n) * static_cast<double>(dims.k) / tiles + 1;

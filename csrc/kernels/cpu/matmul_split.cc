@@ -1,5 +1,7 @@
 // This file implements PlanMatmulSplit and MatmulSplit::Tile (Note [Matmul
 // tiles] in matmul_gemm.h).
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "kernels/cpu/matmul_gemm.h"
@@ -23,13 +25,43 @@ std::pair<int64_t, int64_t> Part(int64_t size, int64_t parts, int64_t p, int64_t
 
 }  // namespace
 
-MatmulSplit PlanMatmulSplit(const MatmulDims& dims, int64_t batches, int threads) {
+int64_t PerCoreL2Bytes() {
+  static const int64_t bytes = [] {
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    const long size = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return size > 0 ? static_cast<int64_t>(size) : int64_t{0};
+#else
+    return int64_t{0};
+#endif
+  }();
+  return bytes;
+}
+
+MatmulSplit PlanMatmulSplit(const MatmulDims& dims, int64_t batches, int threads, int64_t element_bytes,
+                            int64_t l2_bytes) {
   MatmulSplit split;
   const double volume = static_cast<double>(dims.m) * static_cast<double>(dims.n) * static_cast<double>(dims.k);
-  // A vector-matrix product (m or n of 1) streams its matrix once; on two
-  // threads the wake-up cost more than the second thread saved (the MLP at
-  // batch 1: 52 us whole, 67 us split), so it stays whole as before.
-  if (batches >= threads || volume < kMinSplitVolume || dims.m == 1 || dims.n == 1) return split;
+  if (batches >= threads || volume < kMinSplitVolume) return split;
+  if (dims.m == 1 || dims.n == 1) {
+    // Note [Vector-matrix splits]: a vector-matrix product (m or n of 1)
+    // streams its matrix once, so a second thread helps only when the
+    // matrix would otherwise come from L3: cut in one part per thread, each
+    // thread keeps its part in its own L2 from one call to the next (the
+    // pool's fixed shares, Note [Intra-op pool]). That holds when the
+    // matrix fills more than a quarter of one core's L2 (so that two of
+    // them do not fit one core) and at most half of all of them together. The MLP at batch 1 (784x512 and 512x512 float32,
+    // 2.6 MiB) on the Xeon with 2 MiB of L2 per core: 93.8 us whole, 57.6
+    // us split, in the suite (stop 44). On the EPYC, whose 1 MiB L2s the
+    // 784x512 matrix does not fit, the wake-up cost more than the second
+    // thread saved (52 us whole, 67 us split, stop 36): there it stays
+    // whole.
+    const int64_t matrix_bytes = (dims.m == 1 ? dims.n : dims.m) * dims.k * element_bytes;
+    const int64_t side = dims.m == 1 ? dims.n : dims.m;
+    if (l2_bytes <= 0 || 4 * matrix_bytes <= l2_bytes || 2 * matrix_bytes > threads * l2_bytes) return split;
+    const int64_t parts = std::min<int64_t>(threads, side / kMinTileSide);
+    (dims.m == 1 ? split.col_parts : split.row_parts) = std::max<int64_t>(parts, 1);
+    return split;
+  }
   const int64_t wanted = (threads + batches - 1) / batches;
   while (split.tiles() < wanted) {
     const bool rows_can = dims.m / (split.row_parts + 1) >= kMinTileSide;
