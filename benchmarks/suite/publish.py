@@ -3,7 +3,7 @@ generated results section of docs/benchmarks.md."""
 import json
 from pathlib import Path
 
-from benchmarks.suite import charts, report
+from benchmarks.suite import charts, report, targets
 from benchmarks.suite.machine import REPO
 
 DOCS_PAGE = REPO / "docs" / "benchmarks.md"
@@ -24,6 +24,8 @@ def _update_docs_page(results):
     memory = report.memory_table(results["cases"])
     body = "\n".join(["", report.header(results), "", report.summary_table(results["cases"]), "",
                       *(["Peak memory:", "", memory, ""] if memory else []),
+                      "Targets of the performance issue (benchmarks/suite/targets.py):", "",
+                      targets.table(results), "",
                       "Failures and mismatches: " + report.problems(results), ""])
     DOCS_PAGE.write_text(head + BEGIN + body + END + tail, encoding="utf-8")
     return "updated docs/benchmarks.md"

@@ -204,8 +204,8 @@ TARGETS = [
     Target("3", "unfused graph node <= 100 ns (1,000-add chain, fusion off)",
            at_most(D, "chain of 1000 adds", "ember.function unfused", 100e-9),
            miss="An unfused node pays the graph executor's per-node work: its kernel launch record, input "
-                "and output lists and the last-use bookkeeping (docs/performance.md, stop 34); the margin to "
-                "100 ns is a few nanoseconds and moves with the machine."),
+                "and output lists and the last-use bookkeeping (docs/performance.md, stop 34). 96-98 ns on the "
+                "EPYC at stops 34 and 40; 103-113 ns on the Xeon of stop 44, whose sync add is slower too."),
     Target("3", "fused program at 16M elements >= 90% of memcpy",
            fraction_of_memcpy("elementwise", "tanh(x*a+b)", "ember.function", 0.9)),
     Target("4", "every convolution >= the best peer",
@@ -225,11 +225,16 @@ TARGETS = [
     Target("5", "ResNet-50 batch 1 as a function < tf.function and jax.jit",
            every_ratio("models", ["resnet50 batch 1"], "ember.function", COMPILED)),
     Target("5", "MLP batch 1 and 64 eager < every peer's eager",
-           every_ratio("models", ["mlp batch 1", "mlp batch 64"], "ember eager", EAGER)),
+           every_ratio("models", ["mlp batch 1", "mlp batch 64"], "ember eager", EAGER),
+           miss="At batch 64 the three GEMMs are ~90% of the pass: OpenBLAS's sgemm (which Ember calls on "
+                "the pool's tiles, NumPy on its own threads) against PyTorch's oneDNN/MKL kernels, ahead on "
+                "the Xeon; the 'gemm 64x784x512' case shows the same gap (1.18x PyTorch's, 0.93x NumPy's)."),
     Target("5", "MLP batch 1 and 64 as a function < tf.function and jax.jit",
            every_ratio("models", ["mlp batch 1", "mlp batch 64"], "ember.function", COMPILED)),
     Target("5", "Transformer block eager < every peer's eager",
-           every_ratio("models", ["transformer block"], "ember eager", EAGER)),
+           every_ratio("models", ["transformer block"], "ember eager", EAGER),
+           miss="Within a few percent of PyTorch eager: its [128, 256] x [256, 1024]-sized GEMMs are "
+                "OpenBLAS against oneDNN/MKL, as for the MLP; attention and the element-wise ops are ahead."),
     Target("5", "Transformer block as a function < tf.function and jax.jit",
            every_ratio("models", ["transformer block"], "ember.function", COMPILED)),
     Target("5", "peak RSS, ResNet-50 inference <= the lowest peer's",
