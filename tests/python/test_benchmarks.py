@@ -30,12 +30,18 @@ def test_quick_dispatch_run_checks_outputs_and_writes_results(tmp_path):
         assert case["results"], case
 
 
-def test_quick_isolated_run_merges_every_process_into_the_same_records(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--only", r"dispatch/(add|relu)$",
-                             "--peers", "numpy", "--isolated", "--passes", "2", "--out", str(tmp_path)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+def _quick_run(tmp_path, only, *options, timeout=120):
+    """A --quick run of the cases matching `only`, NumPy as the only peer:
+    (the finished process, its results.json)."""
+    result = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--only", only, "--peers", "numpy",
+                             *options, "--out", str(tmp_path)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, result.stdout + result.stderr
-    results = json.loads((tmp_path / "results.json").read_text())
+    return result, json.loads((tmp_path / "results.json").read_text())
+
+
+def test_quick_isolated_run_merges_every_process_into_the_same_records(tmp_path):
+    _, results = _quick_run(tmp_path, r"dispatch/(add|relu)$", "--isolated", "--passes", "2")
     mode = results["mode"]
     assert mode["name"] == "isolated" and mode["passes"] == 2, mode
     assert mode["orders"] == [["numpy", "ember"], ["ember", "numpy"]], mode
@@ -210,11 +216,7 @@ def test_targets_are_judged_from_the_run_and_say_what_they_cannot_judge():
 
 
 def test_busy_processes_run_for_the_whole_run_and_stop_after(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--only", r"dispatch/add$",
-                             "--peers", "numpy", "--interleaved", "--busy", "1", "--out", str(tmp_path)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    results = json.loads((tmp_path / "results.json").read_text())
+    result, results = _quick_run(tmp_path, r"dispatch/add$", "--interleaved", "--busy", "1", timeout=300)
     assert results["options"]["busy"] == 1, results["options"]
     text = (tmp_path / "results.md").read_text()
     assert "1 competing busy process(es)" in text and "## Targets (issue 24)" in text, text
