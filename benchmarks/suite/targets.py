@@ -266,11 +266,12 @@ def table(results):
     """The Markdown table of results.md's Targets section."""
     rows = ["| issue item | target | measured in this run | status | what the profile says about a miss |",
             "|---|---|---|---|---|"]
-    for t, o in evaluate(results):
+    judged_targets = evaluate(results)
+    for t, o in judged_targets:
         why = t.miss if o.met is False else ""
         rows.append(f"| {t.item} | {t.text} | {o.measured} | {_word(o.met)} | {why.replace('|', '/')} |")
-    met = sum(1 for _, o in evaluate(results) if o.met)
-    judged = sum(1 for _, o in evaluate(results) if o.met is not None)
+    met = sum(1 for _, o in judged_targets if o.met)
+    judged = sum(1 for _, o in judged_targets if o.met is not None)
     rows.append("")
     rows.append(f"{met} of {judged} targets judged in this run are met "
                 f"({len(TARGETS) - judged} not judged here: Note [Targets from one run], benchmarks/suite/targets.py).")
