@@ -29,6 +29,10 @@ def _scaled_error(got, want, bound):
     (56, 64, 64, "SAME"),
     (28, 128, 128, "SAME"),
     (15, 96, 40, "VALID"),
+    # Note [Winograd by column block]: a large filter over few tiles, whole
+    # blocks of 64 output channels and a ragged last one.
+    (14, 256, 256, "SAME"),
+    (13, 200, 288, "SAME"),
 ])
 def test_forward_error_is_a_float32_sums(hw, cin, cout, padding):
     rng = np.random.default_rng(hw + cin)

@@ -104,6 +104,40 @@ def _conv_check(x, f, got, strides, padding, data_format="NHWC", dilations=None)
     _assert_gemm_close(got, want, magnitude, f.shape[0] * f.shape[1] * f.shape[2], x.dtype.type)
 
 
+# Note [Packed float32 GEMM]: shapes that reach each edge of the packed
+# kernel: rows not a multiple of its 6-row tile (13 = 6 + 6 + 1, 17, 23),
+# columns not a multiple of its 64-column block (100, 130), k not a multiple
+# of its 128-deep chunk (300) or exactly one (128), many rows with a short k
+# (1100 rows, past the 512 where a long k goes to BLAS), and the limits
+# around it (11 rows and 63 columns stay on BLAS, k = 1500 with 600 rows).
+PACKED_SHAPES = [(13, 300, 100), (17, 128, 64), (23, 257, 130), (64, 784, 512), (1100, 64, 130), (11, 256, 256),
+                 (96, 64, 63), (600, 1500, 128), (128, 1024, 256)]
+
+
+@pytest.mark.parametrize("m,k,n", PACKED_SHAPES)
+@pytest.mark.parametrize("transpose_a,transpose_b", [(False, False), (True, False), (False, True)])
+def test_matmul_packed_float32(m, k, n, transpose_a, transpose_b):
+    rng = np.random.default_rng(m + 5 * k + 11 * n)
+    a = _rand(rng, (k, m) if transpose_a else (m, k), np.float32)
+    b = _rand(rng, (n, k) if transpose_b else (k, n), np.float32)
+    got = ember.matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b).numpy()
+    wa, wb = _op(a.astype(np.float64), transpose_a), _op(b.astype(np.float64), transpose_b)
+    assert got.shape == (m, n)
+    _assert_gemm_close(got, wa @ wb, np.abs(wa) @ np.abs(wb), k, np.float32)
+
+
+def test_matmul_packed_float32_is_the_same_on_any_thread_count():
+    """Each element sums its products in one order whatever the tile
+    (Note [Packed float32 GEMM]): a whole product and each of its row and
+    column slices give bitwise the same values."""
+    rng = np.random.default_rng(3)
+    a, b = _rand(rng, (96, 700), np.float32), _rand(rng, (700, 320), np.float32)
+    whole = ember.matmul(a, b).numpy()
+    np.testing.assert_array_equal(ember.matmul(a[:48], b).numpy(), whole[:48])
+    np.testing.assert_array_equal(ember.matmul(a[48:], b).numpy(), whole[48:])
+    np.testing.assert_array_equal(ember.matmul(a, np.ascontiguousarray(b[:, 128:])).numpy(), whole[:, 128:])
+
+
 # (input NHWC, filter HWIO, strides, padding, dilations): each of
 # Note [Conv2d blocks]'s paths at sizes that use BLAS.
 CONV_CASES = [

@@ -24,16 +24,11 @@ using shape_fns::Window2D;
 // Output channels per register block: 32 float32 lanes are four AVX2
 // registers, so a block plus the broadcast input value stay in registers.
 constexpr int64_t kBlock = 32;
-// Input channels up to which the direct kernels beat im2col + GEMM, and
-// the largest K = k_h * k_w * in_channels at which the forward kernel
-// still does at stride 1: with AVX-512's 32 registers, K = 3x3x512
-// (measured at stop 41, docs/performance.md); with 16, 3x3x128 (measured
-// at stop 36 on AVX2, where 3x3x256 was slower).
+// Input channels up to which the direct kernels beat im2col + GEMM at any
+// stride, and the largest K = k_h * k_w * in_channels at which the forward
+// kernel still does at stride 1 (3x3x128; UsesDirectConv).
 constexpr int64_t kMaxDirectInChannels = 4;
-constexpr int64_t kMaxDirectForwardK = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS >= 32 ? 4608 : 1152;
-// Output pixels (batch included) below which a convolution with K above
-// the wide tile's limit goes to im2col + GEMM (UsesDirectConv).
-constexpr int64_t kMinDeepDirectPixels = 128;
+constexpr int64_t kMaxDirectForwardK = 1152;
 // The filter gradient's partial results: at most this many chunks of
 // output rows, each chunk at most kMaxPartialElements values in all.
 constexpr int64_t kMaxChunks = 64;
@@ -80,9 +75,9 @@ constexpr int kPacketsPerBlock = static_cast<int>(kBlock) / kLanes<C>;
 //    (7x7x3, stride 2) went from 1.01 ms to 0.79 ms on the 2-core Xeon
 //    (stop 44), ahead of PyTorch's oneDNN (0.86 ms).
 //  - Tall (2 packets for 12 pixels; 6 pixels with AVX2's 16 registers):
-//    each filter load feeds twice as many pixels, which matters once the
-//    filter rows stream from L2: ResNet's 7x7x512 layer (K = 4608) took
-//    1.84-1.89 ms with it against 2.14-2.16 ms with the wide tile.
+//    each filter load feeds twice as many pixels. It serves output
+//    channels that are not whole blocks of 64, where the wide tile would
+//    waste lanes, and AVX2.
 constexpr int kRegisters = static_cast<int>(EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS);
 constexpr int kWidePackets = kRegisters >= 32 ? 4 : 2;
 constexpr int kWidePixels = 6;
@@ -192,26 +187,13 @@ bool UsesDirectConv(const Window2D& w, int64_t cin_g, int64_t groups) {
   if (groups != 1 || w.channels != cin_g) return false;
   if (cin_g <= kMaxDirectInChannels) return true;
   const int64_t k = w.k_h * w.k_w * cin_g;
-  if (k > kMaxDirectForwardK || w.stride_h != 1 || w.stride_w != 1) return false;
-  // Past the wide tile's K each tile streams its block's filter rows from
-  // L2, which pays only over enough pixels; with few, im2col + GEMM packs
-  // the filters once. ResNet's 7x7x512 3x3 layer (49 pixels, K = 4608):
-  // 2.02-2.14 ms direct against 1.27-1.38 ms on the 2-core Xeon (stop 44;
-  // 1.21-1.27 against 1.40-1.45 on the EPYC at stop 41); 14x14x300 -> 64
-  // (196 pixels, K = 2700): 263-267 us direct against 377-384 us.
-  return k <= kMaxWideK || w.batch * w.out_h * w.out_w >= kMinDeepDirectPixels;
-}
-
-// Measured on the 2-core Xeon (stop 44), best of 11 in three alternating
-// runs, one GEMM over the whole input -> the wide tile, tiles outermost:
-// on ResNet-50's 1x1 layers 5-19% faster (56x56 64->256 438-463 -> 385-405
-// us, 64->128 231-249 -> 187-202, 128->256 787-817 -> 686-746, 28x28
-// 128->512 386-406 -> 349-372, 512->128 355-367 -> 328-345) or the same
-// (256->64, 1024->256, 256->512, 64->64). Its K is the input channels, up
-// to the wide tile's limit; the 2048-channel layers stay on the GEMM.
-bool UsesDirectPointwise(const Window2D& w, int64_t cin_g, int64_t groups, int64_t cout) {
-  return groups == 1 && w.channels == cin_g && w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 &&
-         kRegisters >= 32 && cin_g <= kMaxWideK && cout % kTileChannels<float, kWidePackets> == 0;
+  // Past K = 1152 (3x3x128) each tile streams its block's filter rows from
+  // L2. With OpenBLAS behind im2col that still paid over enough pixels
+  // (stops 41-44); against the packed float32 GEMM (Note [Packed float32
+  // GEMM]) it no longer does: 28x28 5x5 128 -> 128 took 2.85-2.89 ms direct
+  // against 2.16-2.19 ms, 14x14 3x3 300 -> 64 the same (stop 45, the
+  // 2-core Xeon).
+  return k <= kMaxDirectForwardK && w.stride_h == 1 && w.stride_w == 1;
 }
 
 bool UsesDirectFilterGrad(const Window2D& w, int64_t cin_g, int64_t groups) {

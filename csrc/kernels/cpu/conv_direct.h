@@ -30,16 +30,13 @@ namespace ember::cpu {
 //   the filters fit in L2. The filters
 //   are read in place when the output channels are whole blocks, else
 //   copied into zero-padded panels. It also serves stride-1 layers with
-//   more channels up to K = 4608 (3x3x512) where AVX-512 gives it 32
-//   registers (1152, 3x3x128, with 16): the layers Winograd leaves to it,
-//   float64, 5x5 filters. There it reads each filter row from cache for
-//   12 pixels at a time, where im2col + GEMM packs the whole filter first:
-//   ResNet's 7x7x512 layer took 1.21-1.27 ms against 1.40-1.45, a 5x5
-//   28x28x128 layer 2.98-3.06 against 3.39-3.45 (stop 41). Above that K
-//   and at strides above 1 with more than four channels, im2col + GEMM
-//   stays in use. Float32 1x1 layers up to 1152 input channels run here
-//   too, not as one GEMM over the whole input (UsesDirectPointwise, with
-//   the measurements).
+//   more channels up to K = 1152 (3x3x128): the layers Winograd leaves to
+//   it (dilated, float64), where it beat im2col + GEMM (56x56 3x3 64 -> 64:
+//   671-702 us against 830-845 us, stop 45). Stops 41-44 also ran deeper
+//   layers and 1x1 layers here; against the packed float32 GEMM (Note
+//   [Packed float32 GEMM]) both now lose, so above that K, at strides
+//   above 1 with more than four channels, and for 1x1 layers, im2col (or
+//   the input itself) + GEMM is used.
 // - filter gradient (few input channels): for each tap, a row of output
 //   pixels' gradients is multiplied by the input values under that tap and
 //   summed into registers, then added to that tap's row of dW. It sums
@@ -48,9 +45,6 @@ namespace ember::cpu {
 // Both need groups == 1; measured against im2col + GEMM in
 // docs/performance.md ("Training a small CNN").
 bool UsesDirectConv(const shape_fns::Window2D& w, int64_t cin_g, int64_t groups);
-// A float32 1x1 stride-1 convolution that the forward kernel's wide tile
-// runs faster than one GEMM over the whole input (conv_direct.cc).
-bool UsesDirectPointwise(const shape_fns::Window2D& w, int64_t cin_g, int64_t groups, int64_t cout);
 bool UsesDirectFilterGrad(const shape_fns::Window2D& w, int64_t cin_g, int64_t groups);
 
 // y[N, OH, OW, cout] = conv(x[N, H, W, cin], f[KH, KW, cin, cout]), NHWC.

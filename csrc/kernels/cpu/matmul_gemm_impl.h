@@ -7,6 +7,7 @@
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/eigen.h"
 #include "kernels/cpu/matmul_gemm.h"
+#include "kernels/cpu/matmul_packed.h"
 
 namespace ember::cpu {
 
@@ -45,6 +46,15 @@ void MatmulTile(const T* a, const T* b, T* c, const MatmulDims& dims, const Matm
       std::fill(c + r * dims.n + tile.col_begin, c + r * dims.n + tile.col_end, T(0));
     }
     return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    // Note [Packed float32 GEMM]
+    if (UsesPackedSgemm(rows, cols, dims.k, dims.transpose_b)) {
+      const float* a_tile = dims.transpose_a ? a + tile.row_begin : a + tile.row_begin * dims.k;
+      PackedSgemm(a_tile, dims.transpose_a ? 1 : dims.k, dims.transpose_a ? dims.m : 1, b + tile.col_begin, dims.n,
+                  c + tile.row_begin * dims.n + tile.col_begin, dims.n, rows, cols, dims.k);
+      return;
+    }
   }
   if constexpr (kBlasType<T>) {
     if (rows * cols * dims.k >= kBlasMinVolume) {

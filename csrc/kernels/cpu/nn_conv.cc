@@ -92,9 +92,6 @@ void Conv2dNhwc(const DeviceContext* device, const T* x, const T* f, T* y, const
   const int64_t groups = c / cin_g, cout_g = cout / groups;
   const int64_t kw_n = w.k_w, k = w.k_h * w.k_w * cin_g;
 
-  if constexpr (std::is_same_v<T, float>) {
-    if (UsesDirectPointwise(w, cin_g, groups, cout)) return DirectConv2dNhwc(device, x, f, y, w, cout);
-  }
   if (w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 && groups == 1 && w.pad_top == 0 &&
       w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0) {
     ParallelMatmul<T>(device, MatmulDims{n_img * m, c, cout, false, false}, x, f, y);
