@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/compute_type.h"
 #include "kernels/cpu/parallel.h"
@@ -97,11 +99,39 @@ int64_t PerCoreL2Bytes();
 // for_batches(first, last, fn) calls fn(o, ia, ib) for each o in
 // [first, last). a, b and c (and scratch, for widened T) hold whole
 // products of dims' sizes back to back. Tiles run on `device`'s pool.
+// c[1, n] = a[1, k] * b[k, n] in `parts` slices of k, one per block of
+// the pool, each into its own row of partial sums, added in slice order
+// (Note [Vector-matrix splits]).
+template <typename T>
+void VectorMatrixByRows(const DeviceContext* device, const MatmulDims& dims, int64_t parts, const T* a, const T* b,
+                        T* c) {
+  const int64_t n = dims.n;
+  std::vector<T> partial(static_cast<size_t>(parts * n));
+  ParallelFor(device, parts, 2.0 * static_cast<double>(n) * static_cast<double>(dims.k) / parts,
+              [&](int64_t first, int64_t last) {
+                for (int64_t p = first; p < last; ++p) {
+                  const int64_t k0 = dims.k * p / parts, k1 = dims.k * (p + 1) / parts;
+                  MatmulTile<T>(a + k0, b + k0 * n, partial.data() + p * n, MatmulDims{1, k1 - k0, n, false, false},
+                                MatmulTileRange{0, 1, 0, n});
+                }
+              });
+  std::copy(partial.begin(), partial.begin() + n, c);
+  for (int64_t p = 1; p < parts; ++p) {
+    for (int64_t j = 0; j < n; ++j) c[j] += partial[p * n + j];
+  }
+}
+
 template <typename T, typename BatchFn>
 void ParallelMatmul(const DeviceContext* device, const MatmulDims& dims, int64_t batches, BatchFn&& for_batches,
                     const ComputeType<T>* a, const ComputeType<T>* b, T* c, ComputeType<T>* scratch) {
   const MatmulSplit split = PlanMatmulSplit(dims, batches, NumThreads(device),
                                             static_cast<int64_t>(sizeof(ComputeType<T>)), PerCoreL2Bytes());
+  if constexpr (std::is_floating_point_v<T>) {
+    // One vector times a matrix: cut k, not n (Note [Vector-matrix splits]).
+    if (batches == 1 && dims.m == 1 && dims.n > 1 && !dims.transpose_b && split.col_parts > 1) {
+      return VectorMatrixByRows<T>(device, dims, split.col_parts, a, b, c);
+    }
+  }
   const int64_t tiles = split.tiles();
   const int64_t a_size = dims.m * dims.k, b_size = dims.k * dims.n, c_size = dims.m * dims.n;
   const double tile_cycles = 2.0 * static_cast<double>(dims.m * dims.n) * static_cast<double>(dims.k) / tiles + 1;
