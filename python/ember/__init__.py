@@ -9,13 +9,16 @@ follow TensorFlow's public API::
     print(y.numpy())
 """
 
-try:
-    from ember import _C
-except ImportError as _error:  # OpenBLAS outside the rpath's reach: ember/_blas.py
-    from ember._blas import preload_openblas as _preload_openblas
+from ember._blas import single_threaded_openblas as _single_threaded_openblas
 
-    _preload_openblas(_error)
-    from ember import _C
+with _single_threaded_openblas():
+    try:
+        from ember import _C
+    except ImportError as _error:  # OpenBLAS outside the rpath's reach: ember/_blas.py
+        from ember._blas import preload_openblas as _preload_openblas
+
+        _preload_openblas(_error)
+        from ember import _C
 from ember import errors
 
 # Runtime errors are raised as ember.errors classes, in StatusCode order

@@ -1,4 +1,5 @@
-"""Finds OpenBLAS for ``ember._C`` when its rpath does not.
+"""Loads OpenBLAS for ``ember._C`` without threads of its own, and finds it
+when ``_C``'s rpath does not.
 
 ``_C`` links ``libscipy_openblas.so`` from the scipy-openblas32 wheel and
 looks for it in ``../scipy_openblas32/lib`` next to the ``ember`` package
@@ -9,9 +10,30 @@ by the path the package itself reports, so that the dynamic loader finds it
 already loaded under its soname when ``_C`` is imported again.
 """
 
+import contextlib
 import ctypes
 import importlib.util
 import os
+
+
+@contextlib.contextmanager
+def single_threaded_openblas():
+    """Ember's OpenBLAS runs on one thread per call (Note [BLAS GEMM]: the
+    intra-op pool splits products), yet at load it starts a server thread
+    per core, which polls for work for tens of milliseconds and then
+    sleeps. OPENBLAS_NUM_THREADS=1 while ``_C`` loads it starts none; the
+    variable is put back afterwards. NumPy is imported first (``_C`` needs
+    it anyway), so that its own OpenBLAS keeps the user's thread count."""
+    import numpy  # noqa: F401
+
+    if "OPENBLAS_NUM_THREADS" in os.environ:
+        yield
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        yield
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
 
 
 def preload_openblas(error):

@@ -38,3 +38,27 @@ def test_preload_reraises_other_import_errors():
     with pytest.raises(ImportError) as raised:
         preload_openblas(error)
     assert raised.value is error
+
+
+# Ember's OpenBLAS is loaded with OPENBLAS_NUM_THREADS=1 (it starts no server
+# threads); the variable is put back, and a value the user set is kept.
+_THREADS = """
+import os
+{setup}
+import numpy
+import ember
+print(os.environ.get("OPENBLAS_NUM_THREADS", "unset"))
+print(ember.config.build_info()["blas_threads_per_call"])
+"""
+
+
+@pytest.mark.parametrize("setup, expected", [("", "unset"), ("os.environ['OPENBLAS_NUM_THREADS'] = '3'", "3")])
+def test_openblas_loads_single_threaded_and_leaves_the_environment(setup, expected):
+    done = subprocess.run([sys.executable, "-c", _THREADS.format(setup=setup)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split()
+    assert lines[0] == expected, done.stdout
+    import ember
+    if ember.config.build_info()["blas"] == "OpenBLAS":
+        assert lines[1] == "1", done.stdout
