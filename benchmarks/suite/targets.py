@@ -204,37 +204,39 @@ TARGETS = [
     Target("3", "unfused graph node <= 100 ns (1,000-add chain, fusion off)",
            at_most(D, "chain of 1000 adds", "ember.function unfused", 100e-9),
            miss="An unfused node pays the graph executor's per-node work: its kernel launch record, input "
-                "and output lists and the last-use bookkeeping (docs/performance.md, stop 34). 96-98 ns on the "
-                "EPYC at stops 34 and 40; 103-113 ns on the Xeon of stop 44, whose sync add is slower too."),
+                "and output lists and the last-use bookkeeping (docs/performance.md, stop 34), counted down "
+                "without locked instructions when the whole run is on the calling thread (Note "
+                "[Single-threaded runs], stop 45: 94.6 -> 76 ns on the Xeon in a plain loop)."),
     Target("3", "fused program at 16M elements >= 90% of memcpy",
            fraction_of_memcpy("elementwise", "tanh(x*a+b)", "ember.function", 0.9)),
     Target("4", "every convolution >= the best peer",
            every_ratio("kernels", CONVS, "ember"),
-           miss="On the Xeon, PyTorch's oneDNN JIT kernels are ahead on ResNet's two deepest 3x3 layers: "
-                "14x14x256 runs Winograd F(2x2, 3x3) (im2col + OpenBLAS measures the same), 7x7x512 im2col + "
-                "OpenBLAS (the direct kernel was 1.5x slower there, faster on the EPYC); docs/performance.md, "
-                "stop 44. The stem, the 56x56 and 28x28 3x3 layers and the 1x1 layers are ahead."),
+           miss="The closest case is ResNet's 14x14x256 3x3 layer against PyTorch's oneDNN: Winograd "
+                "F(2x2, 3x3) by column block on the packed GEMM (docs/performance.md, stop 45), where a third "
+                "of the time is the filter transform, redone on every call (a cache of it would cost "
+                "ResNet-50 about 30 MiB)."),
     Target("4", "MLP GEMM [64, 784] x [784, 512] >= OpenBLAS's own threading",
            ratio_to("kernels", "gemm 64x784x512", "ember", None, per_numpy=True),
-           miss="Ember calls the same OpenBLAS sgemm NumPy does, with its own intra-op pool split; the two "
-                "are within the run's noise of each other."),
+           miss="Ember's packed float32 GEMM (Note [Packed float32 GEMM]) on the pool's tiles against "
+                "OpenBLAS on its own threads; single-threaded it is 15-25% ahead (docs/performance.md, stop 45)."),
     Target("5", "ResNet-50 batch 1 eager < every peer's eager",
            every_ratio("models", ["resnet50 batch 1"], "ember eager", EAGER),
-           miss="The convolutions are ~90% of the forward pass; the gap is the deep 3x3 layers of the "
-                "convolution target above (9 of ResNet-50's 16 3x3 layers are 14x14x256 or 7x7x512)."),
+           miss="The convolutions are ~90% of the forward pass: see the convolution target above "
+                "(9 of ResNet-50's 16 3x3 layers are 14x14x256 or 7x7x512)."),
     Target("5", "ResNet-50 batch 1 as a function < tf.function and jax.jit",
            every_ratio("models", ["resnet50 batch 1"], "ember.function", COMPILED)),
     Target("5", "MLP batch 1 and 64 eager < every peer's eager",
            every_ratio("models", ["mlp batch 1", "mlp batch 64"], "ember eager", EAGER),
-           miss="At batch 64 the three GEMMs are ~90% of the pass: OpenBLAS's sgemm (which Ember calls on "
-                "the pool's tiles, NumPy on its own threads) against PyTorch's oneDNN/MKL kernels, ahead on "
-                "the Xeon; the 'gemm 64x784x512' case shows the same gap (1.18x PyTorch's, 0.93x NumPy's)."),
+           miss="Batch 1 is three vector-matrix products whose 2.6 MiB of weights stay in the two cores' "
+                "L2 only when each core keeps its slice of k (Note [Vector-matrix splits]); PyTorch's time "
+                "for it moved between 35 and 65 us across runs on the Xeon. At batch 64 the GEMMs are ~90% "
+                "of the pass (the packed GEMM against MKL)."),
     Target("5", "MLP batch 1 and 64 as a function < tf.function and jax.jit",
            every_ratio("models", ["mlp batch 1", "mlp batch 64"], "ember.function", COMPILED)),
     Target("5", "Transformer block eager < every peer's eager",
            every_ratio("models", ["transformer block"], "ember eager", EAGER),
-           miss="Within a few percent of PyTorch eager: its [128, 256] x [256, 1024]-sized GEMMs are "
-                "OpenBLAS against oneDNN/MKL, as for the MLP; attention and the element-wise ops are ahead."),
+           miss="Its [128, 256] x [256, 1024]-sized GEMMs are the packed GEMM against MKL, as for the MLP; "
+                "attention and the element-wise ops are ahead."),
     Target("5", "Transformer block as a function < tf.function and jax.jit",
            every_ratio("models", ["transformer block"], "ember.function", COMPILED)),
     Target("5", "peak RSS, ResNet-50 inference <= the lowest peer's",

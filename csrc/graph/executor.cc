@@ -75,6 +75,22 @@ Status CopyValue(Device* from, Device* to, Tensor* value) {
   return Status::OK();
 }
 
+// Note [Single-threaded runs]
+// A run's use, pending and remaining counts are atomics, counted down with
+// locked instructions, because a node may finish on another thread: one
+// run on the inter-op pool, a stream's callback. When every node is cheap
+// (run by the thread that readied it), none is a transfer and none runs
+// on a stream, the whole run happens on the calling thread, and a plain
+// load and store does. Per node of a 1,000-add chain with the fusion pass
+// off that is three locked instructions fewer: 94.6 -> 76 ns (stop 45, the
+// 2-core Xeon).
+int CountDown(std::atomic<int>& count, bool single_thread) {
+  if (!single_thread) return count.fetch_sub(1, std::memory_order_acq_rel);
+  const int before = count.load(std::memory_order_relaxed);
+  count.store(before - 1, std::memory_order_relaxed);
+  return before;
+}
+
 }  // namespace
 
 struct GraphExecutor::NodeInfo {
@@ -105,6 +121,9 @@ struct GraphExecutor::RunState {
   std::atomic<int> remaining{0};
   std::atomic<bool> failed{false};
   bool inline_only = false;
+  // Note [Single-threaded runs]: the counts are counted down without
+  // locked instructions.
+  bool single_thread = false;
   bool traced_shapes = false;
   // Set while a capture issues the graph (Note [Graph replay]).
   std::shared_ptr<RecordingErrors> capturing;
@@ -225,6 +244,10 @@ Status GraphExecutor::Create(const Graph& graph, std::unique_ptr<GraphExecutor>*
   for (const Endpoint& e : g.outputs()) ++ex->initial_uses_[ex->value_offsets_[e.node] + e.output];
   ex->outputs_ = g.outputs();
   ex->FindReplayDevice();
+  ex->single_threaded_ = std::all_of(ex->nodes_.begin(), ex->nodes_.end(), [](const NodeInfo& info) {
+    return info.node->is_arg() ||
+           (info.cheap && !info.is_transfer && info.device != nullptr && !RunsOnStream(*info.node->op, info.device));
+  });
   *out = std::move(ex);
   return Status::OK();
 }
@@ -455,10 +478,10 @@ void GraphExecutor::Complete(RunState& state, int id, const Status& s, std::vect
     for (size_t i = 0; i < outputs->size(); ++i) state.values[value_offsets_[id] + i] = std::move((*outputs)[i]);
   }
   for (int v : info.input_values) {
-    if (state.uses[v].fetch_sub(1, std::memory_order_acq_rel) == 1) state.values[v] = Tensor();
+    if (CountDown(state.uses[v], state.single_thread) == 1) state.values[v] = Tensor();
   }
   for (int c : info.consumers) {
-    if (state.pending[c].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+    if (CountDown(state.pending[c], state.single_thread) != 1) continue;
     if (local != nullptr) {
       Schedule(state, *local, c);
     } else {
@@ -494,7 +517,7 @@ void GraphExecutor::Schedule(RunState& state, std::vector<int>& local, int id) c
 }
 
 void GraphExecutor::Finish(RunState& state) const {
-  if (state.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (CountDown(state.remaining, state.single_thread) == 1) {
     std::lock_guard<std::mutex> lock(state.mu);
     state.all_done = true;
     state.done.notify_all();
@@ -533,6 +556,7 @@ Status GraphExecutor::RunGraph(const std::vector<Tensor>& args, std::vector<Tens
   RunState& state = lease.state();
   state.caller = caller != nullptr ? caller : DeviceManager::Global().cpu();
   state.inline_only = capturing != nullptr || InterOpPool::OnPoolThread();
+  state.single_thread = single_threaded_ && capturing == nullptr;
   state.capturing = capturing;
   state.traced_shapes = true;
   for (size_t a = 0; a < arg_nodes_.size(); ++a) {
@@ -558,7 +582,7 @@ Status GraphExecutor::RunGraph(const std::vector<Tensor>& args, std::vector<Tens
   }
   for (size_t a = 0; a < arg_nodes_.size(); ++a) {
     for (int c : nodes_[arg_nodes_[a]].consumers) {
-      if (state.pending[c].fetch_sub(1, std::memory_order_acq_rel) == 1) local.push_back(c);
+      if (CountDown(state.pending[c], state.single_thread) == 1) local.push_back(c);
     }
   }
   if (op_nodes > 0) {

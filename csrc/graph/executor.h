@@ -151,6 +151,8 @@ class GraphExecutor {
   // Note [Reused run state]: the last run's state, kept for the next run.
   mutable std::atomic<RunState*> spare_state_{nullptr};
   Device* replay_device_ = nullptr;
+  // Note [Single-threaded runs]: every node runs on the calling thread.
+  bool single_threaded_ = false;
   std::vector<bool> replay_args_;  // per argument: whether a replay reads it
   mutable std::mutex replay_mu_;
   mutable ReplayState replay_;

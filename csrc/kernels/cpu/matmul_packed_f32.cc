@@ -105,7 +105,9 @@ void PanelProduct(const float* a, int64_t row_stride, int64_t k_stride, const fl
     }
     // A ragged last block: the tile runs on a full-width copy of c.
     float lanes[kRows * kColumns];
-    for (int i = 0; accumulate && i < r; ++i) std::memcpy(lanes + i * kColumns, c_tile + i * ldc, width * sizeof(float));
+    for (int i = 0; accumulate && i < r; ++i) {
+      std::memcpy(lanes + i * kColumns, c_tile + i * ldc, width * sizeof(float));
+    }
     kTiles[r](a_tile, row_stride, k_stride, panel, lanes, kColumns, depth, accumulate);
     for (int i = 0; i < r; ++i) std::memcpy(c_tile + i * ldc, lanes + i * kColumns, width * sizeof(float));
   }
