@@ -9,6 +9,7 @@
 #include "devices/cpu/cpu_device.h"
 #include "devices/sim/sim_device.h"
 #include "kernels/cpu/blas.h"
+#include "kernels/cpu/matmul_packed.h"
 #include "graph/tracer.h"
 #include "ops/op_kernel.h"
 #include "python/convert.h"
@@ -393,6 +394,7 @@ PYBIND11_MODULE(_C, m) {
     info["blas_version"] = blas.version;
     info["blas_config"] = blas.config;
     info["blas_threads_per_call"] = blas.threads;
+    info["packed_sgemm"] = cpu::UsesPrepackedSgemm(cpu::kPackedColumns);  // Note [Packed float32 GEMM]
     info["eigen_version"] = cpu::EigenVersion();
     int intra_op_threads = 0;
     for (Device* d : DeviceManager::Global().devices()) {

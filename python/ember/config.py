@@ -297,6 +297,9 @@ def build_info():
     - ``blas``: the library behind float32/float64/complex64 GEMM, which also
       computes convolutions (im2col + GEMM): ``'OpenBLAS'`` when built with
       the scipy-openblas32 wheel, else ``'Eigen'``.
+    - ``packed_sgemm``: whether Ember's own float32 GEMM (AVX-512 builds)
+      takes the mid-sized float32 products before that library (Note
+      [Packed float32 GEMM]).
     - ``blas_version``, ``blas_config``: its version and build configuration.
     - ``blas_threads_per_call``: threads the library itself uses per call
       (1 with OpenBLAS: Ember's intra-op pool splits products into tiles).
@@ -324,7 +327,8 @@ def build_info():
     """
     from ember.distribute import _mpi  # loads mpi4py only now: importing it initializes MPI
     info = dict(_C._build_info())
-    info["conv_backend"] = f"im2col + {info['blas']} GEMM"
+    gemm = "packed float32 / " + info["blas"] if info["packed_sgemm"] else info["blas"]
+    info["conv_backend"] = f"direct, Winograd, or im2col + {gemm} GEMM"
     info.update(_mpi.backend_info())
     return info
 

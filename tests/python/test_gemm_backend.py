@@ -208,7 +208,9 @@ def test_conv2d_gradients_large():
 def test_build_info():
     info = ember.config.build_info()
     assert info["blas"] in ("OpenBLAS", "Eigen")
-    assert info["conv_backend"] == f"im2col + {info['blas']} GEMM"
+    assert isinstance(info["packed_sgemm"], bool)
+    gemm = ("packed float32 / " if info["packed_sgemm"] else "") + info["blas"]
+    assert info["conv_backend"] == f"direct, Winograd, or im2col + {gemm} GEMM"
     assert isinstance(info["blas_version"], str) and info["blas_version"]
     assert info["eigen_version"].count(".") == 2
     assert isinstance(info["intra_op_threads"], int) and info["intra_op_threads"] >= 1

@@ -49,10 +49,12 @@ void MatmulTile(const T* a, const T* b, T* c, const MatmulDims& dims, const Matm
   }
   if constexpr (std::is_same_v<T, float>) {
     // Note [Packed float32 GEMM]
-    if (UsesPackedSgemm(rows, cols, dims.k, dims.transpose_b)) {
+    if (UsesPackedSgemm(rows, cols, dims.k)) {
       const float* a_tile = dims.transpose_a ? a + tile.row_begin : a + tile.row_begin * dims.k;
-      PackedSgemm(a_tile, dims.transpose_a ? 1 : dims.k, dims.transpose_a ? dims.m : 1, b + tile.col_begin, dims.n,
-                  c + tile.row_begin * dims.n + tile.col_begin, dims.n, rows, cols, dims.k);
+      const float* b_tile = dims.transpose_b ? b + tile.col_begin * dims.k : b + tile.col_begin;
+      PackedSgemm(a_tile, dims.transpose_a ? 1 : dims.k, dims.transpose_a ? dims.m : 1, b_tile,
+                  dims.transpose_b ? dims.k : dims.n, dims.transpose_b, c + tile.row_begin * dims.n + tile.col_begin,
+                  dims.n, rows, cols, dims.k);
       return;
     }
   }

@@ -24,6 +24,8 @@ namespace ember::cpu {
 //   in L1 for all the tiles of rows. Read in place, b's rows are n floats
 //   apart: with n a power of two they fall into a few L1 sets and evict
 //   each other.
+//   A transposed b (the backward pass's dX = dY W^T, attention's Q K^T) is
+//   copied in 16 x 16 blocks transposed in registers.
 // - a is read in place: six rows advance in step, each read sequentially.
 // - later chunks add to the tile of c the earlier ones stored.
 // Each element of c sums its k products in the same order whatever the
@@ -61,13 +63,14 @@ void PackedSgemmPrepacked(const float* a, int64_t a_row_stride, int64_t a_k_stri
                           const PackedLayout& layout, float* c, int64_t ldc, int64_t rows);
 
 // Whether the packed kernel computes a tile of `rows` x `cols` of c with
-// reduction length k (false on CPUs without AVX-512, and for transposed b).
-bool UsesPackedSgemm(int64_t rows, int64_t cols, int64_t k, bool transpose_b);
+// reduction length k (false on CPUs without AVX-512).
+bool UsesPackedSgemm(int64_t rows, int64_t cols, int64_t k);
 
-// c[i, j] = sum over p of a[i * a_row_stride + p * a_k_stride] * b[p * ldb + j]
-// for i < rows, j < cols; c's rows are ldc apart. a_k_stride is 1 for a
+// c[i, j] = sum over p of a[i * a_row_stride + p * a_k_stride] * B[p, j]
+// for i < rows, j < cols, where B[p, j] is b[p * ldb + j], or b[j * ldb + p]
+// with transpose_b; c's rows are ldc apart. a_k_stride is 1 for a
 // row-major a, and the row stride for a transposed one.
-void PackedSgemm(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* b, int64_t ldb, float* c,
-                 int64_t ldc, int64_t rows, int64_t cols, int64_t k);
+void PackedSgemm(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* b, int64_t ldb,
+                 bool transpose_b, float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t k);
 
 }  // namespace ember::cpu

@@ -84,6 +84,36 @@ void PackPanel(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* 
   }
 }
 
+// panel[p, j] = b[j * ldb + p] (b transposed), zero past cols, for p <
+// depth and j < kColumns: 16 x 16 blocks transposed in registers.
+void PackPanelTransposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* panel) {
+  constexpr int64_t kSide = 16;
+  for (int64_t j0 = 0; j0 < cols; j0 += kSide) {
+    for (int64_t p0 = 0; p0 < depth; p0 += kSide) {
+#if defined(EIGEN_VECTORIZE_AVX512)
+      if (j0 + kSide <= cols && p0 + kSide <= depth) {
+        // Packet16f carries vector attributes, which a template argument
+        // drops (the warning is about that, and harmless here).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
+        Eigen::internal::PacketBlock<Packet, kSide> block;
+#pragma GCC diagnostic pop
+        for (int i = 0; i < kSide; ++i) block.packet[i] = Eigen::internal::ploadu<Packet>(b + (j0 + i) * ldb + p0);
+        Eigen::internal::ptranspose(block);
+        for (int i = 0; i < kSide; ++i) Eigen::internal::pstore(panel + (p0 + i) * kColumns + j0, block.packet[i]);
+        continue;
+      }
+#endif
+      for (int64_t j = j0; j < std::min(cols, j0 + kSide); ++j) {
+        for (int64_t p = p0; p < std::min(depth, p0 + kSide); ++p) panel[p * kColumns + j] = b[j * ldb + p];
+      }
+    }
+  }
+  for (int64_t p = 0; cols < kColumns && p < depth; ++p) {
+    std::fill(panel + p * kColumns + cols, panel + (p + 1) * kColumns, 0.0f);
+  }
+}
+
 // c[0..rows, 0..width) (+)= a's rows times one panel of `depth` steps of
 // k; width is at most kColumns.
 // The rows are shared out evenly over as few tiles as hold them, so no
@@ -115,21 +145,25 @@ void PanelProduct(const float* a, int64_t row_stride, int64_t k_stride, const fl
 
 }  // namespace
 
-bool UsesPackedSgemm(int64_t rows, int64_t cols, int64_t k, bool transpose_b) {
-  return kAvailable && !transpose_b && rows >= kMinRows && cols >= kMinColumns && k >= kMinDepth &&
+bool UsesPackedSgemm(int64_t rows, int64_t cols, int64_t k) {
+  return kAvailable && rows >= kMinRows && cols >= kMinColumns && k >= kMinDepth &&
          (rows <= kMaxRowsForLongRows || k <= kLongRow);
 }
 
 bool UsesPrepackedSgemm(int64_t n) { return kAvailable && n >= kMinColumns; }
 
-void PackedSgemm(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* b, int64_t ldb, float* c,
-                 int64_t ldc, int64_t rows, int64_t cols, int64_t k) {
+void PackedSgemm(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* b, int64_t ldb,
+                 bool transpose_b, float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t k) {
   alignas(64) float panel[kDepth * kColumns];
   for (int64_t p0 = 0; p0 < k; p0 += kDepth) {
     const int64_t depth = std::min(kDepth, k - p0);
     for (int64_t j0 = 0; j0 < cols; j0 += kColumns) {
       const int64_t width = std::min(kColumns, cols - j0);
-      PackPanel(b + p0 * ldb + j0, ldb, width, depth, panel);
+      if (transpose_b) {
+        PackPanelTransposed(b + j0 * ldb + p0, ldb, width, depth, panel);
+      } else {
+        PackPanel(b + p0 * ldb + j0, ldb, width, depth, panel);
+      }
       PanelProduct(a + p0 * a_k_stride, a_row_stride, a_k_stride, panel, c + j0, ldc, rows, width, depth, p0 > 0);
     }
   }
