@@ -12,7 +12,8 @@ namespace ember::cpu {
 
 // Note [BLAS GEMM]
 // float32, float64 and complex64 products at least kBlasMinVolume
-// (m * n * k) go to OpenBLAS's GEMM; smaller ones stay on Eigen, whose
+// (m * n * k) go to OpenBLAS's GEMM (float32 ones after the packed kernel
+// has declined them: Note [Packed float32 GEMM]); smaller ones stay on Eigen, whose
 // inlined small-product code is faster below about 16x16x16. OpenBLAS runs
 // single-threaded on the calling thread: parallelism comes from Ember's
 // intra-op pool, which splits one product into tiles (ParallelMatmul in
