@@ -394,7 +394,7 @@ PYBIND11_MODULE(_C, m) {
     info["blas_version"] = blas.version;
     info["blas_config"] = blas.config;
     info["blas_threads_per_call"] = blas.threads;
-    info["packed_sgemm"] = cpu::UsesPrepackedSgemm(cpu::kPackedColumns);  // Note [Packed float32 GEMM]
+    info["packed_sgemm"] = cpu::PackedSgemmAvailable();  // Note [Packed float32 GEMM]
     info["eigen_version"] = cpu::EigenVersion();
     int intra_op_threads = 0;
     for (Device* d : DeviceManager::Global().devices()) {

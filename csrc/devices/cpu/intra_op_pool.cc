@@ -17,8 +17,6 @@ using Clock = std::chrono::steady_clock;
 // caller spins for the last blocks before it sleeps.
 constexpr auto kSpinAfterWork = std::chrono::microseconds(200);
 constexpr auto kCallerSpin = std::chrono::microseconds(100);
-// Polls between clock reads and sched_yield calls while spinning: spin.h's
-// kPollsPerYield (Note [Spinning that yields]).
 
 }  // namespace
 

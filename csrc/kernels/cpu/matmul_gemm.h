@@ -9,9 +9,9 @@
 #include <complex>
 #include <cstdint>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/cpu/compute_type.h"
+#include "kernels/cpu/host_scratch.h"
 #include "kernels/cpu/parallel.h"
 
 namespace ember::cpu {
@@ -82,6 +82,8 @@ void MatmulRowsTo(const ComputeType<T>* a, const ComputeType<T>* b, T* c, Comput
 // operand, not the larger one. Cutting rows only, as before, made each
 // thread of the [64, 784] x [784, 512] MLP product pack all of b, which was
 // slower on two threads than on one.
+// For a vector times an untransposed matrix (m of 1), ParallelMatmul cuts
+// k into col_parts slices instead of n (Note [Vector-matrix splits]).
 struct MatmulSplit {
   int64_t row_parts = 1, col_parts = 1;
 
@@ -95,10 +97,6 @@ MatmulSplit PlanMatmulSplit(const MatmulDims& dims, int64_t batches, int threads
 // One core's L2 cache in bytes, from the system; 0 when it does not say.
 int64_t PerCoreL2Bytes();
 
-// Computes products o in [0, batches): c[o] = op(a[ia]) * op(b[ib]), where
-// for_batches(first, last, fn) calls fn(o, ia, ib) for each o in
-// [first, last). a, b and c (and scratch, for widened T) hold whole
-// products of dims' sizes back to back. Tiles run on `device`'s pool.
 // c[1, n] = a[1, k] * b[k, n] in `parts` slices of k, one per block of
 // the pool, each into its own row of partial sums, added in slice order
 // (Note [Vector-matrix splits]).
@@ -106,7 +104,7 @@ template <typename T>
 void VectorMatrixByRows(const DeviceContext* device, const MatmulDims& dims, int64_t parts, const T* a, const T* b,
                         T* c) {
   const int64_t n = dims.n;
-  std::vector<T> partial(static_cast<size_t>(parts * n));
+  const HostScratch<T> partial(static_cast<size_t>(parts * n));  // Note [Kernel scratch]
   ParallelFor(device, parts, 2.0 * static_cast<double>(n) * static_cast<double>(dims.k) / parts,
               [&](int64_t first, int64_t last) {
                 for (int64_t p = first; p < last; ++p) {
@@ -115,12 +113,16 @@ void VectorMatrixByRows(const DeviceContext* device, const MatmulDims& dims, int
                                 MatmulTileRange{0, 1, 0, n});
                 }
               });
-  std::copy(partial.begin(), partial.begin() + n, c);
+  std::copy(partial.data(), partial.data() + n, c);
   for (int64_t p = 1; p < parts; ++p) {
     for (int64_t j = 0; j < n; ++j) c[j] += partial[p * n + j];
   }
 }
 
+// Computes products o in [0, batches): c[o] = op(a[ia]) * op(b[ib]), where
+// for_batches(first, last, fn) calls fn(o, ia, ib) for each o in
+// [first, last). a, b and c (and scratch, for widened T) hold whole
+// products of dims' sizes back to back. Tiles run on `device`'s pool.
 template <typename T, typename BatchFn>
 void ParallelMatmul(const DeviceContext* device, const MatmulDims& dims, int64_t batches, BatchFn&& for_batches,
                     const ComputeType<T>* a, const ComputeType<T>* b, T* c, ComputeType<T>* scratch) {

@@ -62,6 +62,9 @@ bool UsesPrepackedSgemm(int64_t n);
 void PackedSgemmPrepacked(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* packed_b,
                           const PackedLayout& layout, float* c, int64_t ldc, int64_t rows);
 
+// Whether this build has the packed kernel (AVX-512).
+bool PackedSgemmAvailable();
+
 // Whether the packed kernel computes a tile of `rows` x `cols` of c with
 // reduction length k (false on CPUs without AVX-512).
 bool UsesPackedSgemm(int64_t rows, int64_t cols, int64_t k);

@@ -150,6 +150,8 @@ bool UsesPackedSgemm(int64_t rows, int64_t cols, int64_t k) {
          (rows <= kMaxRowsForLongRows || k <= kLongRow);
 }
 
+bool PackedSgemmAvailable() { return kAvailable; }
+
 bool UsesPrepackedSgemm(int64_t n) { return kAvailable && n >= kMinColumns; }
 
 void PackedSgemm(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* b, int64_t ldb,
