@@ -218,7 +218,7 @@ TARGETS = [
     Target("4", "MLP GEMM [64, 784] x [784, 512] >= OpenBLAS's own threading",
            ratio_to("kernels", "gemm 64x784x512", "ember", None, per_numpy=True),
            miss="Ember's packed float32 GEMM (Note [Packed float32 GEMM]) on the pool's tiles against "
-                "OpenBLAS on its own threads; single-threaded it is 15-25% ahead (docs/performance.md, stop 45)."),
+                "OpenBLAS on its own threads; single-threaded it is 10-30% ahead (docs/performance.md, stop 45)."),
     Target("5", "ResNet-50 batch 1 eager < every peer's eager",
            every_ratio("models", ["resnet50 batch 1"], "ember eager", EAGER),
            miss="The convolutions are ~90% of the forward pass: see the convolution target above "
