@@ -104,6 +104,11 @@ def run(ctx, name, workload, description, tolerance):
             e["check"] = runner.check_output(check, np.asarray(reference, dtype=np.float64), output)
     if reference is None:
         record["notes"].append("NumPy gave no output: the others are not checked.")
+    for e in entries:
+        if e.get("compiled_at_import"):
+            record["notes"].append(f"{e['impl']}: the import compiled {e['compiled_at_import']} modules from source "
+                                   "(stale or missing bytecode); its import and peak RSS include the compiler's "
+                                   "memory, which an installed package does not pay.")
     record["results"] = entries
     record["ember_vs_peers"] = _compare(entries)
     record["failures"] = [f"{e['impl']}: {e['error']}" for e in entries if "error" in e]

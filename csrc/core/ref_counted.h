@@ -15,8 +15,15 @@ class RefCounted {
   RefCounted& operator=(const RefCounted&) = delete;
 
   void Ref() const { count_.fetch_add(1, std::memory_order_relaxed); }
+  // Note [Last reference]: a count of one, read by a holder, is the
+  // holder's own reference: no other thread has one to copy or drop, so
+  // the count cannot change under it and the locked decrement is skipped.
+  // The acquire load pairs with the release half of other holders' earlier
+  // decrements, as the fetch_sub's would.
   void Unref() const {
-    if (count_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    if (count_.load(std::memory_order_acquire) == 1 || count_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      delete this;
+    }
   }
   // Exact only when the caller holds the sole reference it knows of.
   int RefCount() const { return count_.load(std::memory_order_acquire); }

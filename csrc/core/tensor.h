@@ -33,6 +33,14 @@ class Tensor {
   template <typename T>
   T* data() const { return static_cast<T*>(raw_data()); }
 
+  // Note [Borrowed kernel inputs] (runtime/kernel_launch.cc): a copy of
+  // `t` that shares its buffer without a reference of its own, and the
+  // undoing of it. Valid only while something else keeps `t`'s buffer.
+  static Tensor Borrow(const Tensor& t) {
+    return Tensor(t.dtype_, t.shape_, RefPtr<Buffer>::Adopt(t.buffer_.get()));
+  }
+  void ForgetBorrowedBuffer() { buffer_.Release(); }
+
  private:
   DType dtype_ = DType::kFloat32;
   Shape shape_;

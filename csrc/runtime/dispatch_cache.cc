@@ -1,6 +1,8 @@
 // This file implements the dispatch cache (Note [Dispatch cache]).
 #include "runtime/dispatch_cache.h"
 
+#include <algorithm>
+#include <mutex>
 #include <vector>
 
 #include "ops/op_ids.gen.h"
@@ -10,9 +12,38 @@
 namespace ember {
 namespace {
 
+struct ThreadDispatchCache;
+
+// Note [Dispatch hit counts]: the threads whose hits the stats add up.
+struct HitRegistry {
+  std::mutex mu;
+  std::vector<ThreadDispatchCache*> threads;
+  uint64_t exited = 0;  // hits of threads gone since the last reset
+};
+
+// Never destroyed: threads may exit after static destructors ran.
+HitRegistry& Registry() {
+  static HitRegistry* registry = new HitRegistry;
+  return *registry;
+}
+
 // One slot per op, each allocated the first time the thread stores that op.
 struct ThreadDispatchCache {
   std::vector<std::unique_ptr<DispatchEntry>> entries = std::vector<std::unique_ptr<DispatchEntry>>(kNumOps);
+  std::atomic<uint64_t> hits{0};  // written by this thread only
+  uint64_t hits_at_reset = 0;     // under the registry's lock
+
+  ThreadDispatchCache() {
+    HitRegistry& r = Registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    r.threads.push_back(this);
+  }
+  ~ThreadDispatchCache() {
+    HitRegistry& r = Registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    r.exited += hits.load(std::memory_order_relaxed) - hits_at_reset;
+    r.threads.erase(std::find(r.threads.begin(), r.threads.end(), this));
+  }
 };
 
 ThreadDispatchCache& ThisThread() {
@@ -71,6 +102,7 @@ void StoreDispatchEntry(const OpCall& call, TensorHandle* const* inputs, int num
   const OpDef& op = *call.op;
   std::unique_ptr<DispatchEntry>& slot = ThisThread().entries[static_cast<int>(op.id)];
   if (slot == nullptr) slot = std::make_unique<DispatchEntry>();
+  if (slot->running > 0) return;  // Note [Borrowed kernels]: an outer launch borrows its kernel
   DispatchEntry& e = *slot;
   e.num_inputs = num_inputs;
   for (int i = 0; i < num_inputs; ++i) {
@@ -90,6 +122,22 @@ void StoreDispatchEntry(const OpCall& call, TensorHandle* const* inputs, int num
   }
   e.shape_value_outputs = shape_value_outputs;
   e.kernel = kernel;
+  e.thread_hits = &ThisThread().hits;
+}
+
+uint64_t DispatchHits() {
+  HitRegistry& r = Registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  uint64_t total = r.exited;
+  for (const ThreadDispatchCache* t : r.threads) total += t->hits.load(std::memory_order_relaxed) - t->hits_at_reset;
+  return total;
+}
+
+void ResetDispatchHits() {
+  HitRegistry& r = Registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.exited = 0;
+  for (ThreadDispatchCache* t : r.threads) t->hits_at_reset = t->hits.load(std::memory_order_relaxed);
 }
 
 }  // namespace ember

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -41,6 +42,16 @@ namespace ember {
 // The entry holds a reference to its kernel; the kernel cache's generation
 // moves whenever that cache drops an entry, so a cached kernel is never
 // one the cache has evicted or cleared.
+//
+// Note [Borrowed kernels]
+// A launch for a cached call borrows the entry's kernel rather than
+// copying its shared_ptr (two locked instructions per op, Note [Borrowed
+// kernel inputs] in runtime/kernel_launch.cc). The entry must then keep
+// the kernel until the launch ran or was moved to the heap, which copies
+// it. A kernel can call back into Python and issue the same op on other
+// shapes, whose store would replace the entry; so while launches borrow
+// an entry (`running`, the thread's own count: entries are per thread) a
+// store for that op leaves it alone and the nested call goes uncached.
 struct DispatchEntry {
   static constexpr int kMaxInputs = 4;
   static constexpr int kMaxOutputs = 2;
@@ -64,6 +75,33 @@ struct DispatchEntry {
   std::array<Shape, kMaxOutputs> output_shapes;
   bool shape_value_outputs = false;
   std::shared_ptr<const OpKernel> kernel;
+  mutable int running = 0;  // launches borrowing `kernel` now (Note [Borrowed kernels])
+  std::atomic<uint64_t>* thread_hits = nullptr;  // Note [Dispatch hit counts]
+};
+
+// Note [Dispatch hit counts]
+// A dispatch-cache hit counts as a kernel-cache hit (KernelCache::Stats).
+// One shared counter cost a locked increment per op; each thread counts
+// its own instead, with a plain load and store (only it writes), and the
+// stats add the threads' counts up.
+inline void CountDispatchHit(const DispatchEntry& entry) {
+  std::atomic<uint64_t>& hits = *entry.thread_hits;
+  hits.store(hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+// Every thread's hits since the last reset, exited threads' included.
+uint64_t DispatchHits();
+void ResetDispatchHits();
+
+// Marks `entry` borrowed for the scope's lifetime (Note [Borrowed kernels]).
+class DispatchEntryInUse {
+ public:
+  explicit DispatchEntryInUse(const DispatchEntry* entry) : entry_(entry) { ++entry_->running; }
+  ~DispatchEntryInUse() { --entry_->running; }
+  DispatchEntryInUse(const DispatchEntryInUse&) = delete;
+  DispatchEntryInUse& operator=(const DispatchEntryInUse&) = delete;
+
+ private:
+  const DispatchEntry* const entry_;
 };
 
 // The calling thread's entry for `op` if it matches this call, else null.

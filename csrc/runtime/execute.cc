@@ -251,7 +251,7 @@ bool ExecuteCached(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
   const DispatchEntry* e = FindDispatchEntry(op, inputs, num_inputs, attrs);
   if (e == nullptr) return false;
   if (bindings != nullptr && !std::equal(bindings, bindings + op.type_vars.size(), e->bindings.begin())) return false;
-  Context::Global().kernel_cache().CountHit();
+  CountDispatchHit(*e);
   std::vector<RefPtr<TensorHandle>> outputs;
   outputs.reserve(e->num_outputs);
   for (int i = 0; i < e->num_outputs; ++i) {
@@ -259,8 +259,10 @@ bool ExecuteCached(const OpDef& op, TensorHandle* const* inputs, int num_inputs,
   }
   if (e->shape_value_outputs) MarkShapeValues(outputs);
   // Note [Borrowed launches]: the caller holds the inputs and `attrs` for
-  // the whole call. The kernel is copied: a nested call may replace `e`.
+  // the whole call, and `e` its kernel while the launch may borrow it
+  // (Note [Borrowed kernels]).
   Device* device = e->device;
+  DispatchEntryInUse in_use(e);
   KernelLaunch launch(op, device, e->kernel, attrs, inputs, num_inputs, donated_mask, std::move(outputs),
                       Context::Global().async());
   LaunchEager(launch, device, result);

@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "runtime/dispatch_cache.h"
 #include "runtime/profiler.h"
 
 namespace ember {
@@ -127,8 +128,9 @@ std::shared_ptr<const OpKernel> KernelCache::Lookup(const OpDef& op, Device* dev
 }
 
 KernelCache::Stats KernelCache::GetStats() const {
+  const uint64_t dispatch_hits = DispatchHits();  // Note [Dispatch hit counts]
   std::lock_guard<std::mutex> lock(mu_);
-  return Stats{hits_.load(), misses_.load(), evictions_.load(), entries_.size(), capacity_};
+  return Stats{hits_.load() + dispatch_hits, misses_.load(), evictions_.load(), entries_.size(), capacity_};
 }
 
 void KernelCache::Clear() {
@@ -138,6 +140,7 @@ void KernelCache::Clear() {
   generation_.fetch_add(1, std::memory_order_release);
   UpdateFrontEnabled();
   hits_ = misses_ = evictions_ = 0;
+  ResetDispatchHits();
 }
 
 void KernelCache::set_capacity(size_t capacity) {

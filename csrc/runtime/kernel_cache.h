@@ -48,10 +48,9 @@ class KernelCache {
   void Clear();
   // Note [Dispatch cache]: its entries hold kernels from this cache and are
   // valid only while the generation they were stored in lasts; its hits
-  // count as this cache's hits.
+  // count as this cache's hits (Note [Dispatch hit counts]).
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   bool fronts_enabled() const { return front_enabled_.load(std::memory_order_acquire); }
-  void CountHit() { hits_.fetch_add(1, std::memory_order_relaxed); }
   void set_capacity(size_t capacity);
 
  private:

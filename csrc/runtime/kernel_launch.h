@@ -28,7 +28,9 @@ class KernelLaunch final : public Task {
   // [Launches on the stack]), while the caller holds all three. Moving a
   // launch, which Execute does only to queue it or hand it back, makes the
   // moved-to launch own what it borrowed.
-  KernelLaunch(const OpDef& op, Device* device, std::shared_ptr<const OpKernel> kernel, const AttrList& attrs,
+  // The kernel too is borrowed: `kernel` must outlive the launch unless
+  // it is moved (Note [Borrowed kernels] in runtime/dispatch_cache.h).
+  KernelLaunch(const OpDef& op, Device* device, const std::shared_ptr<const OpKernel>& kernel, const AttrList& attrs,
                TensorHandle* const* inputs, int num_inputs, uint32_t donated_mask,
                std::vector<RefPtr<TensorHandle>> outputs, bool async);
   // On the issuing thread only: the error sink it takes is that thread's.
@@ -49,7 +51,7 @@ class KernelLaunch final : public Task {
   // (Note [Bounded graphs]), or waits for other processes (Note [Ops that
   // wait for peers]).
   bool MayRunUnbounded() const {
-    return op_.waits_for_peers || (RunsOnHost(op_) && kernel_->BoundedGraphWork() < 0);
+    return op_.waits_for_peers || (RunsOnHost(op_) && kernel().BoundedGraphWork() < 0);
   }
   void set_profiler_flow(uint64_t flow) { flow_ = flow; }
   // The output handles; a launch that ran on its issuer's stack hands them
@@ -66,11 +68,14 @@ class KernelLaunch final : public Task {
   void RunOnStream(std::vector<Tensor> inputs, std::vector<Tensor> outputs);
   static Status RunOnStreamNow(KernelRun& run, const std::vector<RefPtr<TensorHandle>>& inputs,
                                const std::vector<Tensor>& handed_out);
-  Status AllocateOutputs(std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
+  // `borrowed`: the inputs hold no references (Note [Borrowed kernel inputs]).
+  Status AllocateOutputs(std::vector<Tensor>& inputs, bool borrowed, std::vector<Tensor>* outputs);
   void Fail(const Status& status, bool kernel_error);
 
   // The inputs as the launch holds them (Note [Borrowed launches]).
   TensorHandle& input(size_t i) const { return *inputs_[i]; }
+  const OpKernel& kernel() const { return **kernel_; }
+  std::shared_ptr<const OpKernel> TakeKernel();
   std::vector<RefPtr<TensorHandle>> SharedInputs() const;
   std::vector<RefPtr<TensorHandle>> TakeInputs();
   AttrList TakeAttrs();
@@ -78,7 +83,8 @@ class KernelLaunch final : public Task {
 
   const OpDef& op_;
   Device* device_;
-  std::shared_ptr<const OpKernel> kernel_;
+  std::shared_ptr<const OpKernel> owned_kernel_;  // empty while borrowed
+  const std::shared_ptr<const OpKernel>* kernel_;  // &owned_kernel_, or the caller's
   AttrList owned_attrs_;            // empty while borrowed
   const AttrList* attrs_;           // &owned_attrs_, or the caller's
   std::vector<RefPtr<TensorHandle>> owned_inputs_;  // empty while borrowed

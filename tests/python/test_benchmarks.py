@@ -171,6 +171,25 @@ def test_memory_comparison_takes_the_lowest_peer_for_each_measure():
     assert row["target_met"] and row["ratio_peak_increase"] == 1.0 and row["target_met_increase"], row
 
 
+def test_memory_child_counts_modules_compiled_at_import(tmp_path):
+    # The import's resident set counts the compiler's memory when bytecode
+    # was stale or missing; the memory case says so (cases_memory.py).
+    package = tmp_path / "stale_pkg_for_test"
+    package.mkdir()
+    (package / "__init__.py").write_text("from . import inner\n")
+    (package / "inner.py").write_text("VALUE = 1\n")
+    code = ("import sys; sys.path[:0] = [{root!r}, {tmp!r}]; import stale_pkg_for_test; "
+            "from benchmarks.suite.memory_child import _compiled_at_import; "
+            "print(_compiled_at_import('stale_pkg_for_test'))").format(root=str(ROOT), tmp=str(tmp_path))
+    def count(*flags):
+        done = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return int(done.stdout.split()[-1])
+    assert count("-B") == 2  # no bytecode written: both compiled from source
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True, timeout=60)
+    assert count("-B") == 0
+
+
 def _timed(name, impl, best, framework=None, ember=False, compiled=False, throughput=None):
     e = {"impl": impl, "framework": framework or impl.split()[0].split(".")[0], "ember": ember,
          "compiled": compiled, "best_s": best, "median_s": best}
