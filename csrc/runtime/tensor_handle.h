@@ -95,6 +95,12 @@ class TensorHandle : public RefCounted {
   }
 
   void SetReady(Tensor tensor);
+  // Note [Unshared publish]: SetReady for a handle no other thread can
+  // have seen yet, so none can be waiting for it.
+  void SetReadyUnshared(Tensor tensor) {
+    tensor_ = std::move(tensor);
+    state_.store(kReady, std::memory_order_release);
+  }
   // Note [Defined handles]: SetTensor stores the buffer before the work
   // that fills it is posted; MarkDefined, after the post, publishes it
   // with the post's event (a no-op if the work already failed).
