@@ -12,9 +12,11 @@
 #include "runtime/device_copy.h"
 
 namespace ember::python {
-namespace {
 
 PyTypeObject* g_tensor_type = nullptr;
+
+namespace {
+
 PyObject* g_dtype_objects[kNumDTypes] = {};
 
 void TensorDealloc(PyObject* self) {
@@ -155,7 +157,6 @@ bool InitTensorType(PyObject* module) {
   return PyModule_AddObject(module, "Tensor", type) == 0;
 }
 
-bool IsTensor(PyObject* obj) { return PyObject_TypeCheck(obj, g_tensor_type); }
 
 void SetDTypeObjects(PyObject* const* objects, int n) {
   for (int i = 0; i < n && i < kNumDTypes; ++i) {

@@ -22,7 +22,11 @@ struct PyTensor {
 
 // Adds Tensor to `module`. Returns false with a Python error set.
 bool InitTensorType(PyObject* module);
-bool IsTensor(PyObject* obj);
+extern PyTypeObject* g_tensor_type;  // set by InitTensorType
+// Inline: every op's inputs pass here; a subclass takes the slower check.
+inline bool IsTensor(PyObject* obj) {
+  return Py_TYPE(obj) == g_tensor_type || PyType_IsSubtype(Py_TYPE(obj), g_tensor_type);
+}
 inline TensorHandle* HandleOf(PyObject* obj) { return reinterpret_cast<PyTensor*>(obj)->handle; }
 
 // New reference to a Python tensor taking over `handle`; null on error.

@@ -97,7 +97,11 @@ class Context {
 
 // Note [Cancellation]: while a launch runs its kernel, the thread knows
 // which sink and epoch it belongs to; CancellationRequested() tells a
-// long-running kernel to stop. False outside launches.
+// long-running kernel to stop. False outside launches. Only the kernels
+// of ops that run graphs (RunsOnHost: loops, function calls) or wait for
+// peers (collectives) poll it, so only their launches set the scope
+// (KernelLaunch::RunGuarded); a kernel of another op that polls must
+// make its op one of those.
 class CancellationScope {
  public:
   CancellationScope(const ErrorSink* sink, uint64_t epoch);

@@ -101,6 +101,9 @@ class KernelLaunch final : public Task {
   uint64_t cancellation_epoch_ = 0;  // Note [Cancellation]
   size_t next_wait_ = 0;  // inputs before it need no more waiting
   uint64_t flow_ = 0;     // Note [Profiler]: joins the dispatch span to the kernel's
+  // A borrowing launch for a cached call, never moved: no other thread has
+  // its outputs yet (Note [Unshared publish]).
+  bool outputs_unshared_ = false;
 };
 
 }  // namespace ember
