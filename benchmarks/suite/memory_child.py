@@ -52,8 +52,9 @@ def _compiled_at_import(package):
     for name, module in list(sys.modules.items()):
         if name != package and not name.startswith(package + "."):
             continue
+        # Some packages' module objects answer any attribute (torch.ops).
         source, cached = getattr(module, "__file__", None), getattr(module, "__cached__", None)
-        if not source or not source.endswith(".py") or not cached:
+        if not isinstance(source, str) or not isinstance(cached, str) or not source.endswith(".py"):
             continue
         try:
             if Path(cached).stat().st_mtime < Path(source).stat().st_mtime:

@@ -178,7 +178,10 @@ def test_memory_child_counts_modules_compiled_at_import(tmp_path):
     package.mkdir()
     (package / "__init__.py").write_text("from . import inner\n")
     (package / "inner.py").write_text("VALUE = 1\n")
-    code = ("import sys; sys.path[:0] = [{root!r}, {tmp!r}]; import stale_pkg_for_test; "
+    # A module object that answers any attribute (as torch.ops does) is skipped.
+    code = ("import sys, types; sys.path[:0] = [{root!r}, {tmp!r}]; import stale_pkg_for_test; "
+            "odd = types.ModuleType('stale_pkg_for_test.odd'); odd.__file__ = odd.__cached__ = object(); "
+            "sys.modules[odd.__name__] = odd; "
             "from benchmarks.suite.memory_child import _compiled_at_import; "
             "print(_compiled_at_import('stale_pkg_for_test'))").format(root=str(ROOT), tmp=str(tmp_path))
     def count(*flags):
