@@ -188,13 +188,12 @@ TARGETS = [
            loaded_only(ratio_to(D, "function call then read", "ember.function sync", "jax.jit"))),
     Target("2", "1-element add, sync <= numpy.add",
            ratio_to(D, "add", "ember sync", None, per_numpy=True),
-           miss="perf (docs/performance.md, stop 44): the add kernel is ~2% of the call; the rest is spread "
-                "thin: the launch and its kernel list ~15%, the dispatch-cache check ~9%, thread-local "
-                "lookups ~6% (the dynamic TLS path: the library's TLS block does not fit glibc's static "
-                "surplus), the host allocator ~6%, handles ~7%, CPython's allocator and frame ~10%. Locked "
-                "instructions (reference counts, counters, publication) hold ~20% of the samples, but "
-                "removing four of them per op (borrowed kernel inputs) measured no gain: their cost moved "
-                "to the remaining ones. Closing the gap needs an op path without shared reference counts."),
+           miss="perf (docs/performance.md, stop 46): 8 of the call's 11 locked instructions are gone "
+                "(borrowed kernel inputs and kernels, per-thread hit counts, last references, unshared "
+                "publication: 1.20x -> 1.10x). Left: the allocator's exact counters (3 locked instructions), "
+                "three heap allocations per op (handle, buffer record, output list; ~10 ns a malloc/free "
+                "pair) and the dynamic TLS path (~5%; static TLS measured 2% faster). Closing it needs the "
+                "handle, buffer record and output list in one allocation."),
     Target("2", "x + 1.0, sync <= numpy", ratio_to(D, "x + 1.0", "ember sync", None, per_numpy=True)),
     Target("2", "matmul 2x2, sync <= numpy", ratio_to(D, "matmul 2x2", "ember sync", None, per_numpy=True)),
     Target("2", "reduce_sum of 8, sync <= numpy",
@@ -241,9 +240,11 @@ TARGETS = [
            every_ratio("models", ["transformer block"], "ember.function", COMPILED)),
     Target("5", "peak RSS, ResNet-50 inference <= the lowest peer's",
            memory("resnet50 batch 1 inference", "peak_rss"),
-           miss="The gap is the import: Ember's process holds NumPy (which it imports) plus its own library "
-                "(2.5 MiB of it resident), OpenBLAS and its Python modules, about 10 MiB over NumPy's 27 MiB "
-                "after import; the workload itself adds less than NumPy's does (next row)."),
+           miss="The gap is the import: Ember's process holds NumPy (which it imports) plus 7 MiB of its "
+                "own: its library's text touched at load 2.4 MiB (the CUDA runtime's registration 1.5 MiB "
+                "of the total on a machine without a GPU), Python modules and registries 3.1 MiB, OpenBLAS "
+                "1 MiB, libstdc++ 0.5 MiB (docs/performance.md, stop 46); the workload itself adds less "
+                "than NumPy's does (next row)."),
     Target("5", "peak increase, ResNet-50 inference <= the lowest peer's",
            memory("resnet50 batch 1 inference", "peak_increase")),
     Target("5", "peak RSS, MLP training step <= the lowest peer's",
