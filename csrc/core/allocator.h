@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 #include "core/ref_counted.h"
 
@@ -43,6 +44,20 @@ class Allocator {
   virtual const void* access_domain() const { return nullptr; }
   // Returns cached, unused memory to the system (ember.config.empty_cache).
   virtual void EmptyCache() {}
+  // Note [Inline buffers] (core/allocator.cc): one block of `header`
+  // bytes (a multiple of kHostAlignment) followed by `bytes` of data,
+  // counted as `bytes` in use; null where the allocator keeps no such
+  // blocks (the default) or `bytes` is too large for one.
+  virtual void* AllocateWithHeader(size_t header, size_t bytes) {
+    (void)header;
+    (void)bytes;
+    return nullptr;
+  }
+  virtual void DeallocateWithHeader(void* block, size_t header, size_t bytes) {
+    (void)block;
+    (void)header;
+    (void)bytes;
+  }
 
   // What ember.config.memory_stats reports. `bytes_in_use` counts bytes
   // handed out and not yet returned; `bytes_reserved` what the allocator
@@ -131,11 +146,18 @@ class Buffer : public RefCounted {
   const void* access_domain() const { return access_domain_; }
   bool foreign() const { return release_ != nullptr; }
 
+  // Note [Inline buffers]: the record's room at the front of its block.
+  static constexpr size_t kInlineHeader = kHostAlignment;
+  // An inline buffer's block goes back to its allocator after the record
+  // is destroyed; other records to the heap.
+  void operator delete(Buffer* buffer, std::destroying_delete_t);
+
  private:
   Buffer(Allocator* allocator, void* data, size_t bytes)
       : allocator_(allocator), data_(data), bytes_(bytes) {}
   ~Buffer() override;
 
+  bool inline_ = false;  // record and data in one block (Note [Inline buffers])
   Allocator* allocator_;
   void* data_;
   size_t bytes_;

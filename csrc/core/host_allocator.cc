@@ -157,6 +157,24 @@ class HostAllocatorImpl final : public Allocator {
     DeallocateLarger(ptr, size);
   }
 
+  // Note [Inline buffers] (core/allocator.cc): a small block whose front
+  // holds the buffer record; only `bytes` count as in use.
+  void* AllocateWithHeader(size_t header, size_t bytes) override {
+    if (bytes > kMaxSmallBytes) return nullptr;
+    const size_t size = RoundedSize(header + bytes);
+    if (size > kMaxSmallBytes || OverLimit(bytes)) return nullptr;
+    void* ptr = ThreadSmallBlocks().Take(size);
+    if (ptr == nullptr) ptr = std::aligned_alloc(kHostAlignment, size);
+    if (ptr != nullptr) CountAllocated(bytes);
+    return ptr;
+  }
+
+  void DeallocateWithHeader(void* block, size_t header, size_t bytes) override {
+    CountFreed(bytes);
+    const size_t size = RoundedSize(header + bytes);
+    if (!ThreadSmallBlocks().Keep(block, size)) std::free(block);
+  }
+
   void EmptyCache() override {
     std::vector<std::pair<void*, size_t>> blocks;
     {
