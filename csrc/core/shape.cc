@@ -49,7 +49,7 @@ void Shape::AddDim(int64_t value) {
   data()[rank_ - 1] = value;
 }
 
-int64_t Shape::NumElements() const {
+int64_t Shape::NumElementsOfMatrixOrMore() const {
   int64_t n = 1;
   bool overflow = false;
   for (int64_t d : *this) {
@@ -103,10 +103,6 @@ bool Shape::IsCompatibleWith(const Shape& other) const {
     if (dim(i) != kUnknownDim && other.dim(i) != kUnknownDim && dim(i) != other.dim(i)) return false;
   }
   return true;
-}
-
-bool Shape::operator==(const Shape& other) const {
-  return rank_ == other.rank_ && std::equal(begin(), end(), other.begin());
 }
 
 std::vector<int64_t> ContiguousStrides(const Shape& shape) {

@@ -78,7 +78,12 @@ class Shape {
 
   // Product of dims; -1 if any dim is unknown. Valid shapes (Note [Shape
   // limits]) never overflow; an invalid one saturates at INT64_MAX.
-  int64_t NumElements() const;
+  // Scalars and vectors inline: a small op asks several times per call.
+  int64_t NumElements() const {
+    if (rank_ == 0) return 1;
+    if (rank_ == 1) return data()[0] < 0 ? -1 : data()[0];
+    return NumElementsOfMatrixOrMore();
+  }
   bool IsFullyKnown() const;
 
   std::vector<int64_t> ToVector() const { return {begin(), end()}; }
@@ -88,10 +93,20 @@ class Shape {
   // matches any size): does a value of `other` fit this traced shape?
   bool IsCompatibleWith(const Shape& other) const;
 
-  bool operator==(const Shape& other) const;
+  // Inline, a loop: memcmp's call costs more than a small op's few dims.
+  bool operator==(const Shape& other) const {
+    if (rank_ != other.rank_) return false;
+    const int64_t* a = data();
+    const int64_t* b = other.data();
+    for (int i = 0; i < rank_; ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
   bool operator!=(const Shape& other) const { return !(*this == other); }
 
  private:
+  int64_t NumElementsOfMatrixOrMore() const;
   void CopyHeap(const Shape& other);
   Shape& AssignSlow(const Shape& other);
 
