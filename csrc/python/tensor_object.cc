@@ -157,7 +157,6 @@ bool InitTensorType(PyObject* module) {
   return PyModule_AddObject(module, "Tensor", type) == 0;
 }
 
-
 void SetDTypeObjects(PyObject* const* objects, int n) {
   for (int i = 0; i < n && i < kNumDTypes; ++i) {
     Py_XINCREF(objects[i]);
