@@ -141,12 +141,7 @@ class HostAllocatorImpl final : public Allocator {
   void* Allocate(size_t bytes, Stream*) override {
     const size_t size = RoundedSize(bytes);
     if (OverLimit(bytes)) return nullptr;
-    if (size <= kMaxSmallBytes) {
-      void* ptr = ThreadSmallBlocks().Take(size);
-      if (ptr == nullptr) ptr = std::aligned_alloc(kHostAlignment, size);
-      if (ptr != nullptr) CountAllocated(bytes);
-      return ptr;
-    }
+    if (size <= kMaxSmallBytes) return TakeSmall(size, bytes);
     return AllocateLarger(bytes, size);
   }
 
@@ -163,10 +158,7 @@ class HostAllocatorImpl final : public Allocator {
     if (bytes > kMaxSmallBytes) return nullptr;
     const size_t size = RoundedSize(header + bytes);
     if (size > kMaxSmallBytes || OverLimit(bytes)) return nullptr;
-    void* ptr = ThreadSmallBlocks().Take(size);
-    if (ptr == nullptr) ptr = std::aligned_alloc(kHostAlignment, size);
-    if (ptr != nullptr) CountAllocated(bytes);
-    return ptr;
+    return TakeSmall(size, bytes);
   }
 
   void DeallocateWithHeader(void* block, size_t header, size_t bytes) override {
@@ -202,6 +194,15 @@ class HostAllocatorImpl final : public Allocator {
   }
 
  private:
+  // A small block of `size` (rounded, at most kMaxSmallBytes) from the
+  // thread's lists or the heap, counted as `counted` bytes in use.
+  void* TakeSmall(size_t size, size_t counted) {
+    void* ptr = ThreadSmallBlocks().Take(size);
+    if (ptr == nullptr) ptr = std::aligned_alloc(kHostAlignment, size);
+    if (ptr != nullptr) CountAllocated(counted);
+    return ptr;
+  }
+
   // aligned_alloc needs a multiple of the alignment; large sizes also
   // round to their size class.
   static size_t RoundedSize(size_t bytes) {
