@@ -1,7 +1,9 @@
 // This file binds the CUDA library's host-side checks for tests: the cuDNN
 // geometry of a conv2d or pooling call (Note [cuDNN convolution geometry])
 // and the cuBLASLt layouts of a matmul (Note [Row-major GEMM on cuBLAS]),
-// which need the libraries but no GPU. Compiled into CUDA builds only.
+// which need the libraries but no GPU; and whether GPU discovery ran the
+// kernels' deferred registration (Note [Deferred CUDA registration]).
+// Compiled into CUDA builds only.
 #ifdef EMBER_WITH_CUDA
 #include "python/cuda_binding.h"
 
@@ -9,6 +11,7 @@
 
 #include "devices/cuda/cublaslt_matmul.h"
 #include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_init.h"
 #include "devices/cuda/cudnn_conv.h"
 #include "kernels/cuda/gemm_plan.h"
 #include "python/status_to_python.h"
@@ -147,6 +150,10 @@ void RegisterCudaBindings(py::module_& m) {
   // ember.config.experimental.enable_tensor_float_32_execution.
   m.def("_set_tensor_float_32", &cuda::SetTensorFloat32Allowed);
   m.def("_tensor_float_32", &cuda::TensorFloat32Allowed);
+  m.def("_deferred_cuda_registration", [] {
+    const DeferredCudaRegistration deferred = GetDeferredCudaRegistration();
+    return py::make_tuple(deferred.constructors, deferred.ran);
+  });
 }
 
 }  // namespace ember::python

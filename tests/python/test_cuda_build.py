@@ -259,3 +259,16 @@ def test_cuda_graphs_setting_and_functions_on_the_cpu():
     finally:
         experimental.enable_cuda_graphs(previous)
     assert _C._graph_replay_count() == before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the linker script is for GNU ld on Linux")
+def test_kernel_registration_waits_for_a_driver():
+    """Note [Deferred CUDA registration]: the .cu files' constructors (one per kernel family,
+    and the CUDA runtime's own) are left out of the loader's list and run by GPU discovery
+    only where the driver library loads, so a machine without one never runs the runtime."""
+    constructors, ran = _C._deferred_cuda_registration()
+    kernel_families = len(list((ROOT / "csrc" / "kernels" / "cuda").glob("*.cu")))
+    assert constructors >= kernel_families + 1, (constructors, kernel_families)
+    assert ran == (INFO["cuda_driver_version"] > 0 or INFO["gpus_found"] > 0)
+    if not ran:
+        assert "no NVIDIA driver was found" in INFO["gpu_status"], INFO["gpu_status"]

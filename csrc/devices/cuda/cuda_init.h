@@ -9,7 +9,8 @@ namespace ember {
 // Note [GPU discovery]
 // The CUDA runtime is linked statically and the driver (libcuda) never is:
 // the runtime loads the driver the first time Ember asks it for devices, at
-// import. Without a driver or a GPU that call fails, and Ember records why,
+// import, unless libcuda.so.1 does not load at all (Note [GPU discovery
+// without a driver]). Without a driver or a GPU Ember records why,
 // registers no GPU, and works as a CPU build: `gpu:0` names a device type
 // it knows, so `ember.device("gpu:0")` says that no GPU was found and why,
 // and ember.config.build_info() reports the same reason.
@@ -28,5 +29,14 @@ struct CudaBuildInfo {
   std::string status;            // why no GPU is used, or "" when GPUs are in use
 };
 const CudaBuildInfo& GetCudaBuildInfo();
+
+// The .cu files' constructors the loader left to GPU discovery, and whether
+// it ran them (Note [Deferred CUDA registration] in cuda_init.cc): 0 where
+// the linker did not take cmake/deferred_cuda_init.ld.
+struct DeferredCudaRegistration {
+  int constructors = 0;
+  bool ran = false;
+};
+DeferredCudaRegistration GetDeferredCudaRegistration();
 
 }  // namespace ember
