@@ -37,12 +37,13 @@ if(EMBER_WITH_OPENBLAS STREQUAL "ON" AND NOT EMBER_OPENBLAS_ENABLED)
   message(FATAL_ERROR "EMBER_WITH_OPENBLAS=ON, but the scipy-openblas32 package was not found: `pip install scipy-openblas32`")
 endif()
 if(EMBER_OPENBLAS_ENABLED)
-  add_library(ember_openblas SHARED IMPORTED)
-  set_target_properties(ember_openblas PROPERTIES IMPORTED_LOCATION ${EMBER_OPENBLAS_LIBRARY})
   target_include_directories(ember_blas SYSTEM INTERFACE ${EMBER_OPENBLAS_INCLUDE})
-  target_link_libraries(ember_blas INTERFACE ember_openblas)
+  # Not linked: loaded on first use (Note [OpenBLAS on first use] in
+  # csrc/kernels/cpu/openblas.h), from _C's rpath or, for the C++ tests,
+  # the build tree's copy.
   target_compile_definitions(ember_blas INTERFACE EMBER_WITH_OPENBLAS
-                             EMBER_OPENBLAS_WHEEL_VERSION="${EMBER_OPENBLAS_VERSION}")
+                             EMBER_OPENBLAS_WHEEL_VERSION="${EMBER_OPENBLAS_VERSION}"
+                             EMBER_OPENBLAS_BUILD_LIBRARY="${EMBER_OPENBLAS_LIBRARY}")
   message(STATUS "Ember GEMM: OpenBLAS ${EMBER_OPENBLAS_VERSION} (${EMBER_OPENBLAS_LIBRARY})")
 else()
   message(WARNING "Ember: scipy-openblas32 not used: GEMM runs on Eigen and the matrix decompositions "
@@ -51,9 +52,9 @@ else()
 endif()
 
 # Installed layout: site-packages/ember/_C*.so next to
-# site-packages/scipy_openblas32/lib/libscipy_openblas.so. When the two land
-# in different site-packages directories, ember/_blas.py preloads the
-# library by its soname before _C is imported.
+# site-packages/scipy_openblas32/lib/libscipy_openblas.so: the loader finds
+# it through this rpath. When the two land in different site-packages
+# directories, ember/__init__.py passes the package's directory instead.
 function(ember_set_blas_rpath target)
   if(EMBER_OPENBLAS_ENABLED)
     set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/../scipy_openblas32/lib")

@@ -386,6 +386,9 @@ PYBIND11_MODULE(_C, m) {
     for (Device* d : DeviceManager::Global().devices()) out.emplace_back(d->name(), DeviceTypeName(d->type()));
     return out;
   });
+  // Note [OpenBLAS on first use] (kernels/cpu/openblas.h).
+  m.def("_set_openblas_directory", &cpu::SetOpenBlasDirectory);
+  m.def("_openblas_loaded", &cpu::OpenBlasLoaded);
   m.def("_build_info", [] {
     // Read by ember.config.build_info(), which documents the keys.
     const cpu::BlasInfo blas = cpu::GetBlasInfo();

@@ -9,16 +9,13 @@ follow TensorFlow's public API::
     print(y.numpy())
 """
 
-from ember._blas import single_threaded_openblas as _single_threaded_openblas
+import numpy as _numpy  # noqa: F401 - before _C, which uses its C API
 
-with _single_threaded_openblas():
-    try:
-        from ember import _C
-    except ImportError as _error:  # OpenBLAS outside the rpath's reach: ember/_blas.py
-        from ember._blas import preload_openblas as _preload_openblas
+from ember import _C
 
-        _preload_openblas(_error)
-        from ember import _C
+from ember._blas import openblas_directory as _openblas_directory
+
+_C._set_openblas_directory(_openblas_directory() or "")  # OpenBLAS loads on first use: ember/_blas.py
 from ember import errors
 
 # Runtime errors are raised as ember.errors classes, in StatusCode order
@@ -64,13 +61,6 @@ from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
 from ember._control_flow import cond, while_loop  # noqa: E402
 from ember import _autograph  # noqa: E402,F401 - installs ember.function's AutoGraph
-from ember._tensor_array import TensorArray  # noqa: E402
-from ember._functional_ops import foldl, foldr, map_fn, scan, switch_case, vectorized_map  # noqa: E402
-from ember._py_function import numpy_function, py_function  # noqa: E402
-from ember import ragged, sparse  # noqa: E402 - tf.ragged, tf.sparse: Python composites
-from ember.sparse import SparseTensor  # noqa: E402
-from ember.ragged._ragged_tensor import RaggedTensor  # noqa: E402
-from ember._module import Module  # noqa: E402 - tf.Module
 from ember._printing import print  # noqa: E402,A004 - tf.print
 from ember._tensor_repr import get_printoptions, printoptions, set_printoptions  # noqa: E402 - NumPy's names
 
@@ -78,14 +68,11 @@ _install_tensor_methods(Variable)
 
 from ember import debugging, linalg, math, nn  # noqa: E402
 from ember import random  # noqa: E402
-from ember import bitwise  # noqa: E402
-from ember import image, signal  # noqa: E402 - tf.image.resize, tf.signal's transforms
 from ember._generated import raw_ops  # noqa: E402 - ops by their op_defs names (call_function)
 from ember.linalg import norm, tensordot  # noqa: E402,F811 - TF-style argument handling
 from ember._clipping import clip_by_global_norm, clip_by_norm  # noqa: E402 - tf.clip_by_norm, tf.clip_by_global_norm
 from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inputs)
 from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.initializers
-from ember import strings  # noqa: E402 - tf.strings: host-side string ops
 
 # Note [Lazy submodules]: tf.keras, tf.data, tf.distribute, tf.summary,
 # tf.saved_model, tf.io (files, CSV, TFRecords, serialized tensors),
@@ -94,23 +81,39 @@ from ember import strings  # noqa: E402 - tf.strings: host-side string ops
 # they were about a quarter of `import ember`'s time and 1.5 MiB of its
 # resident set, for programs that may never touch them. The optimizers look
 # for a running strategy only once ember.distribute has been imported (no
-# strategy can run before).
-_LAZY_SUBMODULES = frozenset({"keras", "data", "distribute", "summary", "saved_model", "io", "train", "profiler"})
+# strategy can run before). Since stop 47 the composites (tf.ragged,
+# tf.sparse), tf.strings, tf.image, tf.signal, tf.bitwise,
+# tf.experimental, and the names of _LAZY_ATTRIBUTES (TensorArray, the
+# functional ops, py_function, tf.Module) load on first use too: 19 modules,
+# 0.4 MiB of every process that imports ember. Ember's own modules reach
+# them by their module paths, never through this package's attributes.
+_LAZY_SUBMODULES = frozenset({"keras", "data", "distribute", "summary", "saved_model", "io", "train", "profiler",
+                              "ragged", "sparse", "strings", "image", "signal", "bitwise", "experimental"})
+_LAZY_ATTRIBUTES = {
+    "TensorArray": "ember._tensor_array",
+    **dict.fromkeys(["foldl", "foldr", "map_fn", "scan", "switch_case", "vectorized_map"], "ember._functional_ops"),
+    **dict.fromkeys(["numpy_function", "py_function"], "ember._py_function"),
+    "SparseTensor": "ember.sparse",
+    "RaggedTensor": "ember.ragged._ragged_tensor",
+    "Module": "ember._module",
+}
 
 
 def __getattr__(name):
-    if name in _LAZY_SUBMODULES:
+    if name in _LAZY_SUBMODULES or name in _LAZY_ATTRIBUTES:
         import importlib
-        module = importlib.import_module(f"ember.{name}")
-        globals()[name] = module
-        return module
+        if name in _LAZY_SUBMODULES:
+            value = importlib.import_module(f"ember.{name}")
+        else:
+            value = getattr(importlib.import_module(_LAZY_ATTRIBUTES[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | _LAZY_SUBMODULES)
+    return sorted(set(globals()) | _LAZY_SUBMODULES | set(_LAZY_ATTRIBUTES))
 
-from ember import experimental  # noqa: E402 - tf.experimental.dlpack
 from ember._dlpack import from_dlpack  # noqa: E402 - the array API's from_dlpack
 
 newaxis = None  # tf.newaxis: x[ember.newaxis] adds a dim of length 1

@@ -125,11 +125,7 @@ import importlib, json, sys, types
 package = types.ModuleType("ember")
 package.__path__ = [sys.argv[1]]
 sys.modules["ember"] = package
-try:
-    from ember import _C
-except ImportError as error:  # as ember/__init__.py does
-    from ember._blas import preload_openblas
-    preload_openblas(error)
+from ember import _C
 for name in sys.argv[2:]:
     importlib.import_module(name)
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("ember."))))

@@ -55,7 +55,6 @@ void InitCpuDevice() {
     for (int i = 1; devices != nullptr && i < std::atoi(devices); ++i) {
       DeviceManager::Global().Add(std::make_unique<CpuDevice>(i, first));
     }
-    cpu::ConfigureBlasThreads();  // Note [BLAS GEMM]
     KernelRegistry& registry = KernelRegistry::Global();
     RegisterCpuElementwiseKernels(registry);
     RegisterCpuReductionKernels(registry);

@@ -20,6 +20,18 @@ namespace ember::cpu {
 // matmul_gemm.h), so the pool's thread count is the only one that matters
 // and no second set of spinning BLAS threads competes with it.
 inline constexpr int64_t kBlasMinVolume = 16 * 16 * 16;
+// float32 products reach BLAS only when the packed kernel declines them
+// (narrow: fewer than 64 columns or 16 of depth) and they are large too:
+// below this Eigen takes them, so that a small model never loads OpenBLAS
+// (Note [OpenBLAS on first use]). Measured on the 2-core Xeon, Eigen
+// against OpenBLAS: [64,512]x[512,10] 10.1 vs 8.5 us, [64,10]x[10,512]
+// 12.1 vs 12.2 us, [512,64]^T x [64,10] 12.8 vs 6.4 us.
+inline constexpr int64_t kFloatBlasMinVolume = int64_t{1} << 20;
+
+template <typename T>
+constexpr int64_t BlasMinVolume() {
+  return std::is_same_v<T, float> ? kFloatBlasMinVolume : kBlasMinVolume;
+}
 
 #ifdef EMBER_WITH_OPENBLAS
 inline constexpr bool kHaveBlas = true;
@@ -31,24 +43,32 @@ template <typename T>
 inline constexpr bool kBlasType = kHaveBlas && (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                                                 std::is_same_v<T, std::complex<float>>);
 
+// Whether BLAS can take a product: the build has it and the library loads
+// (Note [OpenBLAS on first use] in openblas.h; the first call loads it).
+bool BlasAvailable();
+
 // c = op(a) * op(b), row-major, with leading dimensions; op transposes when
-// the flag is set. Defined only for the kBlasType types of a build with BLAS.
+// the flag is set. Defined only for the kBlasType types of a build with BLAS,
+// and called only once BlasAvailable() said yes.
 template <typename T>
 void BlasGemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
               const T* b, int64_t ldb, T* c, int64_t ldc);
 
-// Makes OpenBLAS single-threaded (Note [BLAS GEMM]) and turns off LAPACKE's
-// NaN scan (Note [LAPACK for decompositions]); called once when the
-// CPU device starts. A no-op without BLAS.
-void ConfigureBlasThreads();
-
 struct BlasInfo {
-  std::string library;  // "OpenBLAS" or "Eigen"
+  std::string library;  // "OpenBLAS" or "Eigen" (no BLAS in the build, or it failed to load)
   std::string version;  // OpenBLAS's own version string, or Eigen's
   std::string config;   // OpenBLAS's build configuration (kernel, threading)
   int threads;          // threads BLAS itself uses per call
 };
-BlasInfo GetBlasInfo();
+BlasInfo GetBlasInfo();  // loads OpenBLAS
+
+// Whether OpenBLAS has been loaded (never loads it; false without BLAS).
+bool OpenBlasLoaded();
+
+// A directory to search for OpenBLAS (Note [OpenBLAS on first use] in
+// openblas.h); ember/__init__.py passes the scipy-openblas32 package's.
+// Ignored without BLAS.
+void SetOpenBlasDirectory(std::string directory);
 
 // "3.4.0": the Eigen headers this build compiled against.
 std::string EigenVersion();

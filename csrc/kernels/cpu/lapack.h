@@ -16,7 +16,7 @@
 // 1.9 us). LAPACK here is 32-bit: a matrix
 // whose dimensions or element count exceed int32 gets an error from
 // CheckSizes, never a wrapped index. LAPACKE's own NaN scan is switched
-// off (Configure): a NaN is a value the kernels give meaning to (NaN
+// off (when the library loads: openblas.cc): a NaN is a value the kernels give meaning to (NaN
 // singular values, a NaN determinant), not an argument error.
 #pragma once
 
@@ -30,12 +30,10 @@ namespace ember::cpu::lapack {
 
 using Complex = std::complex<float>;
 
-// Turns off LAPACKE's NaN scan; called once when the CPU device starts.
-void Configure();
-
 // Checks that each {rows, cols} matrix a kernel hands to LAPACK (inputs,
 // outputs and work copies) fits LAPACK's 32-bit dimensions: both sides
-// and the element count within int32.
+// and the element count within int32. Also loads OpenBLAS (Note [OpenBLAS
+// on first use]), failing with the reason where it cannot be loaded.
 struct MatrixSize {
   int64_t rows, cols;
 };
