@@ -141,3 +141,33 @@ def test_conv_workspace_past_the_memory_limit_is_resource_exhausted():
         ember.config.set_memory_limit("cpu:0", None)
     again = ember.nn.conv2d(x, f, strides=1, padding="SAME").numpy()
     np.testing.assert_array_equal(again, expected)
+
+
+def test_submodules_and_names_load_on_first_use():
+    # Note [Lazy submodules] (ember/__init__.py).
+    out = _run_fresh("""
+        import json, sys
+        import ember
+        lazy = ["keras", "data", "distribute", "summary", "saved_model", "io", "train", "profiler", "ragged",
+                "sparse", "strings", "image", "signal", "bitwise", "experimental", "_tensor_array",
+                "_functional_ops", "_py_function", "_module"]
+        loaded_at_import = [m for m in lazy if "ember." + m in sys.modules]
+        listed = all(name in dir(ember) for name in ["keras", "ragged", "RaggedTensor", "TensorArray", "map_fn"])
+        from ember import strings
+        import ember.experimental.numpy as tnp
+        ragged = ember.ragged.constant([[1, 2], [3]])
+        values = {
+            "ragged": ember.RaggedTensor is type(ragged) and isinstance(ragged, ember.RaggedTensor),
+            "sparse": ember.SparseTensor is ember.sparse.SparseTensor,
+            "module": issubclass(ember.keras.layers.Layer, ember.Module),
+            "map_fn": ember.map_fn(lambda t: t * 2, ember.constant([1, 2])).numpy().tolist(),
+            "tensor_array": ember.TensorArray(ember.float32, size=1).write(0, 3.0).stack().numpy().tolist(),
+            "strings": strings.length(ember.constant(["ab"])).numpy().tolist(),
+            "tnp": float(tnp.sum(tnp.ones(3))),
+        }
+        print(json.dumps({"loaded_at_import": loaded_at_import, "listed": listed, "values": values}))
+    """)
+    assert out["loaded_at_import"] == [], out
+    assert out["listed"], out
+    assert out["values"] == {"ragged": True, "sparse": True, "module": True, "map_fn": [2, 4],
+                             "tensor_array": [3.0], "strings": [2], "tnp": 3.0}, out
