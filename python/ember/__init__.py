@@ -59,8 +59,18 @@ from ember.autodiff import GradientTape, UnconnectedGradients, custom_gradient  
 from ember import nest  # noqa: E402
 from ember.function import init_scope  # noqa: E402
 from ember.function import ConcreteFunction, Function, TensorSpec, function, function_from_text  # noqa: E402
-from ember._control_flow import cond, while_loop  # noqa: E402
-from ember import _autograph  # noqa: E402,F401 - installs ember.function's AutoGraph
+from ember.function import set_autograph_converter as _set_autograph_converter  # noqa: E402
+
+
+def _autograph_on_first_use(func, warn=True):
+    """Converts `func` with AutoGraph (ember/_autograph), imported by the first
+    function that asks: importing it installs its own converter in ember.function
+    (Note [AutoGraph]), which later functions call directly."""
+    from ember import _autograph
+    return _autograph.convert(func, warn)
+
+
+_set_autograph_converter(_autograph_on_first_use)
 from ember._printing import print  # noqa: E402,A004 - tf.print
 from ember._tensor_repr import get_printoptions, printoptions, set_printoptions  # noqa: E402 - NumPy's names
 
@@ -72,7 +82,6 @@ from ember._generated import raw_ops  # noqa: E402 - ops by their op_defs names 
 from ember.linalg import norm, tensordot  # noqa: E402,F811 - TF-style argument handling
 from ember._clipping import clip_by_global_norm, clip_by_norm  # noqa: E402 - tf.clip_by_norm, tf.clip_by_global_norm
 from ember.einsum import einsum  # noqa: E402,F811 - tf.einsum's (equation, *inputs)
-from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.initializers
 
 # Note [Lazy submodules]: tf.keras, tf.data, tf.distribute, tf.summary,
 # tf.saved_model, tf.io (files, CSV, TFRecords, serialized tensors),
@@ -83,12 +92,15 @@ from ember import initializers, optimizers  # noqa: E402 - tf.optimizers, tf.ini
 # for a running strategy only once ember.distribute has been imported (no
 # strategy can run before). Since stop 47 the composites (tf.ragged,
 # tf.sparse), tf.strings, tf.image, tf.signal, tf.bitwise,
-# tf.experimental, and the names of _LAZY_ATTRIBUTES (TensorArray, the
-# functional ops, py_function, tf.Module) load on first use too: 19 modules,
-# 0.4 MiB of every process that imports ember. Ember's own modules reach
+# tf.experimental, tf.initializers, tf.optimizers, the names of
+# _LAZY_ATTRIBUTES (cond and while_loop, TensorArray, the functional ops,
+# py_function, tf.Module) and AutoGraph (for the first function that
+# converts) load on first use too: 33 modules, 0.8 MiB of every process
+# that imports ember. Ember's own modules reach
 # them by their module paths, never through this package's attributes.
 _LAZY_SUBMODULES = frozenset({"keras", "data", "distribute", "summary", "saved_model", "io", "train", "profiler",
-                              "ragged", "sparse", "strings", "image", "signal", "bitwise", "experimental"})
+                              "ragged", "sparse", "strings", "image", "signal", "bitwise", "experimental",
+                              "initializers", "optimizers"})
 _LAZY_ATTRIBUTES = {
     "TensorArray": "ember._tensor_array",
     **dict.fromkeys(["foldl", "foldr", "map_fn", "scan", "switch_case", "vectorized_map"], "ember._functional_ops"),
@@ -96,6 +108,7 @@ _LAZY_ATTRIBUTES = {
     "SparseTensor": "ember.sparse",
     "RaggedTensor": "ember.ragged._ragged_tensor",
     "Module": "ember._module",
+    **dict.fromkeys(["cond", "while_loop"], "ember._control_flow"),
 }
 
 

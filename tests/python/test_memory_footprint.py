@@ -150,7 +150,8 @@ def test_submodules_and_names_load_on_first_use():
         import ember
         lazy = ["keras", "data", "distribute", "summary", "saved_model", "io", "train", "profiler", "ragged",
                 "sparse", "strings", "image", "signal", "bitwise", "experimental", "_tensor_array",
-                "_functional_ops", "_py_function", "_module"]
+                "_functional_ops", "_py_function", "_module", "initializers", "optimizers", "_control_flow",
+                "_autograph"]
         loaded_at_import = [m for m in lazy if "ember." + m in sys.modules]
         listed = all(name in dir(ember) for name in ["keras", "ragged", "RaggedTensor", "TensorArray", "map_fn"])
         from ember import strings
@@ -164,10 +165,14 @@ def test_submodules_and_names_load_on_first_use():
             "tensor_array": ember.TensorArray(ember.float32, size=1).write(0, 3.0).stack().numpy().tolist(),
             "strings": strings.length(ember.constant(["ab"])).numpy().tolist(),
             "tnp": float(tnp.sum(tnp.ones(3))),
+            "while_loop": int(ember.while_loop(lambda i: i < 3, lambda i: i + 1, [ember.constant(0)])[0]),
+            "sgd": type(ember.optimizers.SGD(0.1)).__name__,
+            "autograph_before_a_function": "ember._autograph" in sys.modules,
         }
         print(json.dumps({"loaded_at_import": loaded_at_import, "listed": listed, "values": values}))
     """)
     assert out["loaded_at_import"] == [], out
     assert out["listed"], out
     assert out["values"] == {"ragged": True, "sparse": True, "module": True, "map_fn": [2, 4],
-                             "tensor_array": [3.0], "strings": [2], "tnp": 3.0}, out
+                             "tensor_array": [3.0], "strings": [2], "tnp": 3.0, "while_loop": 3, "sgd": "SGD",
+                             "autograph_before_a_function": False}, out
