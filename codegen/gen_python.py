@@ -142,6 +142,7 @@ def generate_python(defs: OpDefs) -> dict[str, str]:
     namespaces = [ns for ns in defs.namespaces() if ns]
     out = {
         "ops.py": render("ops.py.j2", ops=ops, methods=methods),
+        "op_docs.py": render("op_docs.py.j2", ops=ops),
         "ops.pyi": render("ops.pyi.j2", ops=ops, methods=[
             {"method": t.name, "unary": len(op.inputs) == 1,
              # Element-wise == and != return tensors, not bool, as in TensorFlow.

@@ -28,9 +28,8 @@ KernelRegistry& KernelRegistry::Global() {
 
 void KernelRegistry::Register(OpId op, DeviceTypeId device, std::vector<DType> dtypes,
                               KernelFactory factory) {
-  uint64_t key = PackTypeKey(dtypes.data(), static_cast<int>(dtypes.size()));
-  factories_[Key{op, device, key}] = factory;
-  entries_.push_back(Entry{op, device, std::move(dtypes)});
+  const Key key{op, device, PackTypeKey(dtypes.data(), static_cast<int>(dtypes.size()))};
+  if (factories_.insert_or_assign(key, factory).second) order_.push_back(key);
 }
 
 void KernelRegistry::Register(const char* op_name, DeviceTypeId device, std::vector<DType> dtypes,
@@ -66,19 +65,30 @@ KernelFactory KernelRegistry::Find(OpId op, DeviceTypeId device, uint64_t type_k
 }
 
 bool KernelRegistry::HasAnyKernel(OpId op, DeviceTypeId device) const {
-  for (const Entry& e : entries_) {
-    if (e.op == op && e.device == device) return true;
+  for (const Key& k : order_) {
+    if (k.op == op && k.device == device) return true;
   }
   return false;
 }
 
-std::vector<KernelRegistry::Entry> KernelRegistry::List() const { return entries_; }
+std::vector<KernelRegistry::Entry> KernelRegistry::List() const {
+  std::vector<Entry> out;
+  out.reserve(order_.size());
+  for (const Key& k : order_) {
+    Entry e{k.op, k.device, {}};
+    // PackTypeKey's inverse: one byte per dtype, each stored plus one, 0 past the last.
+    for (uint64_t rest = k.type_key; rest != 0; rest >>= 8) e.dtypes.push_back(static_cast<DType>((rest & 0xff) - 1));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
 
 void KernelRegistry::CopyKernels(DeviceTypeId from, DeviceTypeId to, const std::vector<OpId>& except) {
-  const std::vector<Entry> entries = entries_;  // Register appends to entries_
-  for (const Entry& e : entries) {
-    if (e.device != from || std::find(except.begin(), except.end(), e.op) != except.end()) continue;
-    Register(e.op, to, e.dtypes, Find(e.op, from, PackTypeKey(e.dtypes.data(), static_cast<int>(e.dtypes.size()))));
+  const std::vector<Key> keys = order_;  // Register appends to order_
+  for (const Key& k : keys) {
+    if (k.device != from || std::find(except.begin(), except.end(), k.op) != except.end()) continue;
+    const Key copy{k.op, to, k.type_key};
+    if (factories_.insert_or_assign(copy, factories_.at(k)).second) order_.push_back(copy);
   }
 }
 

@@ -224,8 +224,31 @@ PyMethodDef kMethods[] = {
     {nullptr, nullptr, 0, nullptr},
 };
 
+// Note [Op docstrings on first use]
+// The generated ops.py passes None for each op's docstring; this getter
+// reads it from ember/_generated/op_docs.py (a dict by op name) the first
+// time it is asked for, and keeps it. The 197 docstrings were 131 KiB of
+// every process that imports ember; help(), IPython's `?` and
+// inspect.getdoc load them all at once.
+PyObject* GetDoc(PyObject* self_obj, void*) {
+  auto* self = reinterpret_cast<PyOpFunction*>(self_obj);
+  if (self->doc == Py_None) {
+    PyObject* module = PyImport_ImportModule("ember._generated.op_docs");
+    if (module == nullptr) return nullptr;
+    PyObject* docs = PyObject_GetAttrString(module, "DOCS");
+    Py_DECREF(module);
+    if (docs == nullptr) return nullptr;
+    PyObject* doc = PyDict_GetItemWithError(docs, self->name);  // borrowed
+    if (doc != nullptr) Py_SETREF(self->doc, Py_NewRef(doc));
+    Py_DECREF(docs);
+    if (doc == nullptr && PyErr_Occurred()) return nullptr;
+  }
+  return Py_NewRef(self->doc);
+}
+
 PyGetSetDef kGetSets[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
+    {"__doc__", GetDoc, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -235,7 +258,6 @@ PyMemberDef kMembers[] = {
     {"__name__", T_OBJECT, offsetof(PyOpFunction, name), READONLY, nullptr},
     {"__qualname__", T_OBJECT, offsetof(PyOpFunction, qualname), READONLY, nullptr},
     {"__module__", T_OBJECT, offsetof(PyOpFunction, module), READONLY, nullptr},
-    {"__doc__", T_OBJECT, offsetof(PyOpFunction, doc), READONLY, nullptr},
     {"__text_signature__", T_OBJECT, offsetof(PyOpFunction, text_signature), READONLY, nullptr},
     {nullptr, 0, 0, 0, nullptr},
 };
@@ -246,10 +268,11 @@ bool IsStr(PyObject* o) { return o != nullptr && PyUnicode_Check(o); }
 // text_signature, make_outputs): `params` the Python parameters in
 // signature order (without `name`), `call_order` the same names in the
 // op's order (inputs, then attrs), `defaults` a dict from parameter name
-// to default, `make_outputs` None or a callable for the result.
+// to default, `doc` the docstring or None (Note [Op docstrings on first
+// use]), `make_outputs` None or a callable for the result.
 PyObject* MakeOpFunction(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 8 || !PyLong_Check(args[0]) || !PyTuple_Check(args[1]) || !PyTuple_Check(args[2]) ||
-      !PyDict_Check(args[3]) || !IsStr(args[4]) || !IsStr(args[5]) || !IsStr(args[6])) {
+      !PyDict_Check(args[3]) || !IsStr(args[4]) || !(IsStr(args[5]) || args[5] == Py_None) || !IsStr(args[6])) {
     PyErr_SetString(PyExc_TypeError,
                     "_op_function(op_id, params, call_order, defaults, module, doc, text_signature, make_outputs)");
     return nullptr;

@@ -151,7 +151,7 @@ def test_submodules_and_names_load_on_first_use():
         lazy = ["keras", "data", "distribute", "summary", "saved_model", "io", "train", "profiler", "ragged",
                 "sparse", "strings", "image", "signal", "bitwise", "experimental", "_tensor_array",
                 "_functional_ops", "_py_function", "_module", "initializers", "optimizers", "_control_flow",
-                "_autograph"]
+                "_autograph", "_generated.op_docs"]
         loaded_at_import = [m for m in lazy if "ember." + m in sys.modules]
         listed = all(name in dir(ember) for name in ["keras", "ragged", "RaggedTensor", "TensorArray", "map_fn"])
         from ember import strings
@@ -168,6 +168,8 @@ def test_submodules_and_names_load_on_first_use():
             "while_loop": int(ember.while_loop(lambda i: i < 3, lambda i: i + 1, [ember.constant(0)])[0]),
             "sgd": type(ember.optimizers.SGD(0.1)).__name__,
             "autograph_before_a_function": "ember._autograph" in sys.modules,
+            # Note [Op docstrings on first use] (csrc/python/op_function.cc).
+            "doc": ember.matmul.__doc__.startswith("Multiplies") and "ember._generated.op_docs" in sys.modules,
         }
         print(json.dumps({"loaded_at_import": loaded_at_import, "listed": listed, "values": values}))
     """)
@@ -175,4 +177,4 @@ def test_submodules_and_names_load_on_first_use():
     assert out["listed"], out
     assert out["values"] == {"ragged": True, "sparse": True, "module": True, "map_fn": [2, 4],
                              "tensor_array": [3.0], "strings": [2], "tnp": 3.0, "while_loop": 3, "sgd": "SGD",
-                             "autograph_before_a_function": False}, out
+                             "autograph_before_a_function": False, "doc": True}, out
