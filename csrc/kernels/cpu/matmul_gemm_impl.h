@@ -59,7 +59,7 @@ void MatmulTile(const T* a, const T* b, T* c, const MatmulDims& dims, const Matm
     }
   }
   if constexpr (kBlasType<T>) {
-    if (rows * cols * dims.k >= BlasMinVolume<T>() && BlasAvailable()) {
+    if (BlasTakes<T>(rows, cols, dims.k) && BlasAvailable()) {
       // The tile's rows of op(a) and columns of op(b), as strided views.
       const T* a_tile = dims.transpose_a ? a + tile.row_begin : a + tile.row_begin * dims.k;
       const T* b_tile = dims.transpose_b ? b + tile.col_begin * dims.k : b + tile.col_begin;
