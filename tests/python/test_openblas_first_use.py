@@ -85,3 +85,30 @@ def test_openblas_directory_is_found_without_importing_its_package():
     done = subprocess.run([sys.executable, "-c", _DIRECTORY], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "False"], done.stdout
+
+
+_MISSING = """
+import numpy as np
+import ember
+rng = np.random.default_rng(2)
+a, b = rng.random((256, 1024), np.float32), rng.random((1024, 10), np.float32)  # a BLAS-sized product
+product_ok = bool(np.allclose(ember.matmul(a, b).numpy(), a @ b, rtol=1e-4))  # on Eigen instead
+try:
+    ember.linalg.inv(ember.constant(np.eye(3))).numpy()
+    error = None
+except Exception as e:
+    error = (type(e).__name__, str(e))
+info = ember.config.build_info()
+print(repr((product_ok, error, info["blas"], "could not be loaded" in info["blas_config"],
+            float(ember.reduce_sum(ember.constant([1.0, 2.0]))))))
+"""
+
+
+def test_a_missing_openblas_leaves_products_on_eigen_and_fails_decompositions_clearly():
+    env = {**os.environ, "EMBER_OPENBLAS_LIBRARY": "/nonexistent/libscipy_openblas.so"}
+    done = subprocess.run([sys.executable, "-c", _MISSING], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    product_ok, error, blas, reason_reported, still_usable = eval(done.stdout)
+    assert product_ok and blas == "Eigen" and reason_reported and still_usable == 3.0, done.stdout
+    assert error is not None and error[0] == "FailedPreconditionError", error
+    assert "OpenBLAS (scipy-openblas32) could not be loaded" in error[1] and "/nonexistent" in error[1], error

@@ -46,11 +46,16 @@ class SingleThreadedLoad {
 };
 
 void* OpenLibrary(const std::string& directory, std::string* tried) {
-  std::vector<std::string> candidates = {kLibraryName};
-  if (!directory.empty()) candidates.push_back(directory + "/" + kLibraryName);
+  std::vector<std::string> candidates;
+  if (const char* chosen = std::getenv("EMBER_OPENBLAS_LIBRARY"); chosen != nullptr && *chosen != '\0') {
+    candidates.push_back(chosen);  // the user's choice, and only it
+  } else {
+    candidates.push_back(kLibraryName);
+    if (!directory.empty()) candidates.push_back(directory + "/" + kLibraryName);
 #ifdef EMBER_OPENBLAS_BUILD_LIBRARY
-  candidates.push_back(EMBER_OPENBLAS_BUILD_LIBRARY);
+    candidates.push_back(EMBER_OPENBLAS_BUILD_LIBRARY);
 #endif
+  }
   SingleThreadedLoad single_threaded;
   for (const std::string& path : candidates) {
     if (void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;

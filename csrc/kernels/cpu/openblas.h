@@ -26,7 +26,8 @@ namespace ember::cpu {
 // already-loaded copy; the directory ember/__init__.py reports from the
 // scipy-openblas32 package (SetOpenBlasDirectory), for installs that put
 // the two packages in different site-packages; the build tree's copy (the
-// C++ tests). OpenBLAS starts a server thread per core at load unless
+// C++ tests); or only the file EMBER_OPENBLAS_LIBRARY names, where that is
+// set. OpenBLAS starts a server thread per core at load unless
 // OPENBLAS_NUM_THREADS says otherwise: Ember's runs single-threaded (Note
 // [BLAS GEMM]), so the variable is 1 while the library loads, unless the
 // user set it, and is then put back.
