@@ -45,8 +45,9 @@ def test_list_args_in_python(tmp_path):
     py = generate_python(_load(tmp_path, text))
     assert "def gather_all(values: Sequence[TensorLike], name: Optional[str] = ...) " \
            "-> list[Tensor]: ..." in py["ops.pyi"]
-    assert "values: A list of `Tensor`s" in py["ops.py"]
+    assert "values: A list of `Tensor`s" in py["op_docs.py"]
     compile(py["ops.py"], "ops.py", "exec")
+    compile(py["op_docs.py"], "op_docs.py", "exec")
 
 
 def test_list_output_must_be_last(tmp_path):
