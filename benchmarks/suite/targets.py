@@ -208,10 +208,11 @@ TARGETS = [
            fraction_of_memcpy("elementwise", "tanh(x*a+b)", "ember.function", 0.9)),
     Target("4", "every convolution >= the best peer",
            every_ratio("kernels", CONVS, "ember"),
-           miss="The closest case is ResNet's 14x14x256 3x3 layer against PyTorch's oneDNN: Winograd "
-                "F(2x2, 3x3) by column block on the packed GEMM (docs/performance.md, stop 45), where a third "
-                "of the time is the filter transform, redone on every call (a cache of it would cost "
-                "ResNet-50 about 30 MiB)."),
+           miss="The two closest cases move around 1.0x between runs on this VM: ResNet's 14x14x256 3x3 "
+                "layer (0.87-1.07x of PyTorch's oneDNN; Winograd F(2x2, 3x3) by column block on the packed "
+                "GEMM, a third of its time the filter transform, redone on every call: a cache of it would "
+                "cost ResNet-50 about 30 MiB; docs/performance.md, stop 45) and the 7x7/2 stem (0.88-1.01x "
+                "at stop 47, the direct NHWC kernel)."),
     Target("4", "MLP GEMM [64, 784] x [784, 512] >= OpenBLAS's own threading",
            ratio_to("kernels", "gemm 64x784x512", "ember", None, per_numpy=True),
            miss="Ember's packed float32 GEMM (Note [Packed float32 GEMM]) on the pool's tiles against "
@@ -238,11 +239,10 @@ TARGETS = [
            every_ratio("models", ["transformer block"], "ember.function", COMPILED)),
     Target("5", "peak RSS, ResNet-50 inference <= the lowest peer's",
            memory("resnet50 batch 1 inference", "peak_rss"),
-           miss="The gap is the import: Ember's process holds NumPy (which it imports) plus 7 MiB of its "
-                "own: its library's text touched at load 2.4 MiB (the CUDA runtime's registration 1.5 MiB "
-                "of the total on a machine without a GPU), Python modules and registries 3.1 MiB, OpenBLAS "
-                "1 MiB, libstdc++ 0.5 MiB (docs/performance.md, stop 46); the workload itself adds less "
-                "than NumPy's does (next row)."),
+           miss="The gap is the import: Ember's process holds NumPy (which it imports) plus 3-4 MiB of its "
+                "own: Python modules 1.6 MiB, registries 0.5 MiB, the library's read-only data 0.5 MiB and "
+                "the text import runs 0.56 MiB (docs/performance.md, stop 47); the workload itself adds "
+                "less than NumPy's does (next row)."),
     Target("5", "peak increase, ResNet-50 inference <= the lowest peer's",
            memory("resnet50 batch 1 inference", "peak_increase")),
     Target("5", "peak RSS, MLP training step <= the lowest peer's",
