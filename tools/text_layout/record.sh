@@ -11,7 +11,8 @@
 # script costs memory, never correctness: the linker skips names it lacks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD_DIR=${1:-build/text_layout}
+mkdir -p "${1:-build/text_layout}"
+BUILD_DIR=$(cd "${1:-build/text_layout}" && pwd)
 PYTHON=${PYTHON:-python}
 
 configure_and_build() {  # DIR CXX_FLAGS CUDA_FLAGS
@@ -33,7 +34,7 @@ cp "$instrumented" "$pkg/ember/"
 cc -O2 -shared -fPIC -o "$BUILD_DIR/hook.so" tools/text_layout/hook.c
 
 record="$BUILD_DIR/first_calls.txt"
-EMBER_TEXT_LAYOUT_RECORD="$record" LD_PRELOAD="$PWD/$BUILD_DIR/hook.so" EMBER_SIMULATED_DEVICES=0 \
+EMBER_TEXT_LAYOUT_RECORD="$record" LD_PRELOAD="$BUILD_DIR/hook.so" EMBER_SIMULATED_DEVICES=0 \
   PYTHONPATH="$pkg:$PWD" "$PYTHON" tools/text_layout/workload.py
 "$PYTHON" tools/text_layout/write_script.py "$record" "$instrumented" "$(ls "$BUILD_DIR"/release/_C*.so)" \
   cmake/text_layout.ld
