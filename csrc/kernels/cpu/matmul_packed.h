@@ -42,6 +42,9 @@ namespace ember::cpu {
 // block's rows back to back, kPackedColumns floats each, zero past n.
 inline constexpr int64_t kPackedDepth = 128;
 inline constexpr int64_t kPackedColumns = 64;
+// UsesPackedSgemm declines products narrower than these (measured, stop 45).
+inline constexpr int64_t kPackedMinColumns = 64;
+inline constexpr int64_t kPackedMinDepth = 16;
 struct PackedLayout {
   int64_t k, n;
 

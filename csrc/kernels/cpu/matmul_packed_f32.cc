@@ -25,8 +25,8 @@ constexpr int64_t kPrefetchRows = 8;
 
 // Limits of UsesPackedSgemm, measured on the 2-core Xeon (stop 45).
 constexpr int64_t kMinRows = 12;
-constexpr int64_t kMinDepth = 16;
-constexpr int64_t kMinColumns = 64;
+constexpr int64_t kMinDepth = kPackedMinDepth;
+constexpr int64_t kMinColumns = kPackedMinColumns;
 constexpr int64_t kMaxRowsForLongRows = 512;
 constexpr int64_t kLongRow = 1024;
 
